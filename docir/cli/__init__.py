@@ -1,0 +1,1 @@
+"""The command line: parse, call one service, render. Nothing imports this package."""

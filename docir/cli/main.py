@@ -1,0 +1,67 @@
+"""The entry point: run the app and map every outcome to one exit code and at most one stderr line."""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import sys
+import tempfile
+import traceback
+from pathlib import Path
+
+from docir.errors import EXIT_BUG, EXIT_INTERRUPTED, EXIT_USAGE, DocirError
+
+
+def main(argv: list[str] | None = None) -> int:
+    import click
+
+    from docir.cli import render
+    from docir.cli.app import build_app
+    from docir.cli.update_cmd import optional_value
+
+    args = optional_value(list(sys.argv[1:] if argv is None else argv))
+    try:
+        result = build_app()(args=args, prog_name="docir", standalone_mode=False)
+        return result if isinstance(result, int) else 0
+    except DocirError as exc:
+        render.error(exc.message)
+        return exc.exit_code
+    except click.exceptions.Exit as exc:
+        return exc.exit_code
+    except click.exceptions.NoArgsIsHelpError as exc:  # `docir` alone: help on stdout, like --help
+        click.echo(exc.ctx.get_help() if exc.ctx else str(exc))
+        return 0
+    except click.exceptions.UsageError as exc:
+        command = exc.ctx.command_path if exc.ctx else "docir"
+        render.error(f"{exc.format_message()} (see '{command} --help')")
+        return EXIT_USAGE
+    except click.exceptions.Abort:
+        return EXIT_INTERRUPTED
+    except KeyboardInterrupt:
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        # The reader went away (`docir search x | head -1`); that is not an error.
+        _silence_stdout()
+        return 0
+    except Exception:
+        log = _write_crash_log()
+        render.error(f"internal error ({sys.exc_info()[1]!r}); details in {log}; please report it")
+        return EXIT_BUG
+
+
+def _write_crash_log() -> Path:
+    folder = Path(tempfile.gettempdir()) / f"docir-{os.getuid()}"
+    folder.mkdir(mode=0o700, exist_ok=True)
+    log = folder / "crash.log"
+    with open(log, "a", encoding="utf-8") as handle:
+        handle.write(f"--- {dt.datetime.now().isoformat()} argv={sys.argv!r}\n")
+        handle.write(traceback.format_exc())
+    return log
+
+
+def _silence_stdout() -> None:
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except OSError:
+        pass

@@ -1,0 +1,22 @@
+"""Options every command shares, declared once."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+RootOption = Annotated[
+    Optional[Path],
+    typer.Option("--root", help="The store's root folder. Default: found upward from the current folder, like git.",
+                 show_default=False, file_okay=False),
+]
+JsonOption = Annotated[
+    bool, typer.Option("--json", help="Print JSON. This is the default when stdout is not a terminal."),
+]
+IncludeInactiveOption = Annotated[
+    bool,
+    typer.Option("--include-inactive", "--include-resolved",
+                 help="Also show closed documents (each type's inactive statuses, e.g. superseded, resolved)."),
+]

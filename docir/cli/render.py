@@ -1,0 +1,103 @@
+"""All output: JSON for pipes and --json, rich for terminals, one-line messages on stderr.
+
+rich is imported only when a human is looking, so piped calls stay fast.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+
+def wants_json(flag: bool) -> bool:
+    return flag or not sys.stdout.isatty()
+
+
+def emit_json(payload: Any) -> None:
+    sys.stdout.write(json.dumps(payload, ensure_ascii=False, indent=2) + "\n")
+    sys.stdout.flush()
+
+
+def warn(message: str) -> None:
+    sys.stderr.write(f"docir: warning: {message}\n")
+
+
+def error(message: str) -> None:
+    sys.stderr.write(f"docir: error: {message}\n")
+
+
+def note(message: str) -> None:
+    sys.stderr.write(f"docir: {message}\n")
+
+
+def _console() -> Any:
+    from rich.console import Console
+
+    return Console(highlight=False, soft_wrap=False)
+
+
+def skeleton_table(results: list[dict[str, Any]], *, heading: str) -> None:
+    """Ranked or filtered skeletons as a table: id, type, status, title over its description."""
+    from rich.table import Table
+    from rich.text import Text
+
+    console = _console()
+    if not results:
+        console.print(f"[dim]{heading}: nothing found[/dim]")
+        return
+    table = Table(title=heading, title_justify="left", show_lines=False, expand=False, pad_edge=False)
+    ranked = any("score" in r for r in results)
+    if ranked:
+        table.add_column("#", justify="right", style="dim")
+    table.add_column("id", style="cyan", no_wrap=True)
+    table.add_column("type", style="magenta", no_wrap=True)
+    table.add_column("status", no_wrap=True)
+    table.add_column("title / description")
+    if ranked:
+        table.add_column("sim", justify="right", style="dim")
+    for position, item in enumerate(results, start=1):
+        status = item["status"] + (" [yellow](stale)[/yellow]" if item.get("stale") else "")
+        cell = Text(item["title"], style="bold")
+        cell.append("\n" + item["description"], style="dim")
+        extra = []
+        if item.get("matched_section"):
+            extra.append(f"§ {item['matched_section']}")
+        if item.get("via"):
+            via = item["via"]
+            extra.append(f"via {via['kind']} of {via['id']}")
+        if item.get("store"):
+            extra.append(f"store {item['store']}")
+        if extra:
+            cell.append("\n" + " · ".join(extra), style="italic dim")
+        row = [item["id"], item["type"], status, cell]
+        if ranked:
+            sim = item.get("similarity")
+            row = [str(position), *row, "" if sim is None else f"{sim:.2f}"]
+        table.add_row(*row)
+    console.print(table)
+    console.print(f"[dim]{len(results)} result(s); read bodies with: docir get {' '.join(r['id'] for r in results[:3])}[/dim]")
+
+
+def documents(docs: list[dict[str, Any]]) -> None:
+    from rich.markdown import Markdown
+    from rich.rule import Rule
+
+    console = _console()
+    for doc in docs:
+        flags = " [yellow]archived[/yellow]" if doc.get("archived") else ""
+        console.print(Rule(f"[bold]{doc['title']}[/bold]", align="left"))
+        console.print(f"[cyan]{doc['id']}[/cyan] · {doc['type']} · {doc['status']}{flags} · [dim]{doc['path']}[/dim]")
+        if doc.get("section"):
+            console.print(f"[dim]section: {doc['section']}[/dim]")
+        console.print(f"[italic]{doc['description']}[/italic]\n")
+        console.print(Markdown(doc["body"]))
+
+
+def key_values(title: str, values: dict[str, Any]) -> None:
+    console = _console()
+    console.print(f"[bold]{title}[/bold]")
+    for key, value in values.items():
+        if isinstance(value, list):
+            value = ", ".join(str(v) for v in value) if value else "-"
+        console.print(f"  {key}: {value}")

@@ -1,0 +1,1 @@
+"""Markdown documents with YAML frontmatter: parsing, rewriting, chunking. Knows nothing of SQLite."""

@@ -1,0 +1,203 @@
+"""Split a Markdown file into YAML frontmatter and body; rewrite one field in place.
+
+A rewrite touches only the lines of the field it changes: every other byte
+(field order, comments, quoting, line endings, the body) stays as it was, so
+an `update --status` shows up in a diff as exactly one changed line.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from dataclasses import dataclass
+from typing import Any
+
+import yaml
+
+from docir.errors import InputError
+
+try:
+    from yaml import CSafeLoader as _Loader
+except ImportError:  # pragma: no cover
+    from yaml import SafeLoader as _Loader  # type: ignore[assignment]
+
+_OPEN_RE = re.compile(r"\A(?:\ufeff)?---[ \t]*(\r?\n)")
+_CLOSE_RE = re.compile(r"^(?:---|\.\.\.)[ \t]*(?:\r?\n|\Z)", re.MULTILINE)
+_TOP_KEY_RE = re.compile(r"^([A-Za-z_][\w.-]*)[ \t]*:(?:[ \t]|$)")
+
+
+class FrontmatterError(InputError):
+    """The frontmatter is missing or not valid YAML; `line`/`col` are 1-based in the file."""
+
+    def __init__(self, message: str, line: int = 1, col: int = 1) -> None:
+        super().__init__(message)
+        self.line = line
+        self.col = col
+
+
+@dataclass(frozen=True)
+class Split:
+    """Offsets of the parts of a file: `text[yaml_start:yaml_end]` is the YAML."""
+
+    text: str
+    yaml_start: int
+    yaml_end: int
+    body_start: int
+    newline: str
+
+    @property
+    def yaml_text(self) -> str:
+        return self.text[self.yaml_start : self.yaml_end]
+
+    @property
+    def body(self) -> str:
+        return self.text[self.body_start :]
+
+    @property
+    def body_line(self) -> int:
+        """1-based line number where the body starts."""
+        return self.text.count("\n", 0, self.body_start) + 1
+
+
+def split(text: str) -> Split:
+    """Find the frontmatter block; raise FrontmatterError when there is none."""
+    opening = _OPEN_RE.match(text)
+    if opening is None:
+        raise FrontmatterError("no frontmatter: the file must start with a '---' line", 1, 1)
+    newline = opening.group(1)
+    closing = _CLOSE_RE.search(text, opening.end())
+    if closing is None:
+        raise FrontmatterError("frontmatter is not closed: add a '---' line after the YAML", 1, 1)
+    return Split(text, opening.end(), closing.start(), closing.end(), newline)
+
+
+def parse(text: str) -> tuple[dict[str, Any], Split]:
+    """The frontmatter mapping and the split; raise FrontmatterError at the YAML's line."""
+    parts = split(text)
+    yaml_line = text.count("\n", 0, parts.yaml_start)  # lines before the YAML
+    try:
+        data = yaml.load(parts.yaml_text, Loader=_Loader)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line = yaml_line + (mark.line + 1 if mark else 1)
+        col = mark.column + 1 if mark else 1
+        raise FrontmatterError(f"invalid YAML in frontmatter: {exc.problem or exc}", line, col) from None
+    except yaml.YAMLError as exc:
+        raise FrontmatterError(f"invalid YAML in frontmatter: {exc}", yaml_line + 1, 1) from None
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        raise FrontmatterError("frontmatter must be a mapping of field: value", yaml_line + 1, 1)
+    return {str(k): v for k, v in data.items()}, parts
+
+
+def field_lines(text: str) -> dict[str, int]:
+    """1-based file line of each top-level frontmatter key, for messages that point at it."""
+    parts = split(text)
+    first = text.count("\n", 0, parts.yaml_start) + 1
+    found: dict[str, int] = {}
+    for offset, line in enumerate(parts.yaml_text.splitlines()):
+        match = _TOP_KEY_RE.match(line)
+        if match:
+            found.setdefault(match.group(1), first + offset)
+    return found
+
+
+def set_field(text: str, key: str, value: Any) -> str:
+    """Return `text` with top-level `key` set to `value` (None removes it).
+
+    Only the key's own lines change; a new key goes at the end of the block.
+    The result is re-parsed and checked, so a rewrite can never corrupt a file.
+    """
+    parts = split(text)
+    nl = parts.newline
+    yaml_text = parts.yaml_text
+    lines = yaml_text.splitlines(keepends=True)
+    start, end = _key_block(lines, key)
+    new_lines = [] if value is None else [line + nl for line in render_field(key, value).split("\n")]
+    if start is None:
+        if value is None:
+            return text
+        if lines and not lines[-1].endswith(("\n", "\r")):
+            lines[-1] += nl
+        lines.extend(new_lines)
+    else:
+        lines[start:end] = new_lines
+    new_yaml = "".join(lines)
+    result = text[: parts.yaml_start] + new_yaml + text[parts.yaml_end :]
+    meta, _ = parse(result)
+    if value is not None and _normal(meta.get(key)) != _normal(value):
+        raise InputError(f"cannot rewrite field '{key}' safely; edit the file by hand")
+    return result
+
+
+def set_body(text: str, body: str) -> str:
+    """Return `text` with everything after the closing '---' replaced by `body`."""
+    parts = split(text)
+    return text[: parts.body_start] + body
+
+
+def render_field(key: str, value: Any) -> str:
+    """YAML for one top-level field, without a trailing newline."""
+    if key == "related" and isinstance(value, list):
+        if not value:
+            return "related: []"
+        items = []
+        for item in value:
+            (kind, target), = item.items()
+            items.append(f"  - {_scalar(kind)}: {_scalar(target)}")
+        return "related:\n" + "\n".join(items)
+    if isinstance(value, list):
+        # Flow context has its own quoting rules (a ',' ends a plain scalar there).
+        flow = yaml.safe_dump([_normal(v) for v in value], default_flow_style=True, allow_unicode=True, width=1 << 30)
+        return f"{key}: {flow.strip()}"
+    return f"{key}: {_scalar(value)}"
+
+
+def _scalar(value: Any) -> str:
+    if isinstance(value, (dt.date, bool, int, float)) or value is None:
+        dumped = yaml.safe_dump(value, default_flow_style=True)
+    else:
+        dumped = yaml.safe_dump(str(value), default_flow_style=True, allow_unicode=True, width=1 << 30)
+    dumped = dumped.rstrip("\n")
+    if dumped.endswith("\n..."):
+        dumped = dumped[: -len("\n...")]
+    return dumped.rstrip("\n")
+
+
+def _key_block(lines: list[str], key: str) -> tuple[int | None, int]:
+    """Indexes [start, end) of the lines that hold `key` and its indented value."""
+    start = None
+    for index, line in enumerate(lines):
+        match = _TOP_KEY_RE.match(line)
+        if match and match.group(1) == key:
+            start = index
+            break
+    if start is None:
+        return None, len(lines)
+    end = start + 1
+    while end < len(lines):
+        line = lines[end]
+        if line.startswith((" ", "\t", "-")):
+            end += 1
+            continue
+        if not line.strip():
+            # A blank line belongs to the value only if the value goes on after it.
+            look = end
+            while look < len(lines) and not lines[look].strip():
+                look += 1
+            if look < len(lines) and lines[look].startswith((" ", "\t", "-")):
+                end = look
+                continue
+        break
+    return start, end
+
+
+def _normal(value: Any) -> Any:
+    if isinstance(value, dt.date):
+        return value.isoformat()
+    if isinstance(value, list):
+        return [_normal(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): _normal(v) for k, v in value.items()}
+    return value

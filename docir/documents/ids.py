@@ -1,0 +1,21 @@
+"""Document ids: `<type prefix>-<12 lowercase hex>`, random, independent of the path."""
+
+from __future__ import annotations
+
+import re
+import secrets
+
+ID_RE = re.compile(r"^([a-z][a-z0-9]{0,15})-([0-9a-f]{12})$")
+
+
+def new_id(prefix: str) -> str:
+    return f"{prefix}-{secrets.token_hex(6)}"
+
+
+def is_valid_id(text: str) -> bool:
+    return ID_RE.match(text) is not None
+
+
+def id_prefix(doc_id: str) -> str | None:
+    match = ID_RE.match(doc_id)
+    return match.group(1) if match else None

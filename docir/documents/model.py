@@ -1,0 +1,105 @@
+"""The Document: one Markdown file's frontmatter and body, read-only."""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+from typing import Any
+
+from docir.documents.headings import find_headings
+
+
+@dataclass(frozen=True)
+class Edge:
+    kind: str
+    target: str
+
+
+@dataclass(frozen=True)
+class Document:
+    """A parsed document. `meta` is the frontmatter exactly as YAML loaded it."""
+
+    path: str  # relative to the store root, forward slashes
+    meta: dict[str, Any]
+    body: str
+
+    @property
+    def id(self) -> str:
+        return _text(self.meta.get("id"))
+
+    @property
+    def type(self) -> str:
+        return _text(self.meta.get("type"))
+
+    @property
+    def title(self) -> str:
+        return _text(self.meta.get("title"))
+
+    @property
+    def description(self) -> str:
+        return _text(self.meta.get("description"))
+
+    @property
+    def status(self) -> str:
+        return _text(self.meta.get("status"))
+
+    @property
+    def owner(self) -> str | None:
+        owner = self.meta.get("owner")
+        return None if owner is None else _text(owner)
+
+    @property
+    def verified(self) -> dt.date | None:
+        return as_date(self.meta.get("verified"))
+
+    @property
+    def tags(self) -> tuple[str, ...]:
+        raw = self.meta.get("tags")
+        if raw is None:
+            return ()
+        if isinstance(raw, str):
+            return tuple(t.strip() for t in raw.split(",") if t.strip())
+        if isinstance(raw, list):
+            return tuple(_text(t) for t in raw if t is not None)
+        return ()
+
+    @property
+    def related(self) -> tuple[Edge, ...]:
+        """Typed edges from `related: [{kind: id}, ...]`; malformed items are left to lint."""
+        raw = self.meta.get("related")
+        if not isinstance(raw, list):
+            return ()
+        edges: list[Edge] = []
+        for item in raw:
+            if not isinstance(item, dict):
+                continue
+            for kind, targets in item.items():
+                for target in targets if isinstance(targets, list) else [targets]:
+                    if isinstance(target, str) and target:
+                        edges.append(Edge(str(kind), target))
+        return tuple(edges)
+
+    def headings(self) -> tuple[str, ...]:
+        return tuple(h.text for h in find_headings(self.body))
+
+
+def as_date(value: Any) -> dt.date | None:
+    """A date from YAML (already a date, or an ISO string); None when absent or invalid."""
+    if isinstance(value, dt.datetime):
+        return value.date()
+    if isinstance(value, dt.date):
+        return value
+    if isinstance(value, str):
+        try:
+            return dt.date.fromisoformat(value.strip())
+        except ValueError:
+            return None
+    return None
+
+
+def _text(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, dt.date):
+        return value.isoformat()
+    return str(value)

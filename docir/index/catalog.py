@@ -1,0 +1,255 @@
+"""Every SQL statement docir runs against the documents, FTS and relation tables."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+
+from docir.index.fts import BM25_WEIGHTS, index_text
+from docir.index.records import DocRow, FileState, Filters, Hit, Listing, SkippedFile
+
+_LISTING_COLUMNS = "rowid, path, id, type, title, description, status, tags, related, owner, verified, archived, size"
+
+
+class Catalog:
+    """The index's tables behind named operations; holds one connection."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        """BEGIN IMMEDIATE ... COMMIT: writers queue on SQLite's lock (busy timeout) instead of failing."""
+        self.conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+        except BaseException:
+            self.conn.execute("ROLLBACK")
+            raise
+        self.conn.execute("COMMIT")
+
+    # --- what the sync compares against -------------------------------------------------
+
+    def file_states(self) -> dict[str, FileState]:
+        rows = self.conn.execute("SELECT path, size, mtime_ns, sha256 FROM documents")
+        return {r[0]: FileState(r[0], r[1], r[2], r[3]) for r in rows}
+
+    def skipped_files(self) -> dict[str, SkippedFile]:
+        rows = self.conn.execute("SELECT path, size, mtime_ns, reason FROM skipped")
+        return {r[0]: SkippedFile(r[0], r[1], r[2], r[3]) for r in rows}
+
+    # --- writes -----------------------------------------------------------------------
+
+    def upsert(self, row: DocRow) -> int:
+        """Insert or replace the document at row.path with its FTS and relation rows; return its rowid."""
+        values = (
+            row.id, row.type, row.title, row.description, row.status,
+            json.dumps(list(row.tags)), json.dumps([list(e) for e in row.related]),
+            row.owner, row.verified, row.meta_json, row.body, json.dumps(list(row.headings)),
+            row.sha256, row.size, row.mtime_ns, int(row.archived),
+        )
+        existing = self.conn.execute("SELECT rowid FROM documents WHERE path = ?", (row.path,)).fetchone()
+        if existing is None:
+            cur = self.conn.execute(
+                "INSERT INTO documents (id, type, title, description, status, tags, related, owner, verified,"
+                " meta, body, headings, sha256, size, mtime_ns, archived, path)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (*values, row.path),
+            )
+            rowid = int(cur.lastrowid or 0)
+        else:
+            rowid = int(existing[0])
+            self.conn.execute(
+                "UPDATE documents SET id = ?, type = ?, title = ?, description = ?, status = ?, tags = ?,"
+                " related = ?, owner = ?, verified = ?, meta = ?, body = ?, headings = ?, sha256 = ?,"
+                " size = ?, mtime_ns = ?, archived = ? WHERE rowid = ?",
+                (*values, rowid),
+            )
+        self._refresh_searchable(rowid, row)
+        return rowid
+
+    def move(self, old_path: str, state: FileState, archived: bool) -> int:
+        """Record that the file at old_path now lives at state.path, its content unchanged."""
+        found = self.conn.execute("SELECT rowid, archived FROM documents WHERE path = ?", (old_path,)).fetchone()
+        rowid, was_archived = int(found[0]), bool(found[1])
+        self.conn.execute(
+            "UPDATE documents SET path = ?, size = ?, mtime_ns = ?, archived = ? WHERE rowid = ?",
+            (state.path, state.size, state.mtime_ns, int(archived), rowid),
+        )
+        if archived != was_archived:
+            self._refresh_searchable(rowid, self._row(rowid))
+        return rowid
+
+    def touch(self, state: FileState) -> None:
+        """The file's stat changed but not its content: remember the new stat only."""
+        self.conn.execute(
+            "UPDATE documents SET size = ?, mtime_ns = ? WHERE path = ?",
+            (state.size, state.mtime_ns, state.path),
+        )
+
+    def remove(self, path: str) -> int | None:
+        """Delete the document at `path` with its FTS and relation rows (same transaction)."""
+        found = self.conn.execute("SELECT rowid FROM documents WHERE path = ?", (path,)).fetchone()
+        if found is None:
+            return None
+        rowid = int(found[0])
+        self.conn.execute("DELETE FROM documents_fts WHERE rowid = ?", (rowid,))
+        self.conn.execute("DELETE FROM relations WHERE doc = ?", (rowid,))
+        self.conn.execute("DELETE FROM documents WHERE rowid = ?", (rowid,))
+        return rowid
+
+    def set_skipped(self, skipped: SkippedFile) -> None:
+        self.conn.execute(
+            "INSERT OR REPLACE INTO skipped (path, size, mtime_ns, reason) VALUES (?, ?, ?, ?)",
+            (skipped.path, skipped.size, skipped.mtime_ns, skipped.reason),
+        )
+
+    def clear_skipped(self, path: str) -> None:
+        self.conn.execute("DELETE FROM skipped WHERE path = ?", (path,))
+
+    def clear_all(self) -> None:
+        for table in ("relations", "documents_fts", "documents", "skipped"):
+            self.conn.execute(f"DELETE FROM {table}")
+
+    def _refresh_searchable(self, rowid: int, row: DocRow) -> None:
+        # Archived documents keep their row (get still finds them) but leave FTS and the graph.
+        self.conn.execute("DELETE FROM documents_fts WHERE rowid = ?", (rowid,))
+        self.conn.execute("DELETE FROM relations WHERE doc = ?", (rowid,))
+        if row.archived:
+            return
+        self.conn.execute(
+            "INSERT INTO documents_fts (rowid, title, description, tags, headings, body) VALUES (?, ?, ?, ?, ?, ?)",
+            (rowid, index_text(row.title), index_text(row.description), index_text(" ".join(row.tags)),
+             index_text("\n".join(row.headings)), index_text(row.body)),
+        )
+        self.conn.executemany(
+            "INSERT INTO relations (doc, src, kind, dst) VALUES (?, ?, ?, ?)",
+            [(rowid, row.id, kind, target) for kind, target in row.related],
+        )
+
+    def _row(self, rowid: int) -> DocRow:
+        r = self.conn.execute("SELECT * FROM documents WHERE rowid = ?", (rowid,)).fetchone()
+        return DocRow(
+            path=r["path"], id=r["id"], type=r["type"], title=r["title"], description=r["description"],
+            status=r["status"], tags=tuple(json.loads(r["tags"])),
+            related=tuple((k, t) for k, t in json.loads(r["related"])), owner=r["owner"],
+            verified=r["verified"], meta_json=r["meta"], body=r["body"],
+            headings=tuple(json.loads(r["headings"])), sha256=r["sha256"], size=r["size"],
+            mtime_ns=r["mtime_ns"], archived=bool(r["archived"]),
+        )
+
+    # --- reads ------------------------------------------------------------------------
+
+    def documents_by_id(self, doc_id: str) -> list[tuple[int, DocRow]]:
+        """Every row carrying `doc_id` (more than one means a duplicate id), ordered by path."""
+        rows = self.conn.execute("SELECT rowid FROM documents WHERE id = ? ORDER BY path", (doc_id,))
+        return [(int(r[0]), self._row(int(r[0]))) for r in rows.fetchall()]
+
+    def document_at(self, path: str) -> tuple[int, DocRow] | None:
+        found = self.conn.execute("SELECT rowid FROM documents WHERE path = ?", (path,)).fetchone()
+        return None if found is None else (int(found[0]), self._row(int(found[0])))
+
+    def listings(self, filters: Filters = Filters()) -> Iterator[Listing]:
+        """Documents matching the structured filters, in path order, read lazily."""
+        clauses: list[str] = []
+        params: list[object] = []
+        if filters.types:
+            clauses.append(f"type IN ({','.join('?' * len(filters.types))})")
+            params.extend(filters.types)
+        if filters.statuses:
+            clauses.append(f"status IN ({','.join('?' * len(filters.statuses))})")
+            params.extend(filters.statuses)
+        for tag in filters.tags:
+            clauses.append("EXISTS (SELECT 1 FROM json_each(documents.tags) WHERE value = ?)")
+            params.append(tag)
+        if filters.owner is not None:
+            clauses.append("owner = ?")
+            params.append(filters.owner)
+        if filters.related_to is not None:
+            clauses.append(
+                "(rowid IN (SELECT doc FROM relations WHERE dst = ?)"
+                " OR id IN (SELECT dst FROM relations WHERE src = ?))"
+            )
+            params.extend([filters.related_to, filters.related_to])
+        where = f" WHERE {' AND '.join(clauses)}" if clauses else ""
+        cursor = self.conn.execute(f"SELECT {_LISTING_COLUMNS} FROM documents{where} ORDER BY path", params)
+        for r in cursor:
+            yield _listing(r)
+
+    def listings_by_rowid(self, rowids: Iterable[int]) -> dict[int, Listing]:
+        ids = list(rowids)
+        found: dict[int, Listing] = {}
+        for start in range(0, len(ids), 500):
+            chunk = ids[start : start + 500]
+            rows = self.conn.execute(
+                f"SELECT {_LISTING_COLUMNS} FROM documents WHERE rowid IN ({','.join('?' * len(chunk))})", chunk
+            )
+            for r in rows:
+                found[int(r[0])] = _listing(r)
+        return found
+
+    def listings_by_ids(self, doc_ids: Iterable[str]) -> dict[str, Listing]:
+        """The first (by path) row of each id."""
+        ids = list(dict.fromkeys(doc_ids))
+        found: dict[str, Listing] = {}
+        for start in range(0, len(ids), 500):
+            chunk = ids[start : start + 500]
+            rows = self.conn.execute(
+                f"SELECT {_LISTING_COLUMNS} FROM documents WHERE id IN ({','.join('?' * len(chunk))}) ORDER BY path",
+                chunk,
+            )
+            for r in rows:
+                found.setdefault(r[2], _listing(r))
+        return found
+
+    def lexical_hits(self, match: str) -> list[Hit]:
+        """Every FTS match, best first (bm25 with column weights; lower is better)."""
+        weights = ", ".join(str(w) for w in BM25_WEIGHTS)
+        rows = self.conn.execute(
+            f"SELECT rowid, bm25(documents_fts, {weights}) AS score FROM documents_fts"
+            " WHERE documents_fts MATCH ? ORDER BY score",
+            (match,),
+        )
+        return [Hit(int(r[0]), float(r[1])) for r in rows]
+
+    def edges_from(self, doc_id: str) -> list[tuple[str, str]]:
+        """Outgoing (kind, target) edges of the document(s) with this id."""
+        rows = self.conn.execute("SELECT kind, dst FROM relations WHERE src = ? ORDER BY rowid", (doc_id,))
+        return [(r[0], r[1]) for r in rows]
+
+    def edges_to(self, doc_id: str, kinds: Iterable[str]) -> list[tuple[str, str]]:
+        """Incoming (kind, source) edges of the given kinds."""
+        kinds = list(kinds)
+        if not kinds:
+            return []
+        rows = self.conn.execute(
+            f"SELECT kind, src FROM relations WHERE dst = ? AND kind IN ({','.join('?' * len(kinds))}) ORDER BY rowid",
+            (doc_id, *kinds),
+        )
+        return [(r[0], r[1]) for r in rows]
+
+    def duplicate_ids(self) -> dict[str, list[str]]:
+        rows = self.conn.execute(
+            "SELECT id, group_concat(path, char(10)) FROM documents GROUP BY id HAVING count(*) > 1"
+        )
+        return {r[0]: sorted(r[1].split("\n")) for r in rows}
+
+    def get_setting(self, key: str) -> str | None:
+        found = self.conn.execute("SELECT value FROM settings WHERE key = ?", (key,)).fetchone()
+        return None if found is None else str(found[0])
+
+    def set_setting(self, key: str, value: str) -> None:
+        self.conn.execute("INSERT OR REPLACE INTO settings (key, value) VALUES (?, ?)", (key, value))
+
+    def count(self) -> int:
+        return int(self.conn.execute("SELECT count(*) FROM documents").fetchone()[0])
+
+
+def _listing(r: sqlite3.Row) -> Listing:
+    return Listing(
+        rowid=int(r[0]), path=r[1], id=r[2], type=r[3], title=r[4], description=r[5], status=r[6],
+        tags=tuple(json.loads(r[7])), related=tuple((k, t) for k, t in json.loads(r[8])),
+        owner=r[9], verified=r[10], archived=bool(r[11]), size=int(r[12]),
+    )

@@ -1,0 +1,75 @@
+"""FTS5 text on both sides: identifier-aware index text and user text as plain words.
+
+User text is never FTS5 syntax: every term is quoted, so `"`, `*`, `NEAR(`,
+`AND`, `-x` and `col:x` are searched as words and a query cannot fail.
+"""
+
+from __future__ import annotations
+
+import re
+
+# Words, identifiers with '_' or '-' inside, and --flags.
+_TOKEN_RE = re.compile(r"-{0,2}[^\W_](?:[\w-]*\w)?", re.UNICODE)
+_CAMEL_RE = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
+
+STOPWORDS = frozenset(
+    """a about above after again against all am an and any are as at be because been before being
+    below between both but by can could did do does doing down during each few for from further had
+    has have having he her here hers herself him himself his how i if in into is it its itself just
+    me more most my myself no nor not now of off on once only or other our ours ourselves out over
+    own same she should so some such than that the their theirs them themselves then there these
+    they this those through to too under until up very was we were what when where which while who
+    whom why will with would you your yours yourself yourselves""".split()
+)
+
+BM25_WEIGHTS = (10.0, 5.0, 4.0, 3.0, 1.0)  # title, description, tags, headings, body
+
+
+def identifier_parts(token: str) -> list[str]:
+    """The words inside an identifier: `snake_case` -> snake, case; `CamelCase` -> camel, case."""
+    parts: list[str] = []
+    for piece in re.split(r"[-_]+", token.strip("-_")):
+        parts.extend(m.lower() for m in _CAMEL_RE.findall(piece))
+    return parts
+
+
+def index_text(text: str) -> str:
+    """`text` plus the parts of each compound identifier, so both halves and the whole are found."""
+    extra: list[str] = []
+    for match in _TOKEN_RE.finditer(text):
+        token = match.group(0)
+        if "_" in token or "-" in token or _has_inner_capital(token):
+            parts = identifier_parts(token)
+            if len(parts) > 1 or token.startswith("-"):
+                extra.extend(parts)
+    if not extra:
+        return text
+    return text + "\n" + " ".join(extra)
+
+
+def query_terms(text: str) -> list[str]:
+    """The distinct words of a query: identifiers whole and split, stopwords dropped."""
+    seen: dict[str, None] = {}
+    for match in _TOKEN_RE.finditer(text):
+        token = match.group(0)
+        lowered = token.lower()
+        if lowered in STOPWORDS:
+            continue
+        seen.setdefault(lowered, None)
+        if "_" in token or "-" in token or _has_inner_capital(token):
+            for part in identifier_parts(token):
+                if part not in STOPWORDS:
+                    seen.setdefault(part, None)
+    return list(seen)
+
+
+def match_expression(text: str) -> str | None:
+    """An FTS5 MATCH string that ORs the query's quoted terms; None when nothing is searchable."""
+    terms = query_terms(text)
+    if not terms:
+        return None
+    return " OR ".join('"' + term.replace('"', '""') + '"' for term in terms)
+
+
+def _has_inner_capital(token: str) -> bool:
+    return any(c.isupper() for c in token[1:]) and any(c.islower() for c in token)

@@ -1,0 +1,86 @@
+"""The rows the index takes and returns: plain data, the seam between layers."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class DocRow:
+    """One document file as the index stores it."""
+
+    path: str
+    id: str
+    type: str
+    title: str
+    description: str
+    status: str
+    tags: tuple[str, ...]
+    related: tuple[tuple[str, str], ...]  # (kind, target id)
+    owner: str | None
+    verified: str | None  # ISO date
+    meta_json: str  # the whole frontmatter, JSON
+    body: str
+    headings: tuple[str, ...]
+    sha256: str
+    size: int
+    mtime_ns: int
+    archived: bool
+
+
+@dataclass(frozen=True)
+class FileState:
+    """What the index remembers of a file to tell whether it changed."""
+
+    path: str
+    size: int
+    mtime_ns: int
+    sha256: str
+
+
+@dataclass(frozen=True)
+class SkippedFile:
+    """A file under docs/ that could not be indexed, and why (kept so it is not re-read)."""
+
+    path: str
+    size: int
+    mtime_ns: int
+    reason: str
+
+
+@dataclass(frozen=True)
+class Hit:
+    """One lexical match: the document's row number and its bm25 score (lower is better)."""
+
+    rowid: int
+    bm25: float
+
+
+@dataclass(frozen=True)
+class Listing:
+    """A document's skeleton-level fields as read back: everything but body and raw frontmatter."""
+
+    rowid: int
+    path: str
+    id: str
+    type: str
+    title: str
+    description: str
+    status: str
+    tags: tuple[str, ...]
+    related: tuple[tuple[str, str], ...]
+    owner: str | None
+    verified: str | None
+    archived: bool
+    size: int
+
+
+@dataclass(frozen=True)
+class Filters:
+    """Structured filters of `docir query`; None means "any"."""
+
+    types: tuple[str, ...] = ()
+    statuses: tuple[str, ...] = ()
+    tags: tuple[str, ...] = ()  # every tag must be present
+    owner: str | None = None
+    related_to: str | None = None

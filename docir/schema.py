@@ -1,0 +1,290 @@
+"""docs-schema.yaml: load, validate with line-numbered errors, and the default.
+
+The schema is data the rest of docir asks questions of: which statuses a
+type allows, which are closed (`inactive_statuses`), which relation kinds
+point at a predecessor (`successor: true`), how old `verified` may be.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from docir.errors import SchemaError
+
+try:  # the C loader is several times faster; the schema is read by every command
+    from yaml import CSafeLoader as _Loader
+except ImportError:  # pragma: no cover - depends on how PyYAML was built
+    from yaml import SafeLoader as _Loader  # type: ignore[assignment]
+
+CORE_REQUIRED = ("id", "type", "title", "description", "status")
+CORE_OPTIONAL = ("tags", "related", "owner", "verified")
+PREFIX_RE = re.compile(r"^[a-z][a-z0-9]{0,15}$")
+NAME_RE = re.compile(r"^[a-z][a-z0-9_-]*$")
+
+
+@dataclass(frozen=True)
+class TypeSpec:
+    name: str
+    prefix: str
+    folder: str
+    statuses: tuple[str, ...]
+    default_status: str
+    inactive_statuses: frozenset[str]
+    required: tuple[str, ...]
+    optional: tuple[str, ...]
+    max_age_days: int | None
+
+
+@dataclass(frozen=True)
+class RelationKind:
+    name: str
+    successor: bool
+    inverse: str | None
+
+
+@dataclass(frozen=True)
+class LintSettings:
+    description_min: int = 20
+    description_max: int = 400
+    near_duplicate_threshold: float = 0.92
+    severity: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Schema:
+    types: dict[str, TypeSpec]
+    relations: dict[str, RelationKind]
+    lint: LintSettings
+    model_path: str | None
+
+    def type_spec(self, name: str) -> TypeSpec | None:
+        return self.types.get(name)
+
+    def type_for_prefix(self, prefix: str) -> TypeSpec | None:
+        for spec in self.types.values():
+            if spec.prefix == prefix:
+                return spec
+        return None
+
+    @property
+    def successor_kinds(self) -> frozenset[str]:
+        """Relation kinds whose edge points from a newer document to the one it replaces."""
+        return frozenset(k.name for k in self.relations.values() if k.successor)
+
+
+@dataclass(frozen=True)
+class SchemaProblem:
+    line: int  # 1-based
+    col: int  # 1-based
+    message: str
+
+
+def default_schema_text() -> str:
+    """The schema `docir init` writes: decision, architecture, issue, guide."""
+    return resources.files("docir").joinpath("default_schema.yaml").read_text(encoding="utf-8")
+
+
+def load_schema(path: Path) -> Schema:
+    """Read and validate the schema file; raise SchemaError naming file:line:col."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise SchemaError(f"{path.name} is missing; run 'docir init' to write the default") from None
+    except (UnicodeDecodeError, OSError) as exc:
+        raise SchemaError(f"{path.name}: cannot be read as UTF-8 text ({exc})") from None
+    schema, problems = parse_schema(text)
+    if problems or schema is None:
+        first = problems[0]
+        more = f" (and {len(problems) - 1} more; run 'docir lint' to see all)" if len(problems) > 1 else ""
+        raise SchemaError(f"{path.name}:{first.line}:{first.col}: {first.message}{more}")
+    return schema
+
+
+def parse_schema(text: str) -> tuple[Schema | None, list[SchemaProblem]]:
+    """Validate schema text; every problem carries the line of the offending node."""
+    try:
+        data = yaml.load(text, Loader=_Loader)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line, col = (mark.line + 1, mark.column + 1) if mark else (1, 1)
+        return None, [SchemaProblem(line, col, f"invalid YAML: {exc.problem or exc}")]
+    except yaml.YAMLError as exc:
+        return None, [SchemaProblem(1, 1, f"invalid YAML: {exc}")]
+    checker = _Checker(text)
+    schema = checker.build(data)
+    return (schema if not checker.problems else None), checker.problems
+
+
+class _Checker:
+    """Builds a Schema from loaded YAML, collecting problems with their positions."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.problems: list[SchemaProblem] = []
+        self._marks: dict[tuple[str, ...], tuple[int, int]] | None = None
+
+    def _mark(self, path: tuple[str, ...]) -> tuple[int, int]:
+        # Positions are only needed when something is wrong, so compose lazily.
+        if self._marks is None:
+            self._marks = {}
+            node = yaml.compose(self.text, Loader=_Loader)
+            if node is not None:
+                _collect_marks(node, (), self._marks)
+        while path and path not in self._marks:
+            path = path[:-1]
+        return self._marks.get(path, (1, 1))
+
+    def problem(self, path: tuple[str, ...], message: str) -> None:
+        line, col = self._mark(path)
+        self.problems.append(SchemaProblem(line, col, message))
+
+    def build(self, data: Any) -> Schema:
+        if not isinstance(data, dict):
+            self.problem((), "the schema must be a mapping with 'types' and 'relations'")
+            return Schema({}, {}, LintSettings(), None)
+        known = {"version", "types", "relations", "lint", "embedding"}
+        for key in data:
+            if key not in known:
+                self.problem((str(key),), f"unknown top-level key '{key}' (expected one of {', '.join(sorted(known))})")
+        version = data.get("version", 1)
+        if version != 1:
+            self.problem(("version",), f"unsupported schema version {version!r}; this docir reads version 1")
+        relations = self._relations(data.get("relations") or {})
+        types = self._types(data.get("types"))
+        lint = self._lint(data.get("lint") or {})
+        embedding = data.get("embedding") or {}
+        model_path = embedding.get("model_path") if isinstance(embedding, dict) else None
+        if model_path is not None and not isinstance(model_path, str):
+            self.problem(("embedding", "model_path"), "embedding.model_path must be a folder path or null")
+            model_path = None
+        return Schema(types, relations, lint, model_path)
+
+    def _types(self, raw: Any) -> dict[str, TypeSpec]:
+        if not isinstance(raw, dict) or not raw:
+            self.problem(("types",), "'types' must map each document type to its settings")
+            return {}
+        types: dict[str, TypeSpec] = {}
+        prefixes: dict[str, str] = {}
+        for name, body in raw.items():
+            path = ("types", str(name))
+            if not isinstance(name, str) or not NAME_RE.match(name):
+                self.problem(path, f"type name {name!r} must be lowercase letters, digits, '-' or '_'")
+                continue
+            if not isinstance(body, dict):
+                self.problem(path, f"type '{name}' must be a mapping (prefix, statuses, ...)")
+                continue
+            spec = self._type(name, body, path)
+            if spec is None:
+                continue
+            if spec.prefix in prefixes:
+                self.problem(path + ("prefix",), f"prefix '{spec.prefix}' is used by both '{prefixes[spec.prefix]}' and '{name}'")
+            prefixes[spec.prefix] = name
+            types[name] = spec
+        return types
+
+    def _type(self, name: str, body: dict[str, Any], path: tuple[str, ...]) -> TypeSpec | None:
+        allowed = {"prefix", "folder", "statuses", "default_status", "inactive_statuses",
+                   "required", "optional", "max_age_days", "description"}
+        for key in body:
+            if key not in allowed:
+                self.problem(path + (str(key),), f"unknown key '{key}' in type '{name}'")
+        prefix = body.get("prefix")
+        if not isinstance(prefix, str) or not PREFIX_RE.match(prefix):
+            self.problem(path + ("prefix",), f"type '{name}' needs a prefix of 1-16 lowercase letters or digits")
+            return None
+        statuses = self._str_list(body.get("statuses"), path + ("statuses",), f"type '{name}': statuses")
+        if not statuses:
+            self.problem(path + ("statuses",), f"type '{name}' needs a non-empty list of statuses")
+            return None
+        default = body.get("default_status", statuses[0])
+        if default not in statuses:
+            self.problem(path + ("default_status",), f"default_status '{default}' is not one of {name}'s statuses")
+        inactive = self._str_list(body.get("inactive_statuses", []), path + ("inactive_statuses",), f"type '{name}': inactive_statuses")
+        for status in inactive:
+            if status not in statuses:
+                self.problem(path + ("inactive_statuses",), f"inactive status '{status}' is not one of {name}'s statuses")
+        required = self._str_list(body.get("required", []), path + ("required",), f"type '{name}': required")
+        optional = self._str_list(body.get("optional", []), path + ("optional",), f"type '{name}': optional")
+        max_age = body.get("max_age_days")
+        if max_age is not None and (not isinstance(max_age, int) or isinstance(max_age, bool) or max_age <= 0):
+            self.problem(path + ("max_age_days",), "max_age_days must be a positive whole number of days or null")
+            max_age = None
+        folder = body.get("folder", name)
+        if not isinstance(folder, str) or folder.startswith("/") or ".." in Path(folder).parts:
+            self.problem(path + ("folder",), "folder must be a relative path inside docs/")
+            folder = name
+        return TypeSpec(name, prefix, folder, tuple(statuses), str(default), frozenset(inactive),
+                        tuple(required), tuple(optional), max_age)
+
+    def _relations(self, raw: Any) -> dict[str, RelationKind]:
+        if not isinstance(raw, dict):
+            self.problem(("relations",), "'relations' must map each relation kind to its settings")
+            return {}
+        kinds: dict[str, RelationKind] = {}
+        for name, body in raw.items():
+            path = ("relations", str(name))
+            if not isinstance(name, str) or not NAME_RE.match(name):
+                self.problem(path, f"relation kind {name!r} must be lowercase letters, digits, '-' or '_'")
+                continue
+            body = body or {}
+            if not isinstance(body, dict):
+                self.problem(path, f"relation kind '{name}' must be a mapping (successor, inverse) or empty")
+                continue
+            for key in body:
+                if key not in {"successor", "inverse", "description"}:
+                    self.problem(path + (str(key),), f"unknown key '{key}' in relation kind '{name}'")
+            successor = body.get("successor", False)
+            if not isinstance(successor, bool):
+                self.problem(path + ("successor",), "successor must be true or false")
+                successor = False
+            inverse = body.get("inverse")
+            if inverse is not None and not isinstance(inverse, str):
+                self.problem(path + ("inverse",), "inverse must be a label")
+                inverse = None
+            kinds[name] = RelationKind(name, successor, inverse)
+        return kinds
+
+    def _lint(self, raw: Any) -> LintSettings:
+        if not isinstance(raw, dict):
+            self.problem(("lint",), "'lint' must be a mapping")
+            return LintSettings()
+        desc = raw.get("description") or {}
+        lo, hi = 20, 400
+        if isinstance(desc, dict):
+            lo = desc.get("min_length", lo)
+            hi = desc.get("max_length", hi)
+            if not (isinstance(lo, int) and isinstance(hi, int) and 0 <= lo <= hi):
+                self.problem(("lint", "description"), "description min_length/max_length must be whole numbers, min <= max")
+                lo, hi = 20, 400
+        threshold = raw.get("near_duplicate_threshold", 0.92)
+        if not isinstance(threshold, (int, float)) or not 0 < float(threshold) <= 1:
+            self.problem(("lint", "near_duplicate_threshold"), "near_duplicate_threshold must be a number in (0, 1]")
+            threshold = 0.92
+        severity = raw.get("severity") or {}
+        if not isinstance(severity, dict) or any(v not in ("error", "warning", "off") for v in severity.values()):
+            self.problem(("lint", "severity"), "severity maps rule codes to error, warning or off")
+            severity = {}
+        return LintSettings(lo, hi, float(threshold), {str(k): str(v) for k, v in severity.items()})
+
+    def _str_list(self, raw: Any, path: tuple[str, ...], what: str) -> list[str]:
+        if raw is None:
+            return []
+        if not isinstance(raw, list) or not all(isinstance(x, str) for x in raw):
+            self.problem(path, f"{what} must be a list of names")
+            return []
+        return list(raw)
+
+
+def _collect_marks(node: yaml.Node, path: tuple[str, ...], out: dict[tuple[str, ...], tuple[int, int]]) -> None:
+    out.setdefault(path, (node.start_mark.line + 1, node.start_mark.column + 1))
+    if isinstance(node, yaml.MappingNode):
+        for key, value in node.value:
+            sub = path + (str(key.value),)
+            out[sub] = (key.start_mark.line + 1, key.start_mark.column + 1)
+            _collect_marks(value, sub, out)

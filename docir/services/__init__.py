@@ -1,0 +1,1 @@
+"""What docir does, between the CLI and the documents/index layers."""

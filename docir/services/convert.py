@@ -1,0 +1,58 @@
+"""From a file on disk to the plain row the index takes."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from pathlib import Path
+from typing import Any
+
+from docir.documents import frontmatter
+from docir.documents.files import read_text
+from docir.documents.model import Document
+from docir.index.records import DocRow
+from docir.store import ARCHIVE_DIR, DOCS_DIR
+
+
+def is_archived_path(relpath: str) -> bool:
+    """A document under docs/archive/ is archived: location, not a field, says so."""
+    return relpath.startswith(f"{DOCS_DIR}/{ARCHIVE_DIR}/")
+
+
+def load_document(root: Path, relpath: str) -> tuple[Document, str, str]:
+    """Read and parse one file: (document, its text, sha256 of its bytes).
+
+    Raises InputError (binary, too large, not UTF-8) or FrontmatterError.
+    """
+    text, sha = read_text(root / relpath)
+    meta, parts = frontmatter.parse(text)
+    return Document(relpath, meta, parts.body), text, sha
+
+
+def to_row(doc: Document, sha256: str, size: int, mtime_ns: int) -> DocRow:
+    verified = doc.verified
+    return DocRow(
+        path=doc.path,
+        id=doc.id,
+        type=doc.type,
+        title=doc.title,
+        description=doc.description,
+        status=doc.status,
+        tags=doc.tags,
+        related=tuple((e.kind, e.target) for e in doc.related),
+        owner=doc.owner,
+        verified=verified.isoformat() if verified else None,
+        meta_json=json.dumps(doc.meta, default=_json_default, ensure_ascii=False),
+        body=doc.body,
+        headings=doc.headings(),
+        sha256=sha256,
+        size=size,
+        mtime_ns=mtime_ns,
+        archived=is_archived_path(doc.path),
+    )
+
+
+def _json_default(value: Any) -> Any:
+    if isinstance(value, (dt.date, dt.datetime)):
+        return value.isoformat()
+    return str(value)

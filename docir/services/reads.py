@@ -1,0 +1,122 @@
+"""The read commands that need no model: get, query, search."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from docir.documents.headings import find_headings, section_span
+from docir.documents.ids import is_valid_id
+from docir.errors import UsageError
+from docir.index.fts import match_expression
+from docir.index.records import Filters, Listing
+from docir.services.session import Session
+from docir.services.skeleton import full_document, is_stale, skeleton
+from docir.services.visibility import Visibility
+
+RRF_K = 60  # rank-derived scores use the RRF constant, so search and context speak the same unit
+
+
+@dataclass
+class GetResult:
+    documents: list[dict[str, Any]] = field(default_factory=list)
+    missing: list[str] = field(default_factory=list)  # ids with no document
+    no_section: list[str] = field(default_factory=list)  # ids whose document lacks the section
+
+
+def check_ids(ids: list[str]) -> None:
+    """Reject anything that is not an id before it reaches a path or a query."""
+    for doc_id in ids:
+        if not is_valid_id(doc_id):
+            raise UsageError(f"'{doc_id}' is not a document id (expected <prefix>-<12 hex>, e.g. adr-4c21693aac55)")
+
+
+def get(session: Session, ids: list[str], section: str | None = None) -> GetResult:
+    """Whole documents by id, in the order asked, any status, archived included."""
+    check_ids(ids)
+    result = GetResult()
+    for doc_id in dict.fromkeys(ids):
+        rows = session.catalog.documents_by_id(doc_id)
+        if not rows:
+            result.missing.append(doc_id)
+            continue
+        if len(rows) > 1:
+            paths = ", ".join(row.path for _, row in rows)
+            session.warnings.append(f"duplicate id {doc_id} in {paths}; showing {rows[0][1].path} (run 'docir lint')")
+        row = rows[0][1]
+        doc = full_document(row, session.schema, session.today)
+        if section is not None:
+            span = section_span(row.body, section)
+            if span is None:
+                headings = ", ".join(f"'{h.text}'" for h in find_headings(row.body)) or "none"
+                session.warnings.append(f"{doc_id} has no section '{section}' (its headings: {headings})")
+                result.no_section.append(doc_id)
+                continue
+            start, end, heading = span
+            doc["section"] = heading.text
+            doc["body"] = row.body[start:end]
+        result.documents.append(doc)
+    return result
+
+
+def validate_filters(session: Session, filters: Filters) -> None:
+    schema = session.schema
+    for name in filters.types:
+        if schema.type_spec(name) is None:
+            raise UsageError(f"unknown type '{name}'; the schema has: {', '.join(schema.types)}")
+    known = {s for spec in schema.types.values() for s in spec.statuses}
+    for status in filters.statuses:
+        if status not in known:
+            raise UsageError(f"unknown status '{status}'; the schema allows: {', '.join(sorted(known))}")
+    if filters.related_to is not None:
+        check_ids([filters.related_to])
+
+
+def query(session: Session, filters: Filters, *, stale: bool | None = None,
+          include_inactive: bool = False, limit: int = 50) -> list[dict[str, Any]]:
+    """Skeletons matching structured filters, visible ones only unless widened."""
+    validate_filters(session, filters)
+    visibility = Visibility.from_schema(session.schema, include_inactive)
+    out: list[dict[str, Any]] = []
+    for item in session.catalog.listings(filters):
+        if not visibility.allows(item.type, item.status, item.archived):
+            continue
+        if stale is not None and is_stale(session.schema, item.type, item.verified, session.today) != stale:
+            continue
+        out.append(skeleton(item, session.schema, session.today))
+        if len(out) >= limit:
+            break
+    return out
+
+
+def lexical_ranking(session: Session, text: str, visibility: Visibility, limit: int | None) -> list[tuple[Listing, float]]:
+    """Visible documents in FTS5 bm25 order with their bm25 (lower is better)."""
+    match = match_expression(text)
+    if match is None:
+        return []
+    hits = session.catalog.lexical_hits(match)
+    ranked: list[tuple[Listing, float]] = []
+    batch = 100
+    for start in range(0, len(hits), batch):
+        chunk = hits[start : start + batch]
+        listings = session.catalog.listings_by_rowid(h.rowid for h in chunk)
+        for hit in chunk:
+            item = listings.get(hit.rowid)
+            if item is not None and visibility.allows(item.type, item.status, item.archived):
+                ranked.append((item, hit.bm25))
+                if limit is not None and len(ranked) >= limit:
+                    return ranked
+    return ranked
+
+
+def search(session: Session, text: str, *, include_inactive: bool = False, limit: int = 10) -> list[dict[str, Any]]:
+    """Full-text ranking only (no model): skeletons with a rank-derived score."""
+    visibility = Visibility.from_schema(session.schema, include_inactive)
+    out = []
+    for rank, (item, bm25) in enumerate(lexical_ranking(session, text, visibility, limit), start=1):
+        entry = skeleton(item, session.schema, session.today)
+        entry["score"] = round(1.0 / (RRF_K + rank), 6)
+        entry["similarity"] = None
+        entry["fts_score"] = round(-bm25, 4)
+        out.append(entry)
+    return out

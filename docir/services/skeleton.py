@@ -1,0 +1,52 @@
+"""Skeletons: what a listing shows of a document — frontmatter and description, never the body."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from typing import Any
+
+from docir.index.records import DocRow, Listing
+from docir.schema import Schema
+
+
+def is_stale(schema: Schema, doc_type: str, verified: str | None, today: dt.date) -> bool:
+    """`verified` older than the type's max_age_days, or missing where the type requires it."""
+    spec = schema.type_spec(doc_type)
+    if spec is None:
+        return False
+    if verified is None:
+        return "verified" in spec.required
+    if spec.max_age_days is None:
+        return False
+    try:
+        when = dt.date.fromisoformat(verified)
+    except ValueError:
+        return True
+    return (today - when).days > spec.max_age_days
+
+
+def skeleton(item: Listing | DocRow, schema: Schema, today: dt.date) -> dict[str, Any]:
+    """The stable skeleton shape of SPEC §2.2 (ranking fields are added by the ranker)."""
+    return {
+        "id": item.id,
+        "type": item.type,
+        "title": item.title,
+        "description": item.description,
+        "status": item.status,
+        "tags": list(item.tags),
+        "related": [{"kind": kind, "id": target} for kind, target in item.related],
+        "owner": item.owner,
+        "verified": item.verified,
+        "stale": is_stale(schema, item.type, item.verified, today),
+        "path": item.path,
+    }
+
+
+def full_document(row: DocRow, schema: Schema, today: dt.date) -> dict[str, Any]:
+    """A skeleton plus what `get` adds: archived flag, the whole frontmatter and the body."""
+    out = skeleton(row, schema, today)
+    out["archived"] = row.archived
+    out["frontmatter"] = json.loads(row.meta_json)
+    out["body"] = row.body
+    return out

@@ -1,0 +1,166 @@
+"""Bring the index in line with the files: plan with pure code, then apply.
+
+The plan is made in two pure steps. From stat alone (size, mtime_ns) it
+decides which files must be read; only those are hashed. From the hashes it
+decides what was added, changed, moved (same bytes, new path: no re-embed),
+removed, or merely touched. Then one transaction applies it.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from docir.documents.files import MAX_DOCUMENT_BYTES
+from docir.documents.scan import FileStat, scan_docs
+from docir.errors import InputError
+from docir.index.catalog import Catalog
+from docir.index.records import DocRow, FileState, SkippedFile
+from docir.services.convert import is_archived_path, load_document, to_row
+
+
+@dataclass(frozen=True)
+class StatPlan:
+    to_read: tuple[str, ...]  # new on disk, or stat differs from the index
+    gone: tuple[str, ...]  # indexed, no longer on disk
+    gone_skipped: tuple[str, ...]  # remembered as unreadable, no longer on disk
+
+    @property
+    def empty(self) -> bool:
+        return not (self.to_read or self.gone or self.gone_skipped)
+
+
+@dataclass(frozen=True)
+class ChangePlan:
+    added: tuple[str, ...]
+    changed: tuple[str, ...]
+    moved: tuple[tuple[str, str], ...]  # (old path, new path)
+    removed: tuple[str, ...]
+    touched: tuple[str, ...]  # stat changed, bytes did not
+
+
+@dataclass
+class SyncReport:
+    added: int = 0
+    updated: int = 0
+    moved: int = 0
+    removed: int = 0
+    unchanged: int = 0
+    skipped: list[tuple[str, str]] = field(default_factory=list)  # newly skipped (path, reason)
+    changed_rowids: list[int] = field(default_factory=list)  # whose text changed: embeddings due
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "added": self.added,
+            "updated": self.updated,
+            "moved": self.moved,
+            "removed": self.removed,
+            "unchanged": self.unchanged,
+            "skipped": [{"path": p, "reason": r} for p, r in self.skipped],
+        }
+
+
+def plan_stats(disk: dict[str, FileStat], indexed: dict[str, FileState],
+               skipped: dict[str, SkippedFile]) -> StatPlan:
+    """Which files must be read, from stat alone; unchanged files are never opened."""
+    to_read = []
+    for path, stat in disk.items():
+        known: FileState | SkippedFile | None = indexed.get(path) or skipped.get(path)
+        if known is None or known.size != stat.size or known.mtime_ns != stat.mtime_ns:
+            to_read.append(path)
+    gone = [p for p in indexed if p not in disk]
+    gone_skipped = [p for p in skipped if p not in disk]
+    return StatPlan(tuple(sorted(to_read)), tuple(sorted(gone)), tuple(sorted(gone_skipped)))
+
+
+def plan_changes(read: dict[str, str], indexed: dict[str, FileState], gone: tuple[str, ...]) -> ChangePlan:
+    """Classify the files read (path -> sha256) against the index."""
+    gone_by_sha: dict[str, list[str]] = {}
+    for path in gone:
+        gone_by_sha.setdefault(indexed[path].sha256, []).append(path)
+    added, changed, moved, touched = [], [], [], []
+    for path in sorted(read):
+        sha = read[path]
+        before = indexed.get(path)
+        if before is not None:
+            (touched if before.sha256 == sha else changed).append(path)
+        elif gone_by_sha.get(sha):
+            moved.append((gone_by_sha[sha].pop(0), path))
+        else:
+            added.append(path)
+    moved_from = {old for old, _ in moved}
+    removed = tuple(p for p in gone if p not in moved_from)
+    return ChangePlan(tuple(added), tuple(changed), tuple(moved), removed, tuple(touched))
+
+
+def scan(root: Path, docs_dir: Path, catalog: Catalog) -> tuple[dict[str, FileStat], StatPlan]:
+    disk = scan_docs(root, docs_dir)
+    return disk, plan_stats(disk, catalog.file_states(), catalog.skipped_files())
+
+
+def apply(root: Path, catalog: Catalog, disk: dict[str, FileStat], stat_plan: StatPlan) -> SyncReport:
+    """Read what the stat plan names, classify it, and write the index in one transaction."""
+    indexed = catalog.file_states()
+    hashes: dict[str, str] = {}
+    rows: dict[str, DocRow] = {}
+    skipped: list[SkippedFile] = []
+    for path in stat_plan.to_read:
+        stat = disk[path]
+        try:
+            if stat.size > MAX_DOCUMENT_BYTES:
+                raise InputError(f"{stat.size // (1024 * 1024)} MB is over the {MAX_DOCUMENT_BYTES // (1024 * 1024)} MB limit for a document")
+            before = indexed.get(path)
+            doc, _text, sha = load_document(root, path)
+            if not doc.id:
+                raise InputError("no 'id' in the frontmatter")
+            hashes[path] = sha
+            if before is None or before.sha256 != sha:
+                rows[path] = to_row(doc, sha, stat.size, stat.mtime_ns)
+        except InputError as exc:
+            skipped.append(SkippedFile(path, stat.size, stat.mtime_ns, _reason(exc)))
+        except OSError as exc:  # vanished or unreadable between scan and read
+            skipped.append(SkippedFile(path, stat.size, stat.mtime_ns, exc.strerror or str(exc)))
+    plan = plan_changes(hashes, indexed, stat_plan.gone + tuple(s.path for s in skipped if s.path in indexed))
+    report = SyncReport()
+    with catalog.transaction():
+        for old, new in plan.moved:
+            st = disk[new]
+            catalog.move(old, FileState(new, st.size, st.mtime_ns, hashes[new]), is_archived_path(new))
+            report.moved += 1
+        for path in plan.removed:
+            catalog.remove(path)
+            report.removed += 1
+        for path in plan.added + plan.changed:
+            rowid = catalog.upsert(rows[path])
+            report.changed_rowids.append(rowid)
+            catalog.clear_skipped(path)
+        for path in plan.touched:
+            st = disk[path]
+            catalog.touch(FileState(path, st.size, st.mtime_ns, hashes[path]))
+            catalog.clear_skipped(path)
+        for item in skipped:
+            catalog.set_skipped(item)
+        for path in stat_plan.gone_skipped:
+            catalog.clear_skipped(path)
+    report.added = len(plan.added)
+    report.updated = len(plan.changed)
+    report.skipped = [(s.path, s.reason) for s in skipped]
+    report.unchanged = len(disk) - len(stat_plan.to_read) + len(plan.touched)
+    return report
+
+
+def index_file(root: Path, catalog: Catalog, relpath: str) -> int:
+    """Index one file docir itself just wrote (inside the caller's write lock); return its rowid."""
+    doc, _text, sha = load_document(root, relpath)
+    st = os.stat(root / relpath)
+    with catalog.transaction():
+        rowid = catalog.upsert(to_row(doc, sha, st.st_size, st.st_mtime_ns))
+        catalog.clear_skipped(relpath)
+    return rowid
+
+
+def _reason(exc: InputError) -> str:
+    line = getattr(exc, "line", None)
+    return f"line {line}: {exc.message}" if line and line > 1 else exc.message
+

@@ -1,0 +1,274 @@
+"""The write commands: add, update, archive. Local store only, under the write lock.
+
+Each write leaves the file, its metadata, FTS and relation rows consistent
+before it returns. The file is written atomically first; if the process dies
+before the index is updated, the next command's stat walk heals the index.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from docir.documents import frontmatter, sections
+from docir.documents.files import atomic_write, read_text
+from docir.documents.ids import new_id
+from docir.errors import InputError, NotFound, UsageError
+from docir.index.records import DocRow, FileState
+from docir.schema import TypeSpec
+from docir.services import sync
+from docir.services.convert import is_archived_path
+from docir.services.reads import check_ids
+from docir.services.session import Session
+from docir.store import ARCHIVE_DIR, DOCS_DIR
+
+@dataclass(frozen=True)
+class Changes:
+    """What `docir update` was asked to change; None / empty means leave it."""
+
+    title: str | None = None
+    description: str | None = None
+    status: str | None = None
+    tags: tuple[str, ...] | None = None
+    add_related: tuple[tuple[str, str], ...] = ()
+    remove_related: tuple[tuple[str, str], ...] = ()
+    owner: str | None = None
+    verified: dt.date | None = None
+    append_section: tuple[str, str] | None = None  # (heading, text)
+    replace_section: tuple[str, str] | None = None
+    replace_body: str | None = None
+    fields: tuple[tuple[str, Any], ...] = ()  # other frontmatter fields, KEY=VALUE
+
+
+def parse_related(values: list[str]) -> tuple[tuple[str, str], ...]:
+    """`kind:id` strings into pairs; raise UsageError naming the bad one."""
+    pairs = []
+    for value in values:
+        kind, sep, target = value.partition(":")
+        if not sep or not kind.strip() or not target.strip():
+            raise UsageError(f"--related '{value}' must be KIND:ID, e.g. supersedes:adr-4c21693aac55")
+        pairs.append((kind.strip(), target.strip()))
+    return tuple(pairs)
+
+
+def parse_fields(values: list[str]) -> tuple[tuple[str, Any], ...]:
+    reserved = {"id", "type", "title", "description", "status", "tags", "related", "owner", "verified"}
+    pairs = []
+    for value in values:
+        key, sep, raw = value.partition("=")
+        key = key.strip()
+        if not sep or not re.match(r"^[A-Za-z_][\w.-]*$", key):
+            raise UsageError(f"--field '{value}' must be KEY=VALUE with a plain key")
+        if key in reserved:
+            raise UsageError(f"--field {key}: use the --{key} option for that field")
+        pairs.append((key, raw))
+    return tuple(pairs)
+
+
+def add(session: Session, doc_type: str, *, title: str, description: str, status: str | None = None,
+        tags: tuple[str, ...] = (), related: tuple[tuple[str, str], ...] = (), owner: str | None = None,
+        body: str = "", path: str | None = None, fields: tuple[tuple[str, Any], ...] = ()) -> dict[str, Any]:
+    """Create a document file and index it; return its id and path."""
+    spec = _type_spec(session, doc_type)
+    status = status or spec.default_status
+    _check_status(spec, status)
+    title, description = _required_text("title", title), _required_text("description", description)
+    _check_related(session, related)
+    if "owner" in spec.required and not owner:
+        raise UsageError(f"type '{doc_type}' requires an owner: pass --owner, e.g. --owner @team")
+    meta: dict[str, Any] = {"id": new_id(spec.prefix), "type": doc_type, "title": title,
+                            "description": description, "status": status}
+    if tags:
+        meta["tags"] = list(tags)
+    if related:
+        meta["related"] = [{kind: target} for kind, target in related]
+    if owner:
+        meta["owner"] = owner
+    meta["verified"] = session.today
+    for key, value in fields:
+        meta[key] = value
+    lines = [frontmatter.render_field(key, value) for key, value in meta.items()]
+    body_text = sections.replace_body(body) if body.strip() else ""
+    text = "---\n" + "\n".join(lines) + "\n---\n" + body_text
+    with session.locked():
+        relpath = _new_path(session, spec, title, path)
+        target = session.store.root / relpath
+        atomic_write(target, text)
+        sync.index_file(session.store.root, session.catalog, relpath)
+    return {"id": meta["id"], "path": relpath}
+
+
+def update(session: Session, doc_id: str, changes: Changes) -> dict[str, Any]:
+    """Apply `changes` to the document's file in place; only the touched lines change."""
+    check_ids([doc_id])
+    with session.locked():
+        row = _locate(session, doc_id)
+        spec = session.schema.type_spec(row.type)
+        file = session.store.root / row.path
+        text, _sha = read_text(file)
+        new_text, changed = _apply(session, spec, text, changes)
+        if new_text != text:
+            atomic_write(file, new_text)
+            sync.index_file(session.store.root, session.catalog, row.path)
+    return {"id": doc_id, "path": row.path, "changed": changed}
+
+
+def archive(session: Session, doc_id: str) -> dict[str, Any]:
+    """Move the document under docs/archive/ (bytes unchanged) and out of search and the graph."""
+    check_ids([doc_id])
+    with session.locked():
+        row = _locate(session, doc_id)
+        if row.archived:
+            return {"id": doc_id, "path": row.path, "archived": True, "moved": False}
+        inside = row.path[len(DOCS_DIR) + 1 :]
+        new_rel = f"{DOCS_DIR}/{ARCHIVE_DIR}/{inside}"
+        source, target = session.store.root / row.path, session.store.root / new_rel
+        if target.exists():
+            raise InputError(f"cannot archive {doc_id}: {new_rel} already exists; move or rename it first")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        os.replace(source, target)
+        st = target.stat()
+        with session.catalog.transaction():
+            session.catalog.move(row.path, FileState(new_rel, st.st_size, st.st_mtime_ns, row.sha256),
+                                 is_archived_path(new_rel))
+    return {"id": doc_id, "path": new_rel, "archived": True, "moved": True}
+
+
+def _apply(session: Session, spec: TypeSpec | None, text: str, changes: Changes) -> tuple[str, list[str]]:
+    meta, parts = frontmatter.parse(text)
+    changed: list[str] = []
+
+    def put(key: str, value: Any) -> None:
+        nonlocal text
+        new = frontmatter.set_field(text, key, value)
+        if new != text:
+            text = new
+            changed.append(key)
+
+    if changes.title is not None:
+        put("title", _required_text("title", changes.title))
+    if changes.description is not None:
+        put("description", _required_text("description", changes.description))
+    if changes.status is not None:
+        if spec is None:
+            raise InputError(f"the document's type '{meta.get('type')}' is not in the schema; fix its type first")
+        _check_status(spec, changes.status)
+        put("status", changes.status)
+    if changes.tags is not None:
+        put("tags", list(changes.tags) if changes.tags else None)
+    if changes.add_related or changes.remove_related:
+        _check_related(session, changes.add_related)
+        put("related", _edit_related(meta.get("related"), changes))
+    if changes.owner is not None:
+        put("owner", changes.owner or None)
+    if changes.verified is not None:
+        put("verified", changes.verified)
+    for key, value in changes.fields:
+        put(key, value if value != "" else None)
+    body = frontmatter.split(text).body
+    new_body = body
+    try:
+        if changes.replace_body is not None:
+            new_body = sections.replace_body(changes.replace_body)
+        if changes.replace_section is not None:
+            new_body = sections.replace_section(new_body, *changes.replace_section)
+        if changes.append_section is not None:
+            new_body = sections.append_section(new_body, *changes.append_section)
+    except sections.SectionMissing as exc:
+        raise NotFound(f"no '## {exc}' section in {meta.get('id')}; use --append-section to add it") from None
+    except sections.SectionExists as exc:
+        raise InputError(f"{meta.get('id')} already has a '## {exc}' section; use --replace-section") from None
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    if new_body != body:
+        text = frontmatter.set_body(text, new_body)
+        changed.append("body")
+    return text, changed
+
+
+def _edit_related(raw: Any, changes: Changes) -> list[dict[str, str]] | None:
+    items: list[dict[str, str]] = []
+    if isinstance(raw, list):
+        for item in raw:
+            if isinstance(item, dict):
+                for kind, target in item.items():
+                    targets = target if isinstance(target, list) else [target]
+                    items.extend({str(kind): str(t)} for t in targets)
+    remove = {(k, t) for k, t in changes.remove_related}
+    kept = [item for item in items if next(iter(item.items())) not in remove]
+    present = {next(iter(item.items())) for item in kept}
+    for kind, target in changes.add_related:
+        if (kind, target) not in present:
+            kept.append({kind: target})
+            present.add((kind, target))
+    return kept or None
+
+
+def _locate(session: Session, doc_id: str) -> DocRow:
+    """The document's current row, re-syncing once if its file moved or vanished behind our back."""
+    for attempt in (1, 2):
+        rows = session.catalog.documents_by_id(doc_id)
+        if rows:
+            row = rows[0][1]
+            if (session.store.root / row.path).is_file():
+                if len(rows) > 1:
+                    session.warnings.append(f"duplicate id {doc_id}; writing {row.path} (run 'docir lint')")
+                return row
+        if attempt == 1:
+            session.refresh()
+    raise NotFound(f"no document with id {doc_id}; find ids with 'docir query' or 'docir search'")
+
+
+def _type_spec(session: Session, doc_type: str) -> TypeSpec:
+    spec = session.schema.type_spec(doc_type)
+    if spec is None:
+        raise UsageError(f"unknown type '{doc_type}'; the schema has: {', '.join(session.schema.types)}")
+    return spec
+
+
+def _check_status(spec: TypeSpec, status: str) -> None:
+    if status not in spec.statuses:
+        raise UsageError(f"status '{status}' is not allowed for {spec.name}; use one of: {', '.join(spec.statuses)}")
+
+
+def _check_related(session: Session, related: tuple[tuple[str, str], ...]) -> None:
+    for kind, target in related:
+        if kind not in session.schema.relations:
+            raise UsageError(f"unknown relation kind '{kind}'; the schema has: {', '.join(session.schema.relations)}")
+        check_ids([target])
+        if not session.catalog.documents_by_id(target):
+            raise UsageError(f"--related {kind}:{target}: no document has id {target}")
+
+
+def _required_text(name: str, value: str) -> str:
+    value = " ".join(value.split())
+    if not value:
+        raise UsageError(f"--{name} cannot be empty")
+    return value
+
+
+def _new_path(session: Session, spec: TypeSpec, title: str, path: str | None) -> str:
+    root = session.store.root
+    if path is not None:
+        candidate = (Path.cwd() / path).resolve() if not Path(path).is_absolute() else Path(path).resolve()
+        try:
+            relpath = candidate.relative_to(session.store.docs_dir.resolve())
+        except ValueError:
+            raise UsageError(f"--path {path} must be inside {session.store.docs_dir}") from None
+        if candidate.suffix != ".md":
+            raise UsageError(f"--path {path} must end in .md")
+        if candidate.exists():
+            raise UsageError(f"--path {path} already exists; docir never overwrites a file")
+        return f"{DOCS_DIR}/{relpath.as_posix()}"
+    slug = re.sub(r"[^a-z0-9]+", "-", title.lower()).strip("-")[:60].rstrip("-") or spec.prefix
+    folder = f"{DOCS_DIR}/{spec.folder}".rstrip("/")
+    relpath = f"{folder}/{slug}.md"
+    counter = 2
+    while (root / relpath).exists():
+        relpath = f"{folder}/{slug}-{counter}.md"
+        counter += 1
+    return relpath

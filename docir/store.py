@@ -1,0 +1,88 @@
+"""Where a store lives: its root, found like git finds `.git`, and its paths."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from docir.errors import UsageError
+
+SCHEMA_FILE = "docs-schema.yaml"
+DOCS_DIR = "docs"
+STATE_DIR = ".docir"
+ARCHIVE_DIR = "archive"  # under docs/: a document there is archived
+
+# What `.docir/.gitignore` keeps out of git: everything derived or per-machine.
+STATE_GITIGNORE = "# derived from the files; rebuilt when missing\nindex.db*\nrun/\nwrite.lock\n"
+
+
+@dataclass(frozen=True)
+class Store:
+    """The paths of one store; pure data, nothing is created here."""
+
+    root: Path
+
+    @property
+    def docs_dir(self) -> Path:
+        return self.root / DOCS_DIR
+
+    @property
+    def schema_path(self) -> Path:
+        return self.root / SCHEMA_FILE
+
+    @property
+    def state_dir(self) -> Path:
+        return self.root / STATE_DIR
+
+    @property
+    def index_path(self) -> Path:
+        return self.state_dir / "index.db"
+
+    @property
+    def run_dir(self) -> Path:
+        return self.state_dir / "run"
+
+    @property
+    def lock_path(self) -> Path:
+        return self.state_dir / "write.lock"
+
+    @property
+    def archive_dir(self) -> Path:
+        return self.docs_dir / ARCHIVE_DIR
+
+    def relpath(self, path: Path) -> str:
+        """The path relative to the store root, with forward slashes."""
+        return path.resolve().relative_to(self.root).as_posix()
+
+
+def find_root(start: Path | None = None) -> Path | None:
+    """The nearest folder at or above `start` that holds docs-schema.yaml."""
+    here = (start or Path(os.getcwd())).resolve()
+    for folder in (here, *here.parents):
+        if (folder / SCHEMA_FILE).is_file():
+            return folder
+    return None
+
+
+def open_store(root: Path | None) -> Store:
+    """The store at `root` (from --root) or found upward from the working folder.
+
+    Raises UsageError when there is none, saying how to make one.
+    """
+    if root is not None:
+        path = root.expanduser().resolve()
+        if not path.is_dir():
+            raise UsageError(f"--root {root}: no such folder")
+        if not (path / SCHEMA_FILE).is_file():
+            raise UsageError(
+                f"{path} is not a docir store (no {SCHEMA_FILE}); run 'docir init' there first"
+            )
+        return Store(path)
+    found = find_root()
+    if found is None:
+        raise UsageError(
+            f"no docir store here or in any parent folder (no {SCHEMA_FILE}); "
+            "run 'docir init' or pass --root PATH"
+        )
+    return Store(found)
