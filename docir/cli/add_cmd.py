@@ -21,7 +21,7 @@ def command(
     related: Annotated[Optional[list[str]], typer.Option("--related", metavar="KIND:ID", help="A typed edge, e.g. supersedes:adr-4c21693aac55 (repeatable).", show_default=False)] = None,
     owner: Annotated[Optional[str], typer.Option("--owner", help="Who answers for it, e.g. @team.", show_default=False)] = None,
     body: Annotated[Optional[str], typer.Option("--body", help="The Markdown body: text, '-' for stdin, '@FILE' for a file.", show_default=False)] = None,
-    path: Annotated[Optional[str], typer.Option("--path", help="Where to write it, inside docs/. Default: the type's folder and a slug of the title.", show_default=False)] = None,
+    path: Annotated[Optional[str], typer.Option("--path", help="Where to write it, relative to the store root and inside docs/, e.g. docs/adr/0042.md. Default: the type's folder and a slug of the title.", show_default=False)] = None,
     field: Annotated[Optional[list[str]], typer.Option("--field", metavar="KEY=VALUE", help="Any other frontmatter field (repeatable).", show_default=False)] = None,
     root: RootOption = None,
     json_out: JsonOption = False,

@@ -120,7 +120,7 @@ def _identity(conn: sqlite3.Connection) -> tuple[int, int]:
 
 
 def _has_tables(conn: sqlite3.Connection) -> bool:
-    return conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0] > 0
+    return int(conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]) > 0
 
 
 def _set_wal(conn: sqlite3.Connection) -> None:

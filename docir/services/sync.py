@@ -79,7 +79,10 @@ def plan_changes(read: dict[str, str], indexed: dict[str, FileState], gone: tupl
     gone_by_sha: dict[str, list[str]] = {}
     for path in gone:
         gone_by_sha.setdefault(indexed[path].sha256, []).append(path)
-    added, changed, moved, touched = [], [], [], []
+    added: list[str] = []
+    changed: list[str] = []
+    moved: list[tuple[str, str]] = []
+    touched: list[str] = []
     for path in sorted(read):
         sha = read[path]
         before = indexed.get(path)

@@ -254,16 +254,16 @@ def _required_text(name: str, value: str) -> str:
 def _new_path(session: Session, spec: TypeSpec, title: str, path: str | None) -> str:
     root = session.store.root
     if path is not None:
-        candidate = (Path.cwd() / path).resolve() if not Path(path).is_absolute() else Path(path).resolve()
+        candidate = (root / path).resolve()  # relative to the store root, absolute as given
         try:
-            relpath = candidate.relative_to(session.store.docs_dir.resolve())
+            inside = candidate.relative_to(session.store.docs_dir.resolve())
         except ValueError:
             raise UsageError(f"--path {path} must be inside {session.store.docs_dir}") from None
         if candidate.suffix != ".md":
             raise UsageError(f"--path {path} must end in .md")
         if candidate.exists():
             raise UsageError(f"--path {path} already exists; docir never overwrites a file")
-        return f"{DOCS_DIR}/{relpath.as_posix()}"
+        return f"{DOCS_DIR}/{inside.as_posix()}"
     slug = re.sub(r"[^a-z0-9]+", "-", title.lower()).strip("-")[:60].rstrip("-") or spec.prefix
     folder = f"{DOCS_DIR}/{spec.folder}".rstrip("/")
     relpath = f"{folder}/{slug}.md"

@@ -1,0 +1,84 @@
+"""Shared fixtures: real stores in temp folders, and a guard that no test touches home or this checkout."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from docir.cli.main import main
+
+REPO = Path(__file__).resolve().parents[1]
+FIXTURES = REPO / "fixtures"
+
+
+@pytest.fixture(autouse=True)
+def _isolated(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Every test runs with a temp HOME and cwd, so nothing it does can reach the user or the repo."""
+    home = tmp_path_factory.mktemp("home")
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(home / ".cache"))
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(home / "run"))
+    monkeypatch.chdir(home)
+    yield
+
+
+@dataclass
+class Result:
+    code: int
+    out: str
+    err: str
+
+    def json(self) -> object:
+        return json.loads(self.out)
+
+
+@pytest.fixture
+def cli(capsys: pytest.CaptureFixture[str]):  # type: ignore[no-untyped-def]
+    """Run docir in-process through its real entry point; returns exit code, stdout and stderr."""
+
+    def run(*args: str) -> Result:
+        capsys.readouterr()
+        code = main(list(args))
+        captured = capsys.readouterr()
+        return Result(code, captured.out, captured.err)
+
+    return run
+
+
+def run_process(*args: str, cwd: Path | None = None, input: str | None = None) -> Result:
+    """Run docir as its own process, the way an agent or a git hook does."""
+    proc = subprocess.run([sys.executable, "-m", "docir", *args], cwd=cwd, input=input,
+                          capture_output=True, text=True, timeout=120)
+    return Result(proc.returncode, proc.stdout, proc.stderr)
+
+
+@pytest.fixture
+def store(tmp_path: Path, cli) -> Path:  # type: ignore[no-untyped-def]
+    """An initialised, empty store."""
+    root = tmp_path / "store"
+    assert cli("init", "--root", str(root)).code == 0
+    return root
+
+
+@pytest.fixture
+def sample_store(tmp_path: Path) -> Path:
+    """A copy of fixtures/stores/sample: a small store with links, statuses and an archived document."""
+    root = tmp_path / "sample"
+    shutil.copytree(FIXTURES / "stores" / "sample", root)
+    return root
+
+
+def add_doc(cli, root: Path, doc_type: str, title: str, description: str, *extra: str) -> str:  # type: ignore[no-untyped-def]
+    """Create a document through `docir add` and return its id."""
+    result = cli("add", doc_type, "--title", title, "--description", description,
+                 "--owner", "@team", "--root", str(root), "--json", *extra)
+    assert result.code == 0, result.err
+    return str(result.json()["id"])  # type: ignore[index]
+
