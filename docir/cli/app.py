@@ -5,7 +5,8 @@ from __future__ import annotations
 import typer
 
 from docir import __version__
-from docir.cli import add_cmd, archive_cmd, get_cmd, init_cmd, query_cmd, reindex_cmd, search_cmd, update_cmd
+from docir.cli import (add_cmd, archive_cmd, context_cmd, embed_cmd, get_cmd, init_cmd, query_cmd, reindex_cmd,
+                       search_cmd, update_cmd)
 
 HELP = """The right few design documents of a repository, fast.
 
@@ -42,5 +43,7 @@ def build_app() -> typer.Typer:
     app.command("get")(get_cmd.command)
     app.command("query")(query_cmd.command)
     app.command("search")(search_cmd.command)
+    app.command("context")(context_cmd.command)
     app.command("reindex")(reindex_cmd.command)
+    app.command("embed")(embed_cmd.command)
     return app

@@ -101,3 +101,23 @@ def key_values(title: str, values: dict[str, Any]) -> None:
         if isinstance(value, list):
             value = ", ".join(str(v) for v in value) if value else "-"
         console.print(f"  {key}: {value}")
+
+
+def progress_bar(label: str) -> Any:
+    """A progress callback (done, total) that draws on a terminal's stderr and stays silent in a pipe."""
+    if not sys.stderr.isatty():
+        return None
+    state: dict[str, Any] = {}
+
+    def update(done: int, total: int) -> None:
+        from rich.progress import Progress
+
+        if "bar" not in state:
+            bar = Progress(transient=True, console=None)
+            bar.start()
+            state["bar"], state["task"] = bar, bar.add_task(label, total=total)
+        state["bar"].update(state["task"], completed=done, total=total)
+        if done >= total:
+            state["bar"].stop()
+
+    return update

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import time
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 
 from docir.index.fts import BM25_WEIGHTS, index_text
-from docir.index.records import DocRow, FileState, Filters, Hit, Listing, SkippedFile
+from docir.index.records import (ChunkVector, DocRow, EmbedJob, FileState, Filters, Hit, Listing, SkippedFile,
+                                 VectorSet)
+from docir.index.vectors import stack
 
 _LISTING_COLUMNS = "rowid, path, id, type, title, description, status, tags, related, owner, verified, archived, size"
 
@@ -48,14 +51,14 @@ class Catalog:
             row.id, row.type, row.title, row.description, row.status,
             json.dumps(list(row.tags)), json.dumps([list(e) for e in row.related]),
             row.owner, row.verified, row.meta_json, row.body, json.dumps(list(row.headings)),
-            row.sha256, row.size, row.mtime_ns, int(row.archived),
+            row.sha256, row.size, row.mtime_ns, int(row.archived), row.text_sha,
         )
         existing = self.conn.execute("SELECT rowid FROM documents WHERE path = ?", (row.path,)).fetchone()
         if existing is None:
             cur = self.conn.execute(
                 "INSERT INTO documents (id, type, title, description, status, tags, related, owner, verified,"
-                " meta, body, headings, sha256, size, mtime_ns, archived, path)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " meta, body, headings, sha256, size, mtime_ns, archived, text_sha, path)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (*values, row.path),
             )
             rowid = int(cur.lastrowid or 0)
@@ -64,7 +67,7 @@ class Catalog:
             self.conn.execute(
                 "UPDATE documents SET id = ?, type = ?, title = ?, description = ?, status = ?, tags = ?,"
                 " related = ?, owner = ?, verified = ?, meta = ?, body = ?, headings = ?, sha256 = ?,"
-                " size = ?, mtime_ns = ?, archived = ? WHERE rowid = ?",
+                " size = ?, mtime_ns = ?, archived = ?, text_sha = ? WHERE rowid = ?",
                 (*values, rowid),
             )
         self._refresh_searchable(rowid, row)
@@ -97,6 +100,7 @@ class Catalog:
         rowid = int(found[0])
         self.conn.execute("DELETE FROM documents_fts WHERE rowid = ?", (rowid,))
         self.conn.execute("DELETE FROM relations WHERE doc = ?", (rowid,))
+        self._forget_vectors(rowid)
         self.conn.execute("DELETE FROM documents WHERE rowid = ?", (rowid,))
         return rowid
 
@@ -110,15 +114,18 @@ class Catalog:
         self.conn.execute("DELETE FROM skipped WHERE path = ?", (path,))
 
     def clear_all(self) -> None:
-        for table in ("relations", "documents_fts", "documents", "skipped"):
+        # The vectors table is a cache keyed by text: kept, so a rebuild re-embeds nothing.
+        for table in ("chunk_embeddings", "embeddings", "relations", "documents_fts", "documents", "skipped"):
             self.conn.execute(f"DELETE FROM {table}")
 
     def _refresh_searchable(self, rowid: int, row: DocRow) -> None:
-        # Archived documents keep their row (get still finds them) but leave FTS and the graph.
+        # Archived documents keep their row (get still finds them) but leave FTS, vectors and the graph.
         self.conn.execute("DELETE FROM documents_fts WHERE rowid = ?", (rowid,))
         self.conn.execute("DELETE FROM relations WHERE doc = ?", (rowid,))
         if row.archived:
+            self._forget_vectors(rowid)
             return
+        self._schedule_embedding(rowid, row.text_sha)
         self.conn.execute(
             "INSERT INTO documents_fts (rowid, title, description, tags, headings, body) VALUES (?, ?, ?, ?, ?, ?)",
             (rowid, index_text(row.title), index_text(row.description), index_text(" ".join(row.tags)),
@@ -137,8 +144,128 @@ class Catalog:
             related=tuple((k, t) for k, t in json.loads(r["related"])), owner=r["owner"],
             verified=r["verified"], meta_json=r["meta"], body=r["body"],
             headings=tuple(json.loads(r["headings"])), sha256=r["sha256"], size=r["size"],
-            mtime_ns=r["mtime_ns"], archived=bool(r["archived"]),
+            mtime_ns=r["mtime_ns"], archived=bool(r["archived"]), text_sha=r["text_sha"],
         )
+
+    # --- embeddings ---------------------------------------------------------------------
+
+    def _schedule_embedding(self, rowid: int, text_sha: str) -> None:
+        """Mark the document dirty only if what is embedded changed; metadata edits keep vectors."""
+        self.conn.execute(
+            "INSERT INTO embeddings (doc, dirty, dirty_since, text_sha) VALUES (?, 1, ?, ?)"
+            " ON CONFLICT(doc) DO UPDATE SET dirty = 1, dirty_since = excluded.dirty_since,"
+            " text_sha = excluded.text_sha WHERE embeddings.text_sha != excluded.text_sha",
+            (rowid, time.time(), text_sha),
+        )
+
+    def _forget_vectors(self, rowid: int) -> None:
+        self.conn.execute("DELETE FROM chunk_embeddings WHERE doc = ?", (rowid,))
+        self.conn.execute("DELETE FROM embeddings WHERE doc = ?", (rowid,))
+
+    def dirty_jobs(self, model_id: str, *, settled_before: float | None = None, limit: int = 64) -> list[EmbedJob]:
+        """Documents whose vectors are due: flagged dirty, or made by another model."""
+        settled = "" if settled_before is None else " AND e.dirty_since <= ?"
+        params: tuple[object, ...] = (model_id,) if settled_before is None else (model_id, settled_before)
+        rows = self.conn.execute(
+            "SELECT d.rowid, e.text_sha, d.title, d.description, d.body FROM embeddings e"
+            " JOIN documents d ON d.rowid = e.doc"
+            f" WHERE (e.dirty = 1 OR e.model_id IS NOT ?){settled} ORDER BY e.dirty_since LIMIT ?",
+            (*params, limit),
+        )
+        return [EmbedJob(int(r[0]), r[1], r[2], r[3], r[4]) for r in rows]
+
+    def queue_counts(self, model_id: str | None) -> tuple[int, int]:
+        """(documents whose vectors are due, documents that can have vectors)."""
+        total = int(self.conn.execute("SELECT count(*) FROM embeddings").fetchone()[0])
+        due = int(self.conn.execute(
+            "SELECT count(*) FROM embeddings WHERE dirty = 1 OR model_id IS NOT ?", (model_id,)
+        ).fetchone()[0])
+        return due, total
+
+    def next_settle_time(self, model_id: str) -> float | None:
+        """When the oldest due document was last changed (the debounce clock), or None."""
+        found = self.conn.execute(
+            "SELECT min(dirty_since) FROM embeddings WHERE dirty = 1 OR model_id IS NOT ?", (model_id,)
+        ).fetchone()
+        return None if found is None or found[0] is None else float(found[0])
+
+    def cached_vectors(self, shas: Iterable[str], model_id: str) -> set[str]:
+        """Which of these texts already have a vector from this model."""
+        wanted = list(dict.fromkeys(shas))
+        found: set[str] = set()
+        for start in range(0, len(wanted), 500):
+            chunk = wanted[start : start + 500]
+            rows = self.conn.execute(
+                f"SELECT text_sha FROM vectors WHERE model_id = ? AND text_sha IN ({','.join('?' * len(chunk))})",
+                (model_id, *chunk),
+            )
+            found.update(r[0] for r in rows)
+        return found
+
+    def store_vectors(self, model_id: str, dim: int, items: Iterable[tuple[str, bytes]]) -> None:
+        self.conn.executemany(
+            "INSERT OR IGNORE INTO vectors (text_sha, model_id, dim, vector) VALUES (?, ?, ?, ?)",
+            [(sha, model_id, dim, blob) for sha, blob in items],
+        )
+
+    def write_embedding(self, job: EmbedJob, model_id: str, doc_sha: str, chunks: list[ChunkVector]) -> bool:
+        """Point the document at its new vectors; False (left dirty) if its text changed meanwhile."""
+        current = self.conn.execute("SELECT text_sha, dirty_since FROM embeddings WHERE doc = ?", (job.rowid,)).fetchone()
+        if current is None or current[0] != job.text_sha:
+            return False
+        self.conn.execute("DELETE FROM chunk_embeddings WHERE doc = ?", (job.rowid,))
+        self.conn.executemany(
+            "INSERT INTO chunk_embeddings (doc, ordinal, heading, section, continuation, start, end, vector_sha)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            [(job.rowid, c.ordinal, c.heading, c.section, int(c.continuation), c.start, c.end, c.vector_sha)
+             for c in chunks],
+        )
+        self.conn.execute(
+            "UPDATE embeddings SET dirty = 0, model_id = ?, vector_sha = ? WHERE doc = ?",
+            (model_id, doc_sha, job.rowid),
+        )
+        return True
+
+    def vector_set(self, model_id: str) -> VectorSet:
+        """Every document and chunk vector made by `model_id`, as one matrix."""
+        rows = self.conn.execute(
+            "SELECT e.doc, -1, v.vector, v.dim FROM embeddings e JOIN vectors v"
+            " ON v.text_sha = e.vector_sha AND v.model_id = e.model_id WHERE e.model_id = ?"
+            " UNION ALL "
+            "SELECT c.doc, c.ordinal, v.vector, v.dim FROM chunk_embeddings c JOIN embeddings e ON e.doc = c.doc"
+            " JOIN vectors v ON v.text_sha = c.vector_sha AND v.model_id = e.model_id WHERE e.model_id = ?",
+            (model_id, model_id),
+        ).fetchall()
+        dim = int(rows[0][3]) if rows else 0
+        return VectorSet([int(r[0]) for r in rows], [int(r[1]) for r in rows], stack([r[2] for r in rows], dim))
+
+    def chunk_rows(self, rowid: int) -> dict[int, ChunkVector]:
+        rows = self.conn.execute(
+            "SELECT ordinal, heading, section, continuation, start, end, vector_sha FROM chunk_embeddings WHERE doc = ?",
+            (rowid,),
+        )
+        return {int(r[0]): ChunkVector(int(r[0]), r[1], r[2], bool(r[3]), int(r[4]), int(r[5]), r[6]) for r in rows}
+
+    def document_vector(self, rowid: int, model_id: str) -> bytes | None:
+        found = self.conn.execute(
+            "SELECT v.vector FROM embeddings e JOIN vectors v ON v.text_sha = e.vector_sha AND v.model_id = e.model_id"
+            " WHERE e.doc = ? AND e.model_id = ?",
+            (rowid, model_id),
+        ).fetchone()
+        return None if found is None else bytes(found[0])
+
+    def document_vectors(self, model_id: str) -> tuple[list[int], list[bytes]]:
+        """Document vectors only (never sections): what near-duplicate checks compare."""
+        rows = self.conn.execute(
+            "SELECT e.doc, v.vector FROM embeddings e JOIN vectors v"
+            " ON v.text_sha = e.vector_sha AND v.model_id = e.model_id WHERE e.model_id = ?",
+            (model_id,),
+        ).fetchall()
+        return [int(r[0]) for r in rows], [bytes(r[1]) for r in rows]
+
+    def body_of(self, rowid: int) -> str:
+        found = self.conn.execute("SELECT body FROM documents WHERE rowid = ?", (rowid,)).fetchone()
+        return "" if found is None else str(found[0])
 
     # --- reads ------------------------------------------------------------------------
 
@@ -213,6 +340,14 @@ class Catalog:
             (match,),
         )
         return [Hit(int(r[0]), float(r[1])) for r in rows]
+
+    def term_matches(self, rowid: int, term: str) -> bool:
+        """Whether one query term (as FTS matches it: stemmed, any column) occurs in the document."""
+        found = self.conn.execute(
+            "SELECT 1 FROM documents_fts WHERE documents_fts MATCH ? AND rowid = ?",
+            ('"' + term.replace('"', '""') + '"', rowid),
+        ).fetchone()
+        return found is not None
 
     def edges_from(self, doc_id: str) -> list[tuple[str, str]]:
         """Outgoing (kind, target) edges of the document(s) with this id."""

@@ -14,6 +14,7 @@ FTS_TOKENIZER = "porter unicode61 remove_diacritics 2 tokenchars '-_'"
 
 def _run(conn: sqlite3.Connection, script: str) -> None:
     # Statement by statement: executescript() would COMMIT the migration's transaction.
+    # (So no ";" may appear inside a comment or string of a migration.)
     for statement in script.split(";"):
         if statement.strip():
             conn.execute(statement)
@@ -76,4 +77,49 @@ def m001_documents(conn: sqlite3.Connection) -> None:
     )
 
 
-MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (m001_documents,)
+
+def m002_vectors(conn: sqlite3.Connection) -> None:
+    _run(
+        conn,
+        """
+        -- sha256 of what is embedded (title, description, body): a change schedules new vectors.
+        ALTER TABLE documents ADD COLUMN text_sha TEXT NOT NULL DEFAULT '';
+
+        -- One row per document: its place in the embedding queue and its document vector.
+        CREATE TABLE embeddings (
+            doc         INTEGER PRIMARY KEY REFERENCES documents(rowid) ON DELETE CASCADE,
+            dirty       INTEGER NOT NULL DEFAULT 1,
+            dirty_since REAL NOT NULL DEFAULT 0,   -- unix time of the latest change (debounce)
+            text_sha    TEXT NOT NULL,             -- sha256 of title + description + body
+            model_id    TEXT,                      -- model of the vectors below (another model reads as dirty)
+            vector_sha  TEXT                       -- key into vectors
+        );
+        CREATE INDEX embeddings_dirty ON embeddings(dirty);
+
+        -- One row per section chunk, rewritten wholesale with the document's vector.
+        CREATE TABLE chunk_embeddings (
+            doc          INTEGER NOT NULL REFERENCES documents(rowid) ON DELETE CASCADE,
+            ordinal      INTEGER NOT NULL,
+            heading      TEXT NOT NULL,            -- heading path joined with ' > '
+            section      TEXT NOT NULL,            -- the section's own heading, for get --section
+            continuation INTEGER NOT NULL,
+            start        INTEGER NOT NULL,         -- the chunk's span in the body, for --explain
+            end          INTEGER NOT NULL,
+            vector_sha   TEXT NOT NULL,
+            PRIMARY KEY (doc, ordinal)
+        );
+
+        -- Vectors keyed by the sha256 of the exact text embedded and the model:
+        -- identical text is never embedded twice, across edits, moves and branch switches.
+        CREATE TABLE vectors (
+            text_sha TEXT NOT NULL,
+            model_id TEXT NOT NULL,
+            dim      INTEGER NOT NULL,
+            vector   BLOB NOT NULL,               -- little-endian float32
+            PRIMARY KEY (text_sha, model_id)
+        )
+        """,
+    )
+
+
+MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (m001_documents, m002_vectors)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from docir.index.vectors import Matrix
+
 
 @dataclass(frozen=True)
 class DocRow:
@@ -26,6 +28,7 @@ class DocRow:
     size: int
     mtime_ns: int
     archived: bool
+    text_sha: str = ""  # sha256 of what is embedded (title, description, body): a change schedules vectors
 
 
 @dataclass(frozen=True)
@@ -84,3 +87,36 @@ class Filters:
     tags: tuple[str, ...] = ()  # every tag must be present
     owner: str | None = None
     related_to: str | None = None
+
+
+@dataclass(frozen=True)
+class EmbedJob:
+    """A dirty document as the embedding pass needs it."""
+
+    rowid: int
+    text_sha: str
+    title: str
+    description: str
+    body: str
+
+
+@dataclass(frozen=True)
+class ChunkVector:
+    """One section chunk's row: where it sits and which vector (by text sha) it has."""
+
+    ordinal: int
+    heading: str
+    section: str
+    continuation: bool
+    start: int
+    end: int
+    vector_sha: str
+
+
+@dataclass(frozen=True)
+class VectorSet:
+    """Every current vector of one model, as a matrix with what each row belongs to."""
+
+    rowids: list[int]  # document rowid per matrix row
+    ordinals: list[int]  # -1 for the document vector, else the chunk ordinal
+    matrix: Matrix  # (n, dim) float32, unit rows

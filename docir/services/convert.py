@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import json
 from pathlib import Path
 from typing import Any
@@ -49,7 +50,13 @@ def to_row(doc: Document, sha256: str, size: int, mtime_ns: int) -> DocRow:
         size=size,
         mtime_ns=mtime_ns,
         archived=is_archived_path(doc.path),
+        text_sha=embedded_text_sha(doc.title, doc.description, doc.body),
     )
+
+
+def embedded_text_sha(title: str, description: str, body: str) -> str:
+    """What decides whether vectors are due: only title, description and body are embedded."""
+    return hashlib.sha256("\x00".join((title, description, body)).encode("utf-8")).hexdigest()
 
 
 def _json_default(value: Any) -> Any:

@@ -1,0 +1,45 @@
+"""docir context "TASK" [--also "TASK2" ...] [--limit N] [--explain] [--no-expand]"""
+
+from __future__ import annotations
+
+from typing import Annotated, Optional
+
+import typer
+
+from docir.cli import render
+from docir.cli.options import IncludeInactiveOption, JsonOption, RootOption
+from docir.services import ranking, session
+from docir.services.semantic import QuerySource, load_local
+from docir.services.session import Session
+
+
+def command(
+    task: Annotated[str, typer.Argument(help="What you are about to do, in plain words.", show_default=False)],
+    also: Annotated[Optional[list[str]], typer.Option("--also", help="Another task; the tasks take turns at the head of the result (repeatable).", show_default=False)] = None,
+    limit: Annotated[int, typer.Option("--limit", min=1, help="How many ranked documents (linked ones come on top).")] = 8,
+    explain: Annotated[bool, typer.Option("--explain", help="Show why each ranked: lexical and vector ranks, fts score, matched terms, winning chunk.")] = False,
+    no_expand: Annotated[bool, typer.Option("--no-expand", help="Do not add documents linked to the results.")] = False,
+    include_inactive: IncludeInactiveOption = False,
+    root: RootOption = None,
+    json_out: JsonOption = False,
+) -> int:
+    """The few documents that matter for a task: hybrid ranking plus linked documents. Skeletons only.
+
+    Then fetch the bodies you need in one call: docir get ID1 ID2 ...
+    """
+    queries = [task, *(also or [])]
+
+    def action(s: Session) -> ranking.ContextResult:
+        source: QuerySource = load_local(s.schema.model_path, s.store.root)
+        return ranking.context(s, queries, source, limit=limit, expand=not no_expand, explain=explain,
+                               include_inactive=include_inactive)
+
+    result = session.run(root, action, warn=render.warn)
+    if result.semantic != "on":
+        render.note(f"semantic ranking is {result.semantic}; results are lexical only")
+    if render.wants_json(json_out):
+        render.emit_json({"query": task, "also": also or [], "semantic": result.semantic,
+                          "results": result.results, "count": len(result.results)})
+    else:
+        render.skeleton_table(result.results, heading=f"context: {task}")
+    return 0

