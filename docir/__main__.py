@@ -1,4 +1,4 @@
-"""python -m docir"""
+"""python -m docir: reach the warm worker if one runs, else run the command here."""
 
 from __future__ import annotations
 
@@ -6,9 +6,15 @@ import sys
 
 
 def main() -> None:
-    from docir.cli.main import main as run
+    # The client side is stdlib-only: a warm call never imports typer, rich, yaml or numpy.
+    from docir.worker.client import run_via_worker
 
-    sys.exit(run())
+    code = run_via_worker(sys.argv[1:])
+    if code is None:
+        from docir.cli.main import main as run
+
+        code = run()
+    sys.exit(code)
 
 
 if __name__ == "__main__":

@@ -111,7 +111,9 @@ def parse_schema(text: str) -> tuple[Schema | None, list[SchemaProblem]]:
     try:
         data = yaml.load(text, Loader=_Loader)
     except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
+        # The context mark is where the unclosed construct began (the line to fix);
+        # the problem mark is merely where the parser gave up.
+        mark = exc.context_mark or exc.problem_mark
         line, col = (mark.line + 1, mark.column + 1) if mark else (1, 1)
         return None, [SchemaProblem(line, col, f"invalid YAML: {exc.problem or exc}")]
     except yaml.YAMLError as exc:

@@ -25,6 +25,8 @@ def _isolated(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Monk
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("XDG_CACHE_HOME", str(home / ".cache"))
     monkeypatch.setenv("XDG_RUNTIME_DIR", str(home / "run"))
+    monkeypatch.setenv("DOCIR_WORKER", "0")  # tests that want the warm worker turn it on
+    monkeypatch.delenv("DOCIR_MODEL_PATH", raising=False)
     monkeypatch.chdir(home)
     yield
 
@@ -82,3 +84,29 @@ def add_doc(cli, root: Path, doc_type: str, title: str, description: str, *extra
     assert result.code == 0, result.err
     return str(result.json()["id"])  # type: ignore[index]
 
+
+
+@pytest.fixture(scope="session")
+def model_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One assembled offline model for the whole run, outside the user's home."""
+    return tmp_path_factory.mktemp("xdg-cache")
+
+
+@pytest.fixture(scope="module")
+def semantic_session(tmp_path_factory: pytest.TempPathFactory, model_cache: Path):  # type: ignore[no-untyped-def]
+    """fixtures/stores/semantic, indexed and embedded with the real offline model, shared by a module."""
+    from docir.services import embedding
+    from docir.services.semantic import LocalModel, load_local
+    from docir.services.session import open_session
+
+    root = tmp_path_factory.mktemp("semantic") / "store"
+    shutil.copytree(FIXTURES / "stores" / "semantic", root)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("XDG_CACHE_HOME", str(model_cache))
+        patch.setenv("DOCIR_WORKER", "0")
+        session = open_session(root)
+        source = load_local(session.schema.model_path, root)
+        assert isinstance(source, LocalModel), source.status
+        embedding.drain(session.catalog, source.embedder)
+        yield session, source
+        session.close()

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Optional
+from typing import Annotated, Any, Optional
 
 import typer
 
 from docir.cli import render
 from docir.cli.body_input import read_body
 from docir.cli.options import JsonOption, RootOption
+from docir.cli.embed_cmd import after_write
 from docir.services import session, writes
+from docir.services.session import Session
 
 
 def command(
@@ -23,6 +25,7 @@ def command(
     body: Annotated[Optional[str], typer.Option("--body", help="The Markdown body: text, '-' for stdin, '@FILE' for a file.", show_default=False)] = None,
     path: Annotated[Optional[str], typer.Option("--path", help="Where to write it, relative to the store root and inside docs/, e.g. docs/adr/0042.md. Default: the type's folder and a slug of the title.", show_default=False)] = None,
     field: Annotated[Optional[list[str]], typer.Option("--field", metavar="KEY=VALUE", help="Any other frontmatter field (repeatable).", show_default=False)] = None,
+    wait_embeddings: Annotated[bool, typer.Option("--wait-embeddings", help="Return only once the new vectors are computed.")] = False,
     root: RootOption = None,
     json_out: JsonOption = False,
 ) -> int:
@@ -31,12 +34,13 @@ def command(
     edges = writes.parse_related(related or [])
     fields = writes.parse_fields(field or [])
     text = read_body(body) if body is not None else ""
-    result = session.run(
-        root,
-        lambda s: writes.add(s, doc_type, title=title, description=description, status=status, tags=tag_list,
-                             related=edges, owner=owner, body=text, path=path, fields=fields),
-        warn=render.warn,
-    )
+    def action(s: Session) -> dict[str, Any]:
+        result = writes.add(s, doc_type, title=title, description=description, status=status, tags=tag_list,
+                            related=edges, owner=owner, body=text, path=path, fields=fields)
+        after_write(s, wait_embeddings)
+        return result
+
+    result = session.run(root, action, warn=render.warn)
     if render.wants_json(json_out):
         render.emit_json(result)
     else:

@@ -6,7 +6,7 @@ import typer
 
 from docir import __version__
 from docir.cli import (add_cmd, archive_cmd, context_cmd, embed_cmd, get_cmd, init_cmd, query_cmd, reindex_cmd,
-                       search_cmd, update_cmd)
+                       search_cmd, update_cmd, worker_cmd)
 
 HELP = """The right few design documents of a repository, fast.
 
@@ -46,4 +46,5 @@ def build_app() -> typer.Typer:
     app.command("context")(context_cmd.command)
     app.command("reindex")(reindex_cmd.command)
     app.command("embed")(embed_cmd.command)
+    app.add_typer(worker_cmd.app, name="worker")
     return app

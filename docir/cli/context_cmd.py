@@ -9,7 +9,7 @@ import typer
 from docir.cli import render
 from docir.cli.options import IncludeInactiveOption, JsonOption, RootOption
 from docir.services import ranking, session
-from docir.services.semantic import QuerySource, load_local
+from docir.services.semantic import QuerySource, query_source
 from docir.services.session import Session
 
 
@@ -30,7 +30,7 @@ def command(
     queries = [task, *(also or [])]
 
     def action(s: Session) -> ranking.ContextResult:
-        source: QuerySource = load_local(s.schema.model_path, s.store.root)
+        source: QuerySource = query_source(s.schema.model_path, s.store.root)
         return ranking.context(s, queries, source, limit=limit, expand=not no_expand, explain=explain,
                                include_inactive=include_inactive)
 

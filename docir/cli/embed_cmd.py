@@ -8,31 +8,28 @@ import typer
 
 from docir.cli import render
 from docir.cli.options import JsonOption, RootOption
+from docir.embed.protocol import Embedder
 from docir.errors import DocirError
-from docir.services import embedding, session
-from docir.services.semantic import LocalModel, load_local
+from docir.embed.resolve import resolve
+from docir.services import embedding, semantic, session
 from docir.services.session import Session
 
 
 def command(
-    flush: Annotated[bool, typer.Option("--flush", help="Compute every due vector now, in this process, and wait.")] = False,
+    flush: Annotated[bool, typer.Option("--flush", help="Compute every due vector now and wait (in the warm worker if one runs).")] = False,
     status: Annotated[bool, typer.Option("--status", help="Show the queue (the default).")] = False,
     root: RootOption = None,
     json_out: JsonOption = False,
 ) -> int:
-    """Show or drain the embedding queue (documents whose vectors are due)."""
+    """Show or drain the embedding queue: documents whose vectors are due."""
 
     def action(s: Session) -> dict[str, Any]:
-        source = load_local(s.schema.model_path, s.store.root)
-        out: dict[str, Any] = {"semantic": source.status, "model": source.model_id}
+        choice = resolve(s.schema.model_path, s.store.root)
+        model_id = choice.model_id if choice.available else None
+        out: dict[str, Any] = {"semantic": "on" if choice.available else choice.source, "model": model_id}
         if flush:
-            if not isinstance(source, LocalModel):
-                raise DocirError(f"cannot embed: semantic layer is {source.status}")
-            progress = render.progress_bar("embedding") if not render.wants_json(json_out) else None
-            report = embedding.drain(s.catalog, source.embedder, progress=progress)
-            out.update({"documents": report.documents, "texts_embedded": report.texts_embedded,
-                        "texts_reused": report.texts_reused})
-        due, total = s.catalog.queue_counts(source.model_id)
+            out.update(_flush(s, json_out))
+        due, total = s.catalog.queue_counts(model_id)
         out.update({"due": due, "total": total})
         return out
 
@@ -42,3 +39,28 @@ def command(
     else:
         render.key_values("embeddings", result)
     return 0
+
+
+def after_write(s: Session, wait: bool) -> None:
+    """A write scheduled vectors: wait for them (--wait-embeddings), or let the worker make them."""
+    if wait:
+        try:
+            _flush(s, json_out=True)
+        except DocirError as exc:
+            render.warn(f"{exc.message}; the document is saved and found lexically")
+    else:
+        semantic.ensure_worker(s.store.root)
+
+
+def _flush(s: Session, json_out: bool) -> dict[str, Any]:
+    progress = None if render.wants_json(json_out) else render.progress_bar("embedding")
+
+    def drain_here(embedder: Embedder) -> dict[str, object]:
+        report = embedding.drain(s.catalog, embedder, progress=progress)
+        return {"documents": report.documents, "texts_embedded": report.texts_embedded,
+                "texts_reused": report.texts_reused}
+
+    try:
+        return dict(semantic.flush(s.schema.model_path, s.store.root, drain_here))
+    except semantic.ModelOff as exc:
+        raise DocirError(f"cannot compute vectors: semantic layer is {exc}") from None

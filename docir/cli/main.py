@@ -8,20 +8,39 @@ import sys
 import tempfile
 import traceback
 from pathlib import Path
+from typing import Any
 
 from docir.errors import EXIT_BUG, EXIT_INTERRUPTED, EXIT_USAGE, DocirError
+
+
+_COMMAND: Any = None
+
+
+def _command() -> Any:
+    """The click command behind the typer app, built once per process.
+
+    Building it inspects every command's signature (~30 ms); the warm worker
+    runs many commands, so it pays that once.
+    """
+    global _COMMAND
+    if _COMMAND is None:
+        import typer.main
+
+        from docir.cli.app import build_app
+
+        _COMMAND = typer.main.get_command(build_app())
+    return _COMMAND
 
 
 def main(argv: list[str] | None = None) -> int:
     import click
 
     from docir.cli import render
-    from docir.cli.app import build_app
     from docir.cli.update_cmd import optional_value
 
     args = optional_value(list(sys.argv[1:] if argv is None else argv))
     try:
-        result = build_app()(args=args, prog_name="docir", standalone_mode=False)
+        result = _command().main(args=args, prog_name="docir", standalone_mode=False)
         return result if isinstance(result, int) else 0
     except DocirError as exc:
         render.error(exc.message)

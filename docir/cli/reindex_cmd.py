@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
 from docir.cli import render
 from docir.cli.options import JsonOption, RootOption
-from docir.services import maintenance, session
+from docir.services import maintenance, semantic, session
+from docir.services.session import Session
 
 
 def command(
@@ -20,7 +21,13 @@ def command(
 
     Unchanged files (same size and mtime) are not even opened.
     """
-    report = session.run(root, lambda s: maintenance.reindex(s, full=full), refresh=False, warn=render.warn)
+    def action(s: Session) -> dict[str, Any]:
+        result = maintenance.reindex(s, full=full)
+        if result["added"] or result["updated"]:
+            semantic.ensure_worker(s.store.root)  # new text: the worker makes its vectors
+        return result
+
+    report = session.run(root, action, refresh=False, warn=render.warn)
     if render.wants_json(json_out):
         render.emit_json(report)
     else:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
-from typing import Annotated, Optional
+from typing import Annotated, Any, Optional
 
 import typer
 
@@ -11,7 +11,9 @@ from docir.cli import render
 from docir.cli.body_input import read_body
 from docir.cli.options import JsonOption, RootOption
 from docir.errors import UsageError
+from docir.cli.embed_cmd import after_write
 from docir.services import session, writes
+from docir.services.session import Session
 
 TODAY = "today"
 
@@ -31,6 +33,7 @@ def command(
     replace_body: Annotated[bool, typer.Option("--replace-body", help="Replace the whole body with --body.")] = False,
     body: Annotated[Optional[str], typer.Option("--body", show_default=False, help="Text for the section/body edit: text, '-' for stdin, '@FILE'.")] = None,
     field: Annotated[Optional[list[str]], typer.Option("--field", metavar="KEY=VALUE", show_default=False, help="Set any other frontmatter field; KEY= removes it (repeatable).")] = None,
+    wait_embeddings: Annotated[bool, typer.Option("--wait-embeddings", help="Return only once the new vectors are computed.")] = False,
     root: RootOption = None,
     json_out: JsonOption = False,
 ) -> int:
@@ -61,7 +64,13 @@ def command(
     )
     if changes == writes.Changes():
         raise UsageError("nothing to change; see 'docir update --help' for what can be changed")
-    result = session.run(root, lambda s: writes.update(s, doc_id, changes), warn=render.warn)
+    def action(s: Session) -> dict[str, Any]:
+        result = writes.update(s, doc_id, changes)
+        if "embedding" in result and result["embedding"] == "scheduled":
+            after_write(s, wait_embeddings)
+        return result
+
+    result = session.run(root, action, warn=render.warn)
     if render.wants_json(json_out):
         render.emit_json(result)
     else:

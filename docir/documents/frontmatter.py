@@ -78,7 +78,9 @@ def parse(text: str) -> tuple[dict[str, Any], Split]:
     try:
         data = yaml.load(parts.yaml_text, Loader=_Loader)
     except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
+        # The context mark is where the unclosed construct began (the line to fix);
+        # the problem mark is merely where the parser gave up.
+        mark = exc.context_mark or exc.problem_mark
         line = yaml_line + (mark.line + 1 if mark else 1)
         col = mark.column + 1 if mark else 1
         raise FrontmatterError(f"invalid YAML in frontmatter: {exc.problem or exc}", line, col) from None

@@ -6,13 +6,20 @@ ranking goes on lexically.
 
 from __future__ import annotations
 
+import base64
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import Callable, Protocol
+
+import numpy as np
 
 from docir.embed.protocol import Embedder, Vectors
 from docir.embed.resolve import resolve
+from docir.worker import client, paths
+
+
+DrainFn = Callable[[Embedder], dict[str, object]]
 
 
 class QuerySource(Protocol):
@@ -61,6 +68,61 @@ class NoModel:
         raise RuntimeError("no embedding model")
 
 
+_PROCESS_MODEL: Embedder | None = None
+
+
+def register_process_model(embedder: Embedder) -> None:
+    """Inside the warm worker: commands use the model it already holds."""
+    global _PROCESS_MODEL
+    _PROCESS_MODEL = embedder
+
+
+@dataclass
+class WorkerModel:
+    """The warm worker's model, reached over its socket: milliseconds per query."""
+
+    root: Path
+    model: str
+    schema_model_path: str | None = None
+
+    @property
+    def status(self) -> str:
+        return "on"
+
+    @property
+    def model_id(self) -> str | None:
+        return self.model
+
+    def embed(self, texts: Sequence[str]) -> Vectors:
+        reply = client.request(self.root, {"cmd": "embed", "texts": list(texts)}, timeout=2.0)
+        if reply is None or "vectors" not in reply:
+            # The worker went away between the status check and the call: do it here instead.
+            local = load_local(self.schema_model_path, self.root)
+            if local.model_id != self.model:
+                raise WorkerGone(str((reply or {}).get("error", "the worker did not answer")))
+            return local.embed(texts)
+        data = base64.b64decode(reply["vectors"])
+        return np.frombuffer(data, dtype="<f4").reshape(len(texts), int(reply["dim"])).astype(np.float32)
+
+
+class WorkerGone(Exception):
+    pass
+
+
+def query_source(schema_model_path: str | None, store_root: Path) -> QuerySource:
+    """The cheapest way to embed a query here: the process's own model, the warm worker, or a
+    model loaded for this one command (starting a worker in the background for the next)."""
+    if _PROCESS_MODEL is not None:
+        return LocalModel(_PROCESS_MODEL)
+    if client.enabled():
+        status = paths.read_status(store_root)
+        if status is not None and status.get("model") and paths.pid_alive(int(status.get("pid", 0))):
+            return WorkerModel(store_root, str(status["model"]), schema_model_path)
+        if status is None or not paths.pid_alive(int(status.get("pid", 0))):
+            client.spawn(store_root)
+    return load_local(schema_model_path, store_root)
+
+
 def load_local(schema_model_path: str | None, store_root: Path) -> QuerySource:
     """Load the model into this process (about a second), or say why there is none."""
     choice = resolve(schema_model_path, store_root)
@@ -72,3 +134,30 @@ def load_local(schema_model_path: str | None, store_root: Path) -> QuerySource:
         return LocalModel(FastembedEmbedder(choice))
     except Exception as exc:  # a broken model folder must not break a read
         return NoModel(f"model at {choice.path} failed to load ({exc})")
+
+
+def ensure_worker(store_root: Path) -> None:
+    """Start the store's worker in the background if none runs, so scheduled vectors get made."""
+    if _PROCESS_MODEL is not None or not client.enabled():
+        return
+    status = paths.read_status(store_root)
+    if status is None or not paths.pid_alive(int(status.get("pid", 0))):
+        client.spawn(store_root)
+
+
+def flush(schema_model_path: str | None, store_root: Path, catalog_drain: DrainFn) -> dict[str, object]:
+    """Compute every due vector now: in the warm worker when one runs, else in this process."""
+    if _PROCESS_MODEL is None and client.enabled():
+        status = paths.read_status(store_root)
+        if status is not None and status.get("model") and paths.pid_alive(int(status.get("pid", 0))):
+            reply = client.request(store_root, {"cmd": "flush"}, timeout=2.0)
+            if reply is not None and "error" not in reply:
+                return dict(reply)
+    source = LocalModel(_PROCESS_MODEL) if _PROCESS_MODEL is not None else load_local(schema_model_path, store_root)
+    if not isinstance(source, LocalModel):
+        raise ModelOff(source.status)
+    return catalog_drain(source.embedder)
+
+
+class ModelOff(Exception):
+    pass

@@ -26,6 +26,10 @@ from docir.services.reads import check_ids
 from docir.services.session import Session
 from docir.store import ARCHIVE_DIR, DOCS_DIR
 
+# Only these are embedded; changing anything else (status, tags, links) keeps the vectors.
+EMBEDDED_FIELDS = frozenset({"title", "description", "body"})
+
+
 @dataclass(frozen=True)
 class Changes:
     """What `docir update` was asked to change; None / empty means leave it."""
@@ -99,7 +103,7 @@ def add(session: Session, doc_type: str, *, title: str, description: str, status
         target = session.store.root / relpath
         atomic_write(target, text)
         sync.index_file(session.store.root, session.catalog, relpath)
-    return {"id": meta["id"], "path": relpath}
+    return {"id": meta["id"], "path": relpath, "embedding": "scheduled"}
 
 
 def update(session: Session, doc_id: str, changes: Changes) -> dict[str, Any]:
@@ -114,7 +118,8 @@ def update(session: Session, doc_id: str, changes: Changes) -> dict[str, Any]:
         if new_text != text:
             atomic_write(file, new_text)
             sync.index_file(session.store.root, session.catalog, row.path)
-    return {"id": doc_id, "path": row.path, "changed": changed}
+    embedding = "scheduled" if EMBEDDED_FIELDS.intersection(changed) else "unchanged"
+    return {"id": doc_id, "path": row.path, "changed": changed, "embedding": embedding}
 
 
 def archive(session: Session, doc_id: str) -> dict[str, Any]:

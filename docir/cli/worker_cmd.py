@@ -1,0 +1,118 @@
+"""docir worker start|stop|status (and `serve`, what `start` runs in the background)."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from docir.cli import render
+from docir.cli.options import JsonOption, RootOption
+from docir.errors import DocirError, UsageError
+from docir.store import open_store
+from docir.worker import client, paths
+
+app = typer.Typer(help="The warm worker: holds the model, drains the embedding queue, answers commands in milliseconds.",
+                  no_args_is_help=True)
+
+IDLE_SECONDS = 900.0
+START_WAIT_SECONDS = 30.0
+
+
+def _root(root: Path | None) -> Path:
+    return open_store(root).root
+
+
+@app.command("status")
+def status(root: RootOption = None, json_out: JsonOption = False) -> int:
+    """Is a worker running for this store, with which model, how much is queued."""
+    home = _root(root)
+    reply = client.request(home, {"cmd": "status"}) if client.enabled() else None
+    result: dict[str, Any] = {"running": reply is not None and "pid" in reply, **(reply or {})}
+    if render.wants_json(json_out):
+        render.emit_json(result)
+    else:
+        render.key_values("worker", result)
+    return 0
+
+
+@app.command("start")
+def start(root: RootOption = None, json_out: JsonOption = False) -> int:
+    """Start the worker in the background (if none runs) and wait until it answers."""
+    home = _root(root)
+    if not client.enabled():
+        raise UsageError("DOCIR_WORKER=0 is set; unset it to use the worker")
+    deadline = time.monotonic() + START_WAIT_SECONDS
+    reply = client.request(home, {"cmd": "status"})
+    if reply is None:
+        client.spawn(home)
+    while reply is None and time.monotonic() < deadline:
+        time.sleep(0.1)
+        reply = client.request(home, {"cmd": "status"})
+    if reply is None:
+        raise DocirError(f"the worker did not start within {START_WAIT_SECONDS:.0f}s; see {paths.log_path(home)}")
+    if render.wants_json(json_out):
+        render.emit_json({"running": True, **reply})
+    else:
+        print(f"worker {reply['pid']} running ({reply['semantic']})")
+    return 0
+
+
+@app.command("stop")
+def stop(root: RootOption = None, json_out: JsonOption = False) -> int:
+    """Stop the worker; queued embeddings stay queued for the next one."""
+    home = _root(root)
+    reply = client.request(home, {"cmd": "stop"}, timeout=5.0)
+    pid = int((reply or {}).get("pid") or 0)
+    deadline = time.monotonic() + START_WAIT_SECONDS
+    while pid and paths.pid_alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.05)  # "stopped" means gone: a `start` right after must not meet the old one
+    result = {"stopped": reply is not None, "pid": pid or None}
+    if render.wants_json(json_out):
+        render.emit_json(result)
+    else:
+        print("worker stopped" if reply else "no worker was running")
+    return 0
+
+
+@app.command("serve", hidden=True)
+def serve(root: RootOption = None,
+          idle: Annotated[float, typer.Option("--idle", help="Exit after this many idle seconds.")] = IDLE_SECONDS) -> int:
+    """Run the worker in the foreground (what `start` runs in the background)."""
+    from docir.cli.main import main as run_cli
+    from docir.schema import load_schema
+    from docir.services.session import ensure_state_dir, open_session
+    from docir.services.warm import WarmWorker, load_embedder
+    from docir.worker.server import AlreadyRunning, Server
+
+    store = open_store(root)
+    ensure_state_dir(store)
+    idle = float(os.environ.get("DOCIR_WORKER_IDLE", idle))
+    server = Server(store.root, handler=_Pending(), idle_timeout=idle, log=_log)
+    try:
+        server.claim()
+    except AlreadyRunning:
+        return 0  # another worker won the race: that is the single instance
+    open_session(store.root).close()  # bring the index in line with the files: new text gets queued
+    embedder, why = load_embedder(store, load_schema(store.schema_path).model_path)
+    worker = WarmWorker(store, run_cli, embedder, why)
+    server.handler = worker
+    _log(f"worker {os.getpid()} serving {store.root} ({'model ' + embedder.model_id if embedder else 'lexical: ' + why})")
+    server.serve({"model": embedder.model_id if embedder else None})
+    return 0
+
+
+class _Pending:
+    def busy(self) -> bool:
+        return False
+
+    def close(self) -> None:
+        pass
+
+
+def _log(message: str) -> None:
+    # fd 2 is the worker's log file; sys.stderr is swapped for a client's while a command runs.
+    os.write(2, f"{time.strftime('%Y-%m-%dT%H:%M:%S')} {message}\n".encode())

@@ -1,0 +1,229 @@
+"""What the warm worker does: hold the model, drain the embedding queue, answer requests.
+
+The worker runs the same CLI app as a cold process (the command-server
+pattern of chg and dmypy), so a warm call costs a socket round trip instead
+of imports and a model load. Requests are served one at a time; the drain
+runs in a background thread with its own SQLite connection.
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import io
+import os
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from docir.embed.protocol import Embedder
+from docir.index.catalog import Catalog
+from docir.index.db import open_index
+from docir.services import embedding, semantic
+from docir.store import Store
+
+RunCli = Callable[[list[str]], int]
+
+
+class _Captured(io.StringIO):
+    """A stdout/stderr stand-in that answers isatty() as the client's terminal would."""
+
+    def __init__(self, tty: bool) -> None:
+        super().__init__()
+        self._tty = tty
+
+    def isatty(self) -> bool:
+        return self._tty
+
+
+class WarmWorker:
+    def __init__(self, store: Store, run_cli: RunCli, embedder: Embedder | None, unavailable: str,
+                 debounce: float = embedding.DEBOUNCE_SECONDS) -> None:
+        self.store = store
+        self.run_cli = run_cli
+        self.embedder = embedder
+        self.unavailable = unavailable
+        self.debounce = debounce
+        self.documents_embedded = 0
+        self.texts_embedded = 0
+        self._model_lock = threading.Lock()
+        self._wake = threading.Event()
+        self._draining = False
+        self._due = 0
+        self._stopping = False
+        self.started = time.time()
+        if embedder is not None:
+            self._due = self._count_due()
+            semantic.register_process_model(_Locked(embedder, self._model_lock))
+            self._thread = threading.Thread(target=self._drain_loop, name="drain", daemon=True)
+            self._thread.start()
+
+    # --- requests -----------------------------------------------------------------------
+
+    def cmd_status(self, request: dict[str, Any]) -> dict[str, Any]:
+        if self.embedder is not None:
+            self._due = self._count_due()
+        return {
+            "pid": os.getpid(),
+            "model": self.embedder.model_id if self.embedder else None,
+            "semantic": "on" if self.embedder else f"off: {self.unavailable}",
+            "due": self._due,
+            "documents_embedded": self.documents_embedded,
+            "texts_embedded": self.texts_embedded,
+            "uptime": round(time.time() - self.started, 1),
+        }
+
+    def cmd_embed(self, request: dict[str, Any]) -> dict[str, Any]:
+        if self.embedder is None:
+            return {"error": f"semantic layer off: {self.unavailable}"}
+        with self._model_lock:
+            vectors = self.embedder.embed([str(t) for t in request.get("texts", [])])
+        return {"model_id": self.embedder.model_id, "dim": int(vectors.shape[1]),
+                "vectors": base64.b64encode(np.ascontiguousarray(vectors, dtype="<f4").tobytes()).decode("ascii")}
+
+    def cmd_run(self, request: dict[str, Any]) -> dict[str, Any]:
+        out, err = _Captured(bool(request.get("stdout_tty"))), _Captured(bool(request.get("stderr_tty")))
+        with _client_context(request, out, err):
+            try:
+                code = self.run_cli([str(a) for a in request.get("argv", [])])
+            except SystemExit as exc:
+                code = exc.code if isinstance(exc.code, int) else 1
+        self._wake.set()  # a write may have scheduled vectors
+        return {"stdout": out.getvalue(), "stderr": err.getvalue(), "exit": code}
+
+    def cmd_flush(self, request: dict[str, Any]) -> dict[str, Any]:
+        if self.embedder is None:
+            return {"error": f"semantic layer off: {self.unavailable}"}
+        report = self._drain(debounce=0.0)
+        return {"documents": report.documents, "texts_embedded": report.texts_embedded,
+                "texts_reused": report.texts_reused}
+
+    def cmd_stop(self, request: dict[str, Any]) -> dict[str, Any]:
+        self._stopping = True
+        return {"stopped": True, "pid": os.getpid()}
+
+    def busy(self) -> bool:
+        return self._draining or self._due > 0
+
+    def close(self) -> None:
+        # Join the drain thread: exiting while it is inside ONNX Runtime aborts the process.
+        self._stopping = True
+        self._wake.set()
+        if self.embedder is not None:
+            self._thread.join(timeout=60)
+
+    # --- the drain ----------------------------------------------------------------------
+
+    def _count_due(self) -> int:
+        assert self.embedder is not None
+        conn = open_index(self.store.index_path)
+        try:
+            return Catalog(conn).queue_counts(self.embedder.model_id)[0]
+        finally:
+            conn.close()
+
+    def _drain_loop(self) -> None:
+        while not self._stopping:
+            try:
+                self._drain(self.debounce)
+            except Exception as exc:  # keep the worker alive; the rows stay dirty for next time
+                os.write(2, f"drain failed: {exc!r}\n".encode())  # fd 2 is the log; sys.stderr may be a client's
+            self._wake.wait(timeout=0.5)
+            self._wake.clear()
+
+    def _drain(self, debounce: float) -> embedding.DrainReport:
+        assert self.embedder is not None
+        conn = open_index(self.store.index_path)
+        try:
+            catalog = Catalog(conn)
+            self._draining = True
+            report = embedding.drain(catalog, _Locked(self.embedder, self._model_lock), debounce=debounce,
+                                     should_stop=lambda: self._stopping)
+            self.documents_embedded += report.documents
+            self.texts_embedded += report.texts_embedded
+            self._due = catalog.queue_counts(self.embedder.model_id)[0]
+            return report
+        finally:
+            self._draining = False
+            conn.close()
+
+
+class _Locked:
+    """The embedder with a lock per small batch, so a query never waits behind a whole drain."""
+
+    SUB_BATCH = 16
+
+    def __init__(self, embedder: Embedder, lock: threading.Lock) -> None:
+        self._embedder = embedder
+        self._lock = lock
+
+    @property
+    def model_id(self) -> str:
+        return self._embedder.model_id
+
+    @property
+    def dim(self) -> int:
+        return self._embedder.dim
+
+    @property
+    def max_tokens(self) -> int:
+        return self._embedder.max_tokens
+
+    def count_tokens(self, text: str) -> int:
+        return self._embedder.count_tokens(text)
+
+    def embed(self, texts: Any) -> Any:
+        texts = list(texts)
+        parts = []
+        for start in range(0, len(texts), self.SUB_BATCH):
+            with self._lock:
+                parts.append(self._embedder.embed(texts[start : start + self.SUB_BATCH]))
+        if not parts:
+            return self._embedder.embed([])
+        return np.vstack(parts)
+
+
+@contextlib.contextmanager
+def _client_context(request: dict[str, Any], out: io.StringIO, err: io.StringIO) -> Iterator[None]:
+    """The client's cwd, DOCIR_* environment, stdin and terminal, for the length of one command."""
+    saved_cwd = os.getcwd()
+    saved_env = {k: v for k, v in os.environ.items() if k.startswith("DOCIR_") or k in ("COLUMNS", "NO_COLOR")}
+    saved_streams = (sys.stdin, sys.stdout, sys.stderr)
+    env = {str(k): str(v) for k, v in dict(request.get("env", {})).items()}
+    try:
+        os.chdir(str(request.get("cwd", saved_cwd)))
+        for key in saved_env:
+            if key not in env:
+                del os.environ[key]
+        os.environ.update(env)
+        sys.stdin = io.StringIO(str(request.get("stdin", "")))
+        sys.stdout, sys.stderr = out, err
+        yield
+    finally:
+        sys.stdin, sys.stdout, sys.stderr = saved_streams
+        for key in [k for k in os.environ if k.startswith("DOCIR_") or k in ("COLUMNS", "NO_COLOR")]:
+            del os.environ[key]
+        os.environ.update(saved_env)
+        os.chdir(saved_cwd)
+
+
+def load_embedder(store: Store, schema_model_path: str | None) -> tuple[Embedder | None, str]:
+    """The worker's model, loaded once; or None and why."""
+    from docir.embed.resolve import resolve
+
+    choice = resolve(schema_model_path, store.root)
+    if not choice.available:
+        return None, choice.source.removeprefix("off: ")
+    from docir.embed.fastembed_model import FastembedEmbedder
+
+    try:
+        return FastembedEmbedder(choice), ""
+    except Exception as exc:
+        return None, f"model at {choice.path} failed to load ({exc})"
+
+

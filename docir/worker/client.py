@@ -1,0 +1,102 @@
+"""Talk to a store's warm worker, or say there is none. Stdlib only: this is the hot path."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from docir.worker import paths, protocol
+
+# Commands that must run in the calling process: they manage the worker itself or create the store.
+LOCAL_COMMANDS = frozenset({"worker", "init"})
+FORWARDED_ENV = ("COLUMNS", "LINES", "NO_COLOR", "FORCE_COLOR", "TERM")
+
+
+def enabled() -> bool:
+    """DOCIR_WORKER=0 keeps every command in its own process and starts no worker."""
+    return os.environ.get("DOCIR_WORKER", "1") != "0"
+
+
+def connect(root: Path, timeout: float = 1.0) -> socket.socket | None:
+    """A connection to the worker of `root`, or None; a stale status file or socket is removed."""
+    status = paths.read_status(root)
+    if status is None:
+        return None
+    pid, sock_path = int(status.get("pid", 0)), str(status.get("socket", ""))
+    if not pid or not paths.pid_alive(pid):
+        _remove_stale(root, sock_path)
+        return None
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    sock.settimeout(timeout)
+    try:
+        sock.connect(sock_path)
+    except OSError:
+        sock.close()
+        return None
+    sock.settimeout(None)
+    return sock
+
+
+def request(root: Path, payload: dict[str, Any], timeout: float = 1.0) -> dict[str, Any] | None:
+    """One request/reply with the worker; None when no worker answers."""
+    sock = connect(root, timeout)
+    if sock is None:
+        return None
+    try:
+        with sock:
+            protocol.send(sock, payload)
+            return protocol.receive(sock)
+    except (OSError, protocol.ProtocolError):
+        return None
+
+
+def run_via_worker(argv: list[str]) -> int | None:
+    """Run a CLI command inside the warm worker; None means "run it here instead"."""
+    if not enabled() or not argv or argv[0] in LOCAL_COMMANDS:
+        return None
+    cwd = Path.cwd()
+    root = paths.find_root(argv, cwd)
+    if root is None:
+        return None
+    stdin = ""
+    if "-" in argv and not sys.stdin.isatty():
+        stdin = sys.stdin.read()
+    env = {k: v for k, v in os.environ.items() if k.startswith("DOCIR_") or k in FORWARDED_ENV}
+    reply = request(root, {
+        "cmd": "run", "argv": argv, "cwd": str(cwd), "stdin": stdin, "env": env,
+        "stdout_tty": sys.stdout.isatty(), "stderr_tty": sys.stderr.isatty(),
+    })
+    if reply is None or "exit" not in reply:
+        return None
+    sys.stdout.write(reply.get("stdout", ""))
+    sys.stdout.flush()
+    sys.stderr.write(reply.get("stderr", ""))
+    sys.stderr.flush()
+    return int(reply["exit"])
+
+
+def spawn(root: Path) -> None:
+    """Start the worker in the background and return at once; a second start exits by itself."""
+    if not enabled():
+        return
+    log = paths.log_path(root)
+    log.parent.mkdir(parents=True, exist_ok=True)
+    with open(log, "ab") as out:
+        subprocess.Popen(
+            [sys.executable, "-m", "docir", "worker", "serve", "--root", str(root)],
+            stdin=subprocess.DEVNULL, stdout=out, stderr=out, start_new_session=True, close_fds=True,
+            cwd=str(root),
+        )
+
+
+def _remove_stale(root: Path, sock_path: str) -> None:
+    for path in (paths.status_path(root), Path(sock_path) if sock_path else None):
+        if path is not None:
+            try:
+                os.unlink(path)
+            except OSError:
+                pass

@@ -1,0 +1,138 @@
+"""The warm worker as real processes: start, serve, debounce, survive kill -9, one per store."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from docir.worker import paths
+from tests.conftest import FIXTURES
+
+ID = "adr-0000000000a1"
+
+
+def docir(root: Path, *args: str, env: dict[str, str] | None = None, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "docir", *args, "--root", str(root)], capture_output=True,
+                          text=True, timeout=timeout, env=env or os.environ.copy())
+
+
+def status(root: Path) -> dict:  # type: ignore[type-arg]
+    return json.loads(docir(root, "worker", "status").stdout)
+
+
+def wait_for(predicate, timeout: float = 60.0, step: float = 0.2) -> bool:  # type: ignore[no-untyped-def]
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(step)
+    return False
+
+
+@pytest.fixture
+def warm_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, model_cache: Path) -> Iterator[Path]:
+    """The sample store with the worker enabled; every worker it starts is stopped afterwards."""
+    root = tmp_path / "sample"
+    shutil.copytree(FIXTURES / "stores" / "sample", root)
+    monkeypatch.setenv("DOCIR_WORKER", "1")
+    monkeypatch.setenv("DOCIR_WORKER_IDLE", "60")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(model_cache))
+    yield root
+    found = paths.read_status(root)
+    docir(root, "worker", "stop", timeout=60)
+    if found and paths.pid_alive(int(found["pid"])):
+        os.kill(int(found["pid"]), signal.SIGKILL)
+
+
+def test_start_status_stop(warm_store: Path) -> None:
+    started = json.loads(docir(warm_store, "worker", "start").stdout)
+    assert started["running"] is True and started["semantic"] == "on"
+    assert paths.status_path(warm_store).is_file()
+    socket_file = Path(paths.read_status(warm_store)["socket"])  # type: ignore[index]
+    assert socket_file.exists() and oct(socket_file.stat().st_mode & 0o777) == "0o600"
+    assert oct(socket_file.parent.stat().st_mode & 0o777) == "0o700"
+    stopped = json.loads(docir(warm_store, "worker", "stop").stdout)
+    assert stopped["stopped"] is True
+    assert not paths.pid_alive(started["pid"])
+    assert not paths.status_path(warm_store).exists()
+    assert status(warm_store)["running"] is False
+
+
+def test_commands_run_inside_the_warm_worker_with_identical_output(warm_store: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    cold_env = {**os.environ, "DOCIR_WORKER": "0"}
+    cold = docir(warm_store, "get", ID, "adr-0000000000a0", env=cold_env)
+    docir(warm_store, "worker", "start")
+    warm = docir(warm_store, "get", ID, "adr-0000000000a0")
+    assert (warm.returncode, warm.stdout, warm.stderr) == (cold.returncode, cold.stdout, cold.stderr)
+    missing = docir(warm_store, "get", "adr-ffffffffffff")
+    assert missing.returncode == 1 and missing.stderr.startswith("docir: error: no document with id")
+
+
+def test_two_racing_starts_give_one_worker(warm_store: Path) -> None:
+    procs = [subprocess.Popen([sys.executable, "-m", "docir", "worker", "start", "--root", str(warm_store)],
+                              stdout=subprocess.PIPE, text=True) for _ in range(3)]
+    pids = {json.loads(p.communicate(timeout=120)[0])["pid"] for p in procs}
+    assert len(pids) == 1
+    serving = subprocess.run(["pgrep", "-f", f"docir worker serve --root {warm_store}"], capture_output=True, text=True)
+    assert len(serving.stdout.split()) == 1
+
+
+def test_a_burst_of_appends_costs_one_recompute(warm_store: Path) -> None:
+    docir(warm_store, "worker", "start")
+    assert wait_for(lambda: status(warm_store)["due"] == 0)
+    before = status(warm_store)["documents_embedded"]
+    for n in range(10):
+        done = docir(warm_store, "update", ID, "--append-section", f"Note {n}", "--body", f"Burst line {n}.")
+        assert done.returncode == 0, done.stderr
+    assert wait_for(lambda: status(warm_store)["documents_embedded"] > before and status(warm_store)["due"] == 0)
+    time.sleep(3)  # past the debounce: nothing else is pending
+    assert status(warm_store)["documents_embedded"] - before == 1
+
+
+def test_kill_9_loses_nothing(warm_store: Path) -> None:
+    started = json.loads(docir(warm_store, "worker", "start").stdout)
+    assert wait_for(lambda: status(warm_store)["due"] == 0)
+    assert docir(warm_store, "update", ID, "--append-section", "Late", "--body", "Written just before the crash.").returncode == 0
+    os.kill(started["pid"], signal.SIGKILL)  # inside the debounce window: the row is still dirty
+    assert wait_for(lambda: not paths.pid_alive(started["pid"]), timeout=10)
+    queued = json.loads(docir(warm_store, "embed", "--status", env={**os.environ, "DOCIR_WORKER": "0"}).stdout)
+    assert queued["due"] == 1
+    # Any command that needs the model notices the dead worker, cleans up and starts a new one.
+    answer = docir(warm_store, "context", "written just before the crash")
+    assert answer.returncode == 0, answer.stderr
+    assert wait_for(lambda: status(warm_store).get("running") and status(warm_store)["due"] == 0)
+    assert status(warm_store)["pid"] != started["pid"]
+
+
+def test_stale_status_file_is_cleaned(warm_store: Path) -> None:
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    paths.run_dir(warm_store).mkdir(parents=True, exist_ok=True)
+    paths.status_path(warm_store).write_text(json.dumps({"pid": dead.pid, "socket": "/nonexistent/x.sock"}))
+    assert status(warm_store)["running"] is False
+    assert not paths.status_path(warm_store).exists()
+
+
+def test_no_model_answers_lexically_within_a_second(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = tmp_path / "sample"
+    shutil.copytree(FIXTURES / "stores" / "sample", root)
+    env = {**os.environ, "DOCIR_MODEL_PATH": str(tmp_path / "no-model-here"), "DOCIR_WORKER": "0"}
+    docir(root, "reindex", env=env)
+    began = time.monotonic()
+    done = docir(root, "context", "sessions lost on deploy", env=env)
+    elapsed = time.monotonic() - began
+    assert done.returncode == 0, done.stderr
+    payload = json.loads(done.stdout)
+    assert payload["semantic"].startswith("off: ")
+    assert payload["results"][0]["id"] == ID
+    assert done.stderr.count("semantic ranking is off") == 1
+    assert elapsed < 1.0
