@@ -52,7 +52,7 @@ class RelationKind:
 class LintSettings:
     description_min: int = 20
     description_max: int = 400
-    near_duplicate_threshold: float = 0.92
+    near_duplicate_threshold: float = 0.88
     severity: dict[str, str] = field(default_factory=dict)
 
 
@@ -264,10 +264,10 @@ class _Checker:
             if not (isinstance(lo, int) and isinstance(hi, int) and 0 <= lo <= hi):
                 self.problem(("lint", "description"), "description min_length/max_length must be whole numbers, min <= max")
                 lo, hi = 20, 400
-        threshold = raw.get("near_duplicate_threshold", 0.92)
+        threshold = raw.get("near_duplicate_threshold", 0.88)
         if not isinstance(threshold, (int, float)) or not 0 < float(threshold) <= 1:
             self.problem(("lint", "near_duplicate_threshold"), "near_duplicate_threshold must be a number in (0, 1]")
-            threshold = 0.92
+            threshold = 0.88
         severity = raw.get("severity") or {}
         if not isinstance(severity, dict) or any(v not in ("error", "warning", "off") for v in severity.values()):
             self.problem(("lint", "severity"), "severity maps rule codes to error, warning or off")

@@ -5,8 +5,8 @@ from __future__ import annotations
 import typer
 
 from docir import __version__
-from docir.cli import (add_cmd, archive_cmd, context_cmd, embed_cmd, get_cmd, init_cmd, query_cmd, reindex_cmd,
-                       search_cmd, update_cmd, worker_cmd)
+from docir.cli import (add_cmd, archive_cmd, context_cmd, embed_cmd, get_cmd, init_cmd, lint_cmd, query_cmd,
+                       reindex_cmd, rule_cmd, search_cmd, update_cmd, worker_cmd)
 
 HELP = """The right few design documents of a repository, fast.
 
@@ -46,5 +46,7 @@ def build_app() -> typer.Typer:
     app.command("context")(context_cmd.command)
     app.command("reindex")(reindex_cmd.command)
     app.command("embed")(embed_cmd.command)
+    app.command("lint")(lint_cmd.command)
+    app.command("rule")(rule_cmd.command)
     app.add_typer(worker_cmd.app, name="worker")
     return app

@@ -1,0 +1,33 @@
+"""docir rule CODE"""
+
+from __future__ import annotations
+
+from typing import Annotated, Optional
+
+import typer
+
+from docir.cli import render
+from docir.cli.options import JsonOption
+from docir.errors import UsageError
+from docir.services.lint_rules import RULES, find_rule
+
+
+def command(
+    name: Annotated[Optional[str], typer.Argument(metavar="[CODE]", help="A rule code (DOC014) or alias (stale). Without one, list all rules.", show_default=False)] = None,
+    json_out: JsonOption = False,
+) -> int:
+    """Explain a lint rule: what it checks, why, and how to fix a finding."""
+    rules = list(RULES.values()) if name is None else [find_rule(name)]
+    if rules == [None]:
+        raise UsageError(f"no rule '{name}'; list them with 'docir rule'")
+    found = [r for r in rules if r is not None]
+    if render.wants_json(json_out):
+        render.emit_json([{"code": r.code, "alias": r.alias, "severity": r.severity, "summary": r.summary,
+                           "explanation": r.explanation} for r in found])
+    elif name is None:
+        for rule in found:
+            print(f"{rule.code}  {rule.alias:<22} {rule.severity:<8} {rule.summary}")
+    else:
+        rule = found[0]
+        print(f"{rule.code} ({rule.alias}), {rule.severity} by default\n\n{rule.summary}\n\n{rule.explanation}")
+    return 0

@@ -1,0 +1,272 @@
+"""Tier 1 lint: schema, frontmatter, ids, statuses, dates, links, descriptions, freshness.
+
+Checks that look across documents (unique ids, link targets, successors)
+always load the whole corpus — pre-commit hands over files in batches — and
+report only on the files asked about.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from docir.documents import frontmatter
+from docir.documents.files import read_text
+from docir.documents.frontmatter import FrontmatterError
+from docir.documents.ids import ID_RE
+from docir.documents.model import Document, as_date
+from docir.documents.scan import scan_docs
+from docir.errors import InputError
+from docir.schema import CORE_REQUIRED, Schema, parse_schema
+from docir.services.convert import is_archived_path
+from docir.services.lint_rules import RULES
+from docir.services.skeleton import is_stale
+from docir.store import SCHEMA_FILE, Store
+
+SUPPRESS_RE = re.compile(r"<!--\s*docir:\s*ignore\[([^\]]*)\]\s*-->")
+DATE_FIELDS = ("verified", "date")
+
+
+@dataclass(frozen=True)
+class Finding:
+    path: str
+    line: int
+    col: int
+    code: str
+    message: str
+    severity: str
+
+    @property
+    def alias(self) -> str:
+        return RULES[self.code].alias
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"path": self.path, "line": self.line, "col": self.col, "code": self.code, "alias": self.alias,
+                "severity": self.severity, "message": self.message}
+
+
+@dataclass
+class LintReport:
+    findings: list[Finding] = field(default_factory=list)
+    files: int = 0
+    semantic: str | None = None  # set by the deep lint
+
+    @property
+    def errors(self) -> int:
+        return sum(1 for f in self.findings if f.severity == "error")
+
+    @property
+    def warnings(self) -> int:
+        return sum(1 for f in self.findings if f.severity == "warning")
+
+
+@dataclass
+class Parsed:
+    """One file as lint sees it: its text, and its document if it parsed."""
+
+    path: str
+    text: str
+    doc: Document | None
+    lines: dict[str, int]  # top-level key -> file line
+
+
+@dataclass
+class Suppression:
+    code: str
+    pair: str | None  # DOC030:other-id
+    line: int
+    used: bool = False
+
+
+class _Collector:
+    def __init__(self, severities: dict[str, str]) -> None:
+        self.severities = severities
+        self.found: list[Finding] = []
+
+    def add(self, path: str, line: int, col: int, code: str, message: str) -> None:
+        severity = self.severities.get(code, RULES[code].severity)
+        if severity != "off":
+            self.found.append(Finding(path, line, col, code, message, severity))
+
+
+def lint_store(store: Store, paths: list[str] | None = None, today: dt.date | None = None) -> tuple[LintReport, Schema | None, dict[str, Parsed]]:
+    """Lint the schema and every document; keep findings for `paths` (store-relative) only, if given."""
+    today = today or dt.date.today()
+    schema_text = _read(store.schema_path)
+    schema, problems = parse_schema(schema_text) if schema_text is not None else (None, [])
+    severities = dict(schema.lint.severity) if schema else {}
+    out = _Collector(severities)
+    if schema_text is None:
+        out.add(SCHEMA_FILE, 1, 1, "DOC020", f"{SCHEMA_FILE} is missing; run 'docir init'")
+    for problem in problems:
+        out.add(SCHEMA_FILE, problem.line, problem.col, "DOC020", problem.message)
+    corpus = _load_corpus(store, out)
+    if schema is not None:
+        _check_documents(schema, corpus, out, today)
+    wanted = None if paths is None else set(paths)
+    findings = [f for f in out.found if wanted is None or f.path in wanted]
+    report = LintReport(files=len(corpus) if wanted is None else len([p for p in corpus if p in wanted]))
+    report.findings = findings
+    return report, schema, corpus
+
+
+def apply_suppressions(report: LintReport, corpus: dict[str, Parsed], paths: list[str] | None) -> None:
+    """Drop findings an inline `<!-- docir: ignore[CODE] -->` asks to, and report unused ones."""
+    suppressions = {path: _suppressions(parsed.text) for path, parsed in corpus.items()}
+    kept: list[Finding] = []
+    for finding in report.findings:
+        entries = suppressions.get(finding.path, [])
+        match = next((s for s in entries if s.code == finding.code and (s.pair is None or s.pair in finding.message)), None)
+        if match is None:
+            kept.append(finding)
+        else:
+            match.used = True
+    wanted = None if paths is None else set(paths)
+    for path, entries in sorted(suppressions.items()):
+        if wanted is not None and path not in wanted:
+            continue
+        for entry in entries:
+            if not entry.used and entry.code in RULES:
+                label = entry.code + (f":{entry.pair}" if entry.pair else "")
+                kept.append(Finding(path, entry.line, 1, "DOC090", f"ignore[{label}] suppresses nothing", "warning"))
+    report.findings = sorted(kept, key=lambda f: (f.path, f.line, f.col, f.code))
+
+
+def _read(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def _load_corpus(store: Store, out: _Collector) -> dict[str, Parsed]:
+    corpus: dict[str, Parsed] = {}
+    for path in sorted(scan_docs(store.root, store.docs_dir)):
+        try:
+            text, _sha = read_text(store.root / path)
+        except InputError as exc:
+            out.add(path, 1, 1, "DOC016", exc.message)
+            continue
+        except OSError as exc:
+            out.add(path, 1, 1, "DOC016", exc.strerror or str(exc))
+            continue
+        try:
+            meta, parts = frontmatter.parse(text)
+        except FrontmatterError as exc:
+            code = "DOC002" if exc.message.startswith(("no frontmatter", "frontmatter is not closed")) else "DOC001"
+            out.add(path, exc.line, exc.col, code, exc.message)
+            corpus[path] = Parsed(path, text, None, {})
+            continue
+        corpus[path] = Parsed(path, text, Document(path, meta, parts.body), frontmatter.field_lines(text))
+    return corpus
+
+
+def _check_documents(schema: Schema, corpus: dict[str, Parsed], out: _Collector, today: dt.date) -> None:
+    by_id: dict[str, list[str]] = {}
+    for parsed in corpus.values():
+        if parsed.doc is not None and parsed.doc.id:
+            by_id.setdefault(parsed.doc.id, []).append(parsed.path)
+    successors = _successor_targets(schema, corpus)
+    for parsed in corpus.values():
+        if parsed.doc is not None:
+            _check_one(schema, parsed, by_id, corpus, successors, out, today)
+
+
+def _check_one(schema: Schema, parsed: Parsed, by_id: dict[str, list[str]], corpus: dict[str, Parsed],
+               successors: dict[str, list[str]], out: _Collector, today: dt.date) -> None:
+    doc, path, lines = parsed.doc, parsed.path, parsed.lines
+    assert doc is not None
+
+    def at(key: str) -> int:
+        return lines.get(key, 1)
+
+    spec = schema.type_spec(doc.type)
+    required = list(CORE_REQUIRED) + [f for f in (spec.required if spec else ()) if f not in CORE_REQUIRED]
+    for name in required:
+        value = doc.meta.get(name)
+        if value is None or (isinstance(value, str) and not value.strip()):
+            out.add(path, 1, 1, "DOC003", f"missing required field '{name}'" + (f" (required for {doc.type})" if name not in CORE_REQUIRED else ""))
+    if doc.id:
+        match = ID_RE.match(doc.id)
+        if match is None:
+            out.add(path, at("id"), 1, "DOC004", f"id '{doc.id}' is not <prefix>-<12 lowercase hex>")
+        elif spec is not None and match.group(1) != spec.prefix:
+            out.add(path, at("id"), 1, "DOC005", f"id '{doc.id}' should start with '{spec.prefix}-' for type {doc.type}")
+        others = [p for p in by_id.get(doc.id, []) if p != path]
+        if others:
+            out.add(path, at("id"), 1, "DOC006", f"id {doc.id} is also used by {', '.join(others)}")
+    if doc.type and spec is None:
+        out.add(path, at("type"), 1, "DOC007", f"unknown type '{doc.type}'; the schema has: {', '.join(schema.types)}")
+    if spec is not None and doc.status and doc.status not in spec.statuses:
+        out.add(path, at("status"), 1, "DOC008", f"status '{doc.status}' is not allowed for {doc.type}; use one of: {', '.join(spec.statuses)}")
+    for key in DATE_FIELDS:
+        if key in doc.meta and doc.meta[key] is not None and as_date(doc.meta[key]) is None:
+            out.add(path, at(key), 1, "DOC009", f"{key} '{doc.meta[key]}' is not a YYYY-MM-DD date")
+    _check_related(schema, parsed, by_id, corpus, out)
+    if doc.description:
+        size = len(doc.description)
+        low, high = schema.lint.description_min, schema.lint.description_max
+        if size < low or size > high:
+            out.add(path, at("description"), 1, "DOC013", f"description is {size} characters; keep it between {low} and {high}")
+    archived = is_archived_path(path)
+    verified = as_date(doc.meta.get("verified"))
+    closed = spec is not None and doc.status in spec.inactive_statuses  # closed documents need no review
+    if not archived and not closed and spec is not None and verified is not None and is_stale(schema, doc.type, verified.isoformat(), today):
+        out.add(path, at("verified"), 1, "DOC014", f"last verified {verified}, more than {spec.max_age_days} days ago; re-read it, then: docir update {doc.id} --verified")
+    if not archived and spec is not None and doc.id in successors and doc.status not in spec.inactive_statuses:
+        newer = ", ".join(successors[doc.id])
+        inactive = ", ".join(sorted(spec.inactive_statuses)) or "an inactive status"
+        out.add(path, at("status"), 1, "DOC015", f"{newer} replaces this document, but its status is '{doc.status}' (expected one of: {inactive})")
+
+
+def _check_related(schema: Schema, parsed: Parsed, by_id: dict[str, list[str]], corpus: dict[str, Parsed], out: _Collector) -> None:
+    doc = parsed.doc
+    assert doc is not None
+    raw = doc.meta.get("related")
+    if raw is None:
+        return
+    start = parsed.lines.get("related", 1)
+    if not isinstance(raw, list) or not all(isinstance(i, dict) and len(i) == 1 for i in raw):
+        out.add(parsed.path, start, 1, "DOC017", "related must be a list of {kind: target-id} entries")
+        return
+    text_lines = parsed.text.splitlines()
+    for edge in doc.related:
+        line = next((n + 1 for n in range(start - 1, len(text_lines)) if edge.target in text_lines[n]), start)
+        if edge.kind not in schema.relations:
+            out.add(parsed.path, line, 1, "DOC010", f"unknown relation kind '{edge.kind}'; the schema has: {', '.join(schema.relations)}")
+        targets = by_id.get(edge.target)
+        if not targets:
+            out.add(parsed.path, line, 1, "DOC011", f"{edge.kind}: {edge.target} points at no document")
+        elif all(is_archived_path(p) for p in targets) and not is_archived_path(parsed.path):
+            out.add(parsed.path, line, 1, "DOC012", f"{edge.kind}: {edge.target} is archived ({targets[0]})")
+
+
+def _successor_targets(schema: Schema, corpus: dict[str, Parsed]) -> dict[str, list[str]]:
+    """id -> ids of active documents that replace it through a successor edge."""
+    kinds = schema.successor_kinds
+    found: dict[str, list[str]] = {}
+    for parsed in corpus.values():
+        doc = parsed.doc
+        if doc is None or is_archived_path(parsed.path):
+            continue
+        spec = schema.type_spec(doc.type)
+        if spec is not None and doc.status in spec.inactive_statuses:
+            continue
+        for edge in doc.related:
+            if edge.kind in kinds:
+                found.setdefault(edge.target, []).append(doc.id)
+    return found
+
+
+def _suppressions(text: str) -> list[Suppression]:
+    entries: list[Suppression] = []
+    for match in SUPPRESS_RE.finditer(text):
+        line = text.count("\n", 0, match.start()) + 1
+        for item in match.group(1).split(","):
+            code, _, pair = item.strip().partition(":")
+            if code:
+                entries.append(Suppression(code.strip().upper(), pair.strip() or None, line))
+    return entries
