@@ -83,8 +83,8 @@ def spawn(root: Path) -> None:
     """Start the worker in the background and return at once; a second start exits by itself."""
     if not enabled():
         return
+    paths.ensure_run_dir(root)
     log = paths.log_path(root)
-    log.parent.mkdir(parents=True, exist_ok=True)
     with open(log, "ab") as out:
         subprocess.Popen(
             [sys.executable, "-m", "docir", "worker", "serve", "--root", str(root)],

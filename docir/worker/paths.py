@@ -31,6 +31,20 @@ def run_dir(root: Path) -> Path:
     return root / ".docir" / "run"
 
 
+def ensure_run_dir(root: Path) -> Path:
+    """.docir/run/, with .docir/.gitignore first: nothing written here may ever be committed."""
+    from docir.store import STATE_DIR, STATE_GITIGNORE
+
+    state = root / STATE_DIR
+    state.mkdir(exist_ok=True)
+    ignore = state / ".gitignore"
+    if not ignore.exists():
+        ignore.write_text(STATE_GITIGNORE, encoding="utf-8")
+    folder = run_dir(root)
+    folder.mkdir(exist_ok=True)
+    return folder
+
+
 def status_path(root: Path) -> Path:
     return run_dir(root) / STATUS_FILE
 

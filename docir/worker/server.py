@@ -52,8 +52,8 @@ class Server:
 
     def claim(self) -> None:
         """Take the store's worker lock for life; raise AlreadyRunning if another worker has it."""
+        paths.ensure_run_dir(self.root)
         lock = paths.lock_path(self.root)
-        lock.parent.mkdir(parents=True, exist_ok=True)
         fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o600)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)

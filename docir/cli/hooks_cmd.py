@@ -1,0 +1,107 @@
+"""docir hooks install|uninstall (and `run`, what the installed hooks call)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import sys
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from docir.cli import render
+from docir.cli.options import JsonOption
+from docir.errors import EXIT_OK
+from docir.services import githooks, lint, maintenance, semantic, session
+from docir.services.session import Session
+from docir.store import find_root
+from docir.worker import paths
+
+app = typer.Typer(help="Plain git hooks: lint staged documents before a commit, refresh the index after checkout, merge and rebase.",
+                  no_args_is_help=True)
+
+RepoOption = Annotated[Optional[Path], typer.Option("--repo", help="The git repository (default: the current one).", show_default=False, file_okay=False)]
+
+
+@app.command("install")
+def install(repo: RepoOption = None, json_out: JsonOption = False) -> int:
+    """Install docir's hooks (honours core.hooksPath); a hook already there is kept and run first."""
+    changes = githooks.install(_repo(repo), githooks.interpreter_command(sys.executable))
+    return _report("hooks install", changes, json_out)
+
+
+@app.command("uninstall")
+def uninstall(repo: RepoOption = None, json_out: JsonOption = False) -> int:
+    """Remove docir's hooks and put back exactly the hooks they chained."""
+    return _report("hooks uninstall", githooks.uninstall(_repo(repo)), json_out)
+
+
+@app.command("run", hidden=True)
+def run(event: Annotated[str, typer.Argument(help="The git hook being run.")],
+        args: Annotated[Optional[list[str]], typer.Argument(help="The hook's own arguments.")] = None) -> int:
+    """What an installed hook runs. Refresh events always exit 0."""
+    repo = githooks.repo_root(Path.cwd())
+    root = find_root(repo)
+    if root is None:
+        return EXIT_OK  # this repository holds no docir store
+    if event == "pre-commit":
+        return _lint_staged(repo, root)
+    if event == "auto":
+        event = githooks.event_from_pre_commit(dict(os.environ))
+    reason = githooks.refresh_skip_reason(event, args or [], dict(os.environ), repo)
+    try:
+        if reason is None:
+            counts = session.run(root, _refresh, refresh=False, warn=render.warn)
+            _log(root, f"{event}: refreshed {counts}")
+        else:
+            _log(root, f"{event}: skipped ({reason})")
+    except Exception as exc:  # a refresh must never fail the git command that ran it
+        render.warn(f"index refresh after {event} failed ({exc}); run 'docir reindex'")
+    return EXIT_OK
+
+
+def _refresh(s: Session) -> dict[str, int]:
+    result = maintenance.reindex(s)
+    if result["added"] or result["updated"]:
+        semantic.ensure_worker(s.store.root)
+    return {k: int(v) for k, v in result.items() if isinstance(v, int)}
+
+
+def _lint_staged(repo: Path, root: Path) -> int:
+    staged = []
+    for path in githooks.staged_paths(repo):
+        relative = os.path.relpath(repo / path, root)
+        if relative == "docs-schema.yaml" or (relative.startswith("docs/") and relative.endswith(".md")):
+            staged.append(relative)
+    if not staged:
+        return EXIT_OK
+    from docir.store import Store
+
+    report, _schema, corpus = lint.lint_store(Store(root), staged)
+    lint.apply_suppressions(report, corpus, staged)
+    for f in report.findings:
+        sys.stdout.write(f"{os.path.relpath(root / f.path)}:{f.line}:{f.col}: {f.code} {f.message}\n")
+    if report.errors:
+        sys.stdout.write(f"docir: {report.errors} error(s) in staged documents; fix them or commit with DOCIR=0\n")
+        return 1
+    return EXIT_OK
+
+
+def _repo(repo: Path | None) -> Path:
+    return githooks.repo_root((repo or Path.cwd()).resolve())
+
+
+def _log(root: Path, message: str) -> None:
+    log = paths.ensure_run_dir(root) / "hooks.log"
+    with open(log, "a", encoding="utf-8") as handle:
+        handle.write(f"{dt.datetime.now().isoformat(timespec='seconds')} {message}\n")
+
+
+def _report(title: str, changes: list[githooks.HookChange], json_out: bool) -> int:
+    if render.wants_json(json_out):
+        render.emit_json({"hooks": [{"name": c.name, "action": c.action} for c in changes]})
+    else:
+        for change in changes:
+            print(f"{change.name}: {change.action}")
+    return EXIT_OK
