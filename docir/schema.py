@@ -15,12 +15,9 @@ from typing import Any
 
 import yaml
 
+from docir import yamltext
 from docir.errors import SchemaError
 
-try:  # the C loader is several times faster; the schema is read by every command
-    from yaml import CSafeLoader as _Loader
-except ImportError:  # pragma: no cover - depends on how PyYAML was built
-    from yaml import SafeLoader as _Loader  # type: ignore[assignment]
 
 CORE_REQUIRED = ("id", "type", "title", "description", "status")
 CORE_OPTIONAL = ("tags", "related", "owner", "verified")
@@ -109,15 +106,9 @@ def load_schema(path: Path) -> Schema:
 def parse_schema(text: str) -> tuple[Schema | None, list[SchemaProblem]]:
     """Validate schema text; every problem carries the line of the offending node."""
     try:
-        data = yaml.load(text, Loader=_Loader)
-    except yaml.MarkedYAMLError as exc:
-        # The context mark is where the unclosed construct began (the line to fix);
-        # the problem mark is merely where the parser gave up.
-        mark = exc.context_mark or exc.problem_mark
-        line, col = (mark.line + 1, mark.column + 1) if mark else (1, 1)
-        return None, [SchemaProblem(line, col, f"invalid YAML: {exc.problem or exc}")]
-    except yaml.YAMLError as exc:
-        return None, [SchemaProblem(1, 1, f"invalid YAML: {exc}")]
+        data = yamltext.load(text)
+    except yamltext.YamlProblem as exc:
+        return None, [SchemaProblem(exc.line, exc.col, exc.message)]
     checker = _Checker(text)
     schema = checker.build(data)
     return (schema if not checker.problems else None), checker.problems
@@ -135,7 +126,7 @@ class _Checker:
         # Positions are only needed when something is wrong, so compose lazily.
         if self._marks is None:
             self._marks = {}
-            node = yaml.compose(self.text, Loader=_Loader)
+            node = yaml.compose(self.text, Loader=yamltext.Loader)
             if node is not None:
                 _collect_marks(node, (), self._marks)
         while path and path not in self._marks:

@@ -10,14 +10,17 @@ import typer
 from docir.cli import render
 from docir.cli.options import JsonOption
 from docir.services.init import init_store
+from docir.store import find_root
 
 
 def command(
-    root: Annotated[Optional[Path], typer.Option("--root", help="Folder to make a store (default: the current folder).", show_default=False, file_okay=False)] = None,
+    root: Annotated[Optional[Path], typer.Option("--root", help="Folder to make a store. Default: the store enclosing the current folder, else the current folder.", show_default=False, file_okay=False)] = None,
     json_out: JsonOption = False,
 ) -> int:
     """Make this folder a docir store: docs/, docs-schema.yaml, .docir/. Safe to run again."""
-    home = (root or Path.cwd()).expanduser().resolve()
+    # Like every command, init finds an enclosing store first, so running it from a
+    # sub-folder completes that store instead of nesting a new one; --root is explicit.
+    home = root.expanduser().resolve() if root is not None else (find_root() or Path.cwd().resolve())
     created = init_store(home)
     if render.wants_json(json_out):
         render.emit_json({"root": str(home), "created": created})

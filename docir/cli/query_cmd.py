@@ -14,7 +14,7 @@ from docir.services import reads, session
 
 def command(
     doc_type: Annotated[Optional[list[str]], typer.Option("--type", help="Only this type (repeatable).", show_default=False)] = None,
-    status: Annotated[Optional[list[str]], typer.Option("--status", help="Only this status (repeatable).", show_default=False)] = None,
+    status: Annotated[Optional[list[str]], typer.Option("--status", help="Only this status (repeatable); naming a closed status shows it without --include-inactive.", show_default=False)] = None,
     tag: Annotated[Optional[list[str]], typer.Option("--tag", help="Only documents with this tag (repeatable: all must match).", show_default=False)] = None,
     owner: Annotated[Optional[str], typer.Option("--owner", help="Only documents with this owner.", show_default=False)] = None,
     stale: Annotated[Optional[bool], typer.Option("--stale/--fresh", help="Only stale (or only fresh) documents.", show_default=False)] = None,

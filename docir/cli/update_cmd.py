@@ -90,13 +90,33 @@ def _date(value: str | None) -> dt.date | None:
         raise UsageError(f"--verified {value!r} is not a date; use YYYY-MM-DD, or --verified alone for today") from None
 
 
+# update's options that take a value: the token after them is that value, never a flag.
+_VALUE_OPTIONS = frozenset({"--title", "--description", "--status", "--tags", "--add-related", "--remove-related",
+                            "--owner", "--append-section", "--replace-section", "--body", "--field", "--root"})
+
+
 def optional_value(argv: list[str]) -> list[str]:
-    """Let `--verified` stand alone (meaning today), which click options cannot express."""
-    out: list[str] = []
-    for index, arg in enumerate(argv):
+    """Let `update --verified` stand alone (meaning today), which click options cannot express.
+
+    Only `update`'s own --verified flag is touched: not another command's text, not an
+    option's value, nothing after `--`.
+    """
+    if not argv or argv[0] != "update":
+        return argv
+    out: list[str] = [argv[0]]
+    index = 1
+    while index < len(argv):
+        arg = argv[index]
         out.append(arg)
-        if arg == "--verified":
-            following = argv[index + 1] if index + 1 < len(argv) else None
-            if following is None or following.startswith("-") or not following[:1].isdigit():
+        index += 1
+        if arg == "--":
+            out.extend(argv[index:])
+            break
+        if arg in _VALUE_OPTIONS and index < len(argv):
+            out.append(argv[index])
+            index += 1
+        elif arg == "--verified":
+            following = argv[index] if index < len(argv) else None
+            if following is None or not following[:1].isdigit():
                 out.append(TODAY)
     return out

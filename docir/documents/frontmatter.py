@@ -14,12 +14,9 @@ from typing import Any
 
 import yaml
 
+from docir import yamltext
 from docir.errors import InputError
 
-try:
-    from yaml import CSafeLoader as _Loader
-except ImportError:  # pragma: no cover
-    from yaml import SafeLoader as _Loader  # type: ignore[assignment]
 
 _OPEN_RE = re.compile(r"\A(?:\ufeff)?---[ \t]*(\r?\n)")
 _CLOSE_RE = re.compile(r"^(?:---|\.\.\.)[ \t]*(?:\r?\n|\Z)", re.MULTILINE)
@@ -76,16 +73,9 @@ def parse(text: str) -> tuple[dict[str, Any], Split]:
     parts = split(text)
     yaml_line = text.count("\n", 0, parts.yaml_start)  # lines before the YAML
     try:
-        data = yaml.load(parts.yaml_text, Loader=_Loader)
-    except yaml.MarkedYAMLError as exc:
-        # The context mark is where the unclosed construct began (the line to fix);
-        # the problem mark is merely where the parser gave up.
-        mark = exc.context_mark or exc.problem_mark
-        line = yaml_line + (mark.line + 1 if mark else 1)
-        col = mark.column + 1 if mark else 1
-        raise FrontmatterError(f"invalid YAML in frontmatter: {exc.problem or exc}", line, col) from None
-    except yaml.YAMLError as exc:
-        raise FrontmatterError(f"invalid YAML in frontmatter: {exc}", yaml_line + 1, 1) from None
+        data = yamltext.load(parts.yaml_text)
+    except yamltext.YamlProblem as exc:
+        raise FrontmatterError(f"{exc.message} (in frontmatter)", yaml_line + exc.line, exc.col) from None
     if data is None:
         data = {}
     if not isinstance(data, dict):

@@ -44,10 +44,18 @@ def open_index(path: Path) -> sqlite3.Connection:
         conn.row_factory = sqlite3.Row
         conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
         app_id, version = _identity(conn)
-        if version == 0 and app_id == 0 and not _has_tables(conn):
-            _set_wal(conn)
-            _migrate(conn, 0)
-        elif app_id != APPLICATION_ID:
+        if app_id == 0 and version == 0:
+            # A fresh file, or one another process is creating right now: look again under
+            # the write lock, so its half-made tables are not mistaken for a foreign index.
+            conn.execute("BEGIN IMMEDIATE")
+            app_id, version = _identity(conn)
+            fresh = app_id == 0 and version == 0 and not _has_tables(conn)
+            conn.execute("COMMIT")
+            if fresh:
+                _set_wal(conn)
+                _migrate(conn, 0)
+                app_id, version = _identity(conn)
+        if app_id != APPLICATION_ID:
             conn.close()
             raise IndexCorrupt(f"{path.name} is not a docir index")
         elif version > SCHEMA_VERSION:

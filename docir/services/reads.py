@@ -76,7 +76,8 @@ def query(session: Session, filters: Filters, *, stale: bool | None = None,
           include_inactive: bool = False, limit: int = 50) -> list[dict[str, Any]]:
     """Skeletons matching structured filters, visible ones only unless widened."""
     validate_filters(session, filters)
-    visibility = Visibility.from_schema(session.schema, include_inactive)
+    # Asking for a status by name is asking to see it, closed or not; archived stays out.
+    visibility = Visibility.from_schema(session.schema, include_inactive or bool(filters.statuses))
     out: list[dict[str, Any]] = []
     for item in session.catalog.listings(filters):
         if not visibility.allows(item.type, item.status, item.archived):
