@@ -56,6 +56,16 @@ class Store:
         return path.resolve().relative_to(self.root).as_posix()
 
 
+def ensure_state_dir(root: Path) -> Path:
+    """`.docir/` with its .gitignore, before anything is written there: derived files are never committed."""
+    state = root / STATE_DIR
+    state.mkdir(exist_ok=True)
+    ignore = state / ".gitignore"
+    if not ignore.exists():
+        ignore.write_text(STATE_GITIGNORE, encoding="utf-8")
+    return state
+
+
 def find_root(start: Path | None = None) -> Path | None:
     """The nearest folder at or above `start` that holds docs-schema.yaml."""
     here = (start or Path(os.getcwd())).resolve()

@@ -8,8 +8,7 @@ import typer
 
 from docir.cli import render
 from docir.cli.options import IncludeInactiveOption, JsonOption, RootOption
-from docir.services import ranking, session
-from docir.services.semantic import QuerySource, query_source
+from docir.services import session
 from docir.services.session import Session
 
 
@@ -27,10 +26,13 @@ def command(
 
     Then fetch the bodies you need in one call: docir get ID1 ID2 ...
     """
+    from docir.services import ranking  # numpy: imported only by the commands that rank by vectors
+    from docir.services.semantic import query_source
+
     queries = [task, *(also or [])]
 
     def action(s: Session) -> ranking.ContextResult:
-        source: QuerySource = query_source(s.schema.model_path, s.store.root)
+        source = query_source(s.schema.model_path, s.store.root)
         return ranking.context(s, queries, source, limit=limit, expand=not no_expand, explain=explain,
                                include_inactive=include_inactive)
 

@@ -11,7 +11,7 @@ from docir.cli.options import JsonOption, RootOption
 from docir.embed.protocol import Embedder
 from docir.errors import DocirError
 from docir.embed.resolve import resolve
-from docir.services import embedding, semantic, session
+from docir.services import semantic, session
 from docir.services.session import Session
 
 
@@ -54,6 +54,8 @@ def after_write(s: Session, wait: bool) -> None:
 
 def _flush(s: Session, json_out: bool) -> dict[str, Any]:
     progress = None if render.wants_json(json_out) else render.progress_bar("embedding")
+
+    from docir.services import embedding  # numpy: only when vectors are really computed
 
     def drain_here(embedder: Embedder) -> dict[str, object]:
         report = embedding.drain(s.catalog, embedder, progress=progress)

@@ -11,8 +11,7 @@ import typer
 
 from docir.cli import render
 from docir.errors import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE
-from docir.services import lint, lint_deep, session
-from docir.services.semantic import query_source
+from docir.services import lint, session
 from docir.services.session import Session
 from docir.store import open_store
 
@@ -36,6 +35,9 @@ def command(
     paths = None if files is None else [_store_relative(store.root, f) for f in files]
     report, schema, corpus = lint.lint_store(store, paths)
     if deep and schema is not None:
+        from docir.services import lint_deep
+        from docir.services.semantic import query_source
+
         def action(s: Session) -> None:
             lint_deep.near_duplicates(s, query_source(s.schema.model_path, s.store.root), report, paths)
         session.run(store.root, action, warn=render.warn)

@@ -84,12 +84,11 @@ def serve(root: RootOption = None,
     """Run the worker in the foreground (what `start` runs in the background)."""
     from docir.cli.main import main as run_cli
     from docir.schema import load_schema
-    from docir.services.session import ensure_state_dir, open_session
+    from docir.services.session import open_session
     from docir.services.warm import WarmWorker, load_embedder
     from docir.worker.server import AlreadyRunning, Server
 
     store = open_store(root)
-    ensure_state_dir(store)
     idle = float(os.environ.get("DOCIR_WORKER_IDLE", idle))
     server = Server(store.root, handler=_Pending(), idle_timeout=idle, log=_log)
     try:

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 
-@dataclass(frozen=True)
-class FileStat:
+class FileStat(NamedTuple):
     path: str  # relative to the store root
     size: int
     mtime_ns: int

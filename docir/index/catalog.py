@@ -11,7 +11,6 @@ from contextlib import contextmanager
 from docir.index.fts import BM25_WEIGHTS, index_text
 from docir.index.records import (ChunkVector, DocRow, EmbedJob, FileState, Filters, Hit, Listing, SkippedFile,
                                  VectorSet)
-from docir.index.vectors import stack
 
 _LISTING_COLUMNS = "rowid, path, id, type, title, description, status, tags, related, owner, verified, archived, size"
 
@@ -228,6 +227,7 @@ class Catalog:
 
     def vector_set(self, model_id: str) -> VectorSet:
         """Every document and chunk vector made by `model_id`, as one matrix."""
+        from docir.index.vectors import stack  # numpy, only where vectors are used
         rows = self.conn.execute(
             "SELECT e.doc, -1, v.vector, v.dim FROM embeddings e JOIN vectors v"
             " ON v.text_sha = e.vector_sha AND v.model_id = e.model_id WHERE e.model_id = ?"

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, NamedTuple
 
-from docir.index.vectors import Matrix
+if TYPE_CHECKING:  # keep numpy out of the import path of commands that use no vectors
+    from docir.index.vectors import Matrix
 
 
 @dataclass(frozen=True)
@@ -31,9 +33,8 @@ class DocRow:
     text_sha: str = ""  # sha256 of what is embedded (title, description, body): a change schedules vectors
 
 
-@dataclass(frozen=True)
-class FileState:
-    """What the index remembers of a file to tell whether it changed."""
+class FileState(NamedTuple):
+    """What the index remembers of a file to tell whether it changed (a tuple: 10,000 per command)."""
 
     path: str
     size: int
@@ -41,8 +42,7 @@ class FileState:
     sha256: str
 
 
-@dataclass(frozen=True)
-class SkippedFile:
+class SkippedFile(NamedTuple):
     """A file under docs/ that could not be indexed, and why (kept so it is not re-read)."""
 
     path: str
@@ -119,4 +119,4 @@ class VectorSet:
 
     rowids: list[int]  # document rowid per matrix row
     ordinals: list[int]  # -1 for the document vector, else the chunk ordinal
-    matrix: Matrix  # (n, dim) float32, unit rows
+    matrix: "Matrix"  # (n, dim) float32, unit rows

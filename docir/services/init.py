@@ -6,7 +6,7 @@ from pathlib import Path
 
 from docir.documents.files import atomic_write
 from docir.schema import default_schema_text
-from docir.store import DOCS_DIR, SCHEMA_FILE, STATE_DIR, STATE_GITIGNORE
+from docir.store import DOCS_DIR, SCHEMA_FILE, STATE_DIR, ensure_state_dir
 
 STORES_TEMPLATE = "# Peer stores whose documents docir reads (never writes), one home folder per line.\nstores: []\n"
 
@@ -25,11 +25,12 @@ def init_store(root: Path) -> list[str]:
         created.append(SCHEMA_FILE)
     state = root / STATE_DIR
     if not state.is_dir():
-        state.mkdir()
         created.append(f"{STATE_DIR}/")
-    for name, text in ((".gitignore", STATE_GITIGNORE), ("stores.yaml", STORES_TEMPLATE)):
-        target = state / name
-        if not target.exists():
-            atomic_write(target, text)
-            created.append(f"{STATE_DIR}/{name}")
+    if not (state / ".gitignore").exists():
+        created.append(f"{STATE_DIR}/.gitignore")
+    ensure_state_dir(root)
+    stores = state / "stores.yaml"
+    if not stores.exists():
+        atomic_write(stores, STORES_TEMPLATE)
+        created.append(f"{STATE_DIR}/stores.yaml")
     return created

@@ -12,8 +12,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Protocol
 
-import numpy as np
-
 from docir.embed.protocol import Embedder, Vectors
 from docir.embed.resolve import resolve
 from docir.worker import client, paths
@@ -101,6 +99,8 @@ class WorkerModel:
             if local.model_id != self.model:
                 raise WorkerGone(str((reply or {}).get("error", "the worker did not answer")))
             return local.embed(texts)
+        import numpy as np
+
         data = base64.b64decode(reply["vectors"])
         return np.frombuffer(data, dtype="<f4").reshape(len(texts), int(reply["dim"])).astype(np.float32)
 

@@ -20,7 +20,7 @@ from docir.index.db import IndexCorrupt, discard, is_corruption, open_index
 from docir.schema import Schema, load_schema
 from docir.services import sync
 from docir.services.locking import write_lock
-from docir.store import STATE_GITIGNORE, Store, open_store
+from docir.store import Store, ensure_state_dir, open_store
 
 T = TypeVar("T")
 
@@ -54,14 +54,14 @@ class Session:
 
     def refresh(self) -> sync.SyncReport:
         """Stat-walk docs/ and apply what changed; cheap when nothing did."""
-        disk, plan = sync.scan(self.store.root, self.store.docs_dir, self.catalog)
-        if plan.empty:
-            report = sync.SyncReport(unchanged=len(disk))
+        current = sync.scan(self.store.root, self.store.docs_dir, self.catalog)
+        if current.plan.empty:
+            report = sync.SyncReport(unchanged=len(current.disk))
         else:
             with self.locked():
                 # Re-plan under the lock: another process may have synced meanwhile.
-                disk, plan = sync.scan(self.store.root, self.store.docs_dir, self.catalog)
-                report = sync.apply(self.store.root, self.catalog, disk, plan)
+                current = sync.scan(self.store.root, self.store.docs_dir, self.catalog, current.disk)
+                report = sync.apply(self.store.root, self.catalog, current)
             for path, reason in report.skipped:
                 self.warnings.append(f"{path} skipped: {reason}")
         self.last_sync = report
@@ -75,7 +75,7 @@ def open_session(root: Path | None, *, refresh: bool = True) -> Session:
     """Find the store, load its schema, open (or rebuild) its index and refresh it."""
     store = open_store(root)
     schema = load_schema(store.schema_path)
-    ensure_state_dir(store)
+    ensure_state_dir(store.root)
     warnings: list[str] = []
     try:
         conn = open_index(store.index_path)
@@ -115,11 +115,3 @@ def run(root: Path | None, action: Callable[[Session], T], *, refresh: bool = Tr
                         warn(message)
                 session.close()
     raise AssertionError("unreachable")
-
-
-def ensure_state_dir(store: Store) -> None:
-    """`.docir/` with its .gitignore: a fresh clone has neither until the first command."""
-    store.state_dir.mkdir(exist_ok=True)
-    ignore = store.state_dir / ".gitignore"
-    if not ignore.exists():
-        ignore.write_text(STATE_GITIGNORE, encoding="utf-8")

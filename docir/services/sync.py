@@ -97,14 +97,25 @@ def plan_changes(read: dict[str, str], indexed: dict[str, FileState], gone: tupl
     return ChangePlan(tuple(added), tuple(changed), tuple(moved), removed, tuple(touched))
 
 
-def scan(root: Path, docs_dir: Path, catalog: Catalog) -> tuple[dict[str, FileStat], StatPlan]:
-    disk = scan_docs(root, docs_dir)
-    return disk, plan_stats(disk, catalog.file_states(), catalog.skipped_files())
+@dataclass(frozen=True)
+class Scan:
+    """The files on disk and what the index remembered of them, at one moment."""
+
+    disk: dict[str, FileStat]
+    indexed: dict[str, FileState]
+    plan: StatPlan
 
 
-def apply(root: Path, catalog: Catalog, disk: dict[str, FileStat], stat_plan: StatPlan) -> SyncReport:
-    """Read what the stat plan names, classify it, and write the index in one transaction."""
+def scan(root: Path, docs_dir: Path, catalog: Catalog, disk: dict[str, FileStat] | None = None) -> Scan:
+    """Walk docs/ (unless `disk` is given) and plan against the index as it is now."""
+    disk = scan_docs(root, docs_dir) if disk is None else disk
     indexed = catalog.file_states()
+    return Scan(disk, indexed, plan_stats(disk, indexed, catalog.skipped_files()))
+
+
+def apply(root: Path, catalog: Catalog, current: Scan) -> SyncReport:
+    """Read what the stat plan names, classify it, and write the index in one transaction."""
+    disk, indexed, stat_plan = current.disk, current.indexed, current.plan
     hashes: dict[str, str] = {}
     rows: dict[str, DocRow] = {}
     skipped: list[SkippedFile] = []

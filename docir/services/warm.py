@@ -142,9 +142,15 @@ class WarmWorker:
         try:
             catalog = Catalog(conn)
             self._draining = True
+            base = self.documents_embedded
+
+            def progress(done: int, total: int) -> None:  # status shows a long first drain as it goes
+                self.documents_embedded = base + done
+                self._due = max(total - done, 0)
+
             report = embedding.drain(catalog, _Locked(self.embedder, self._model_lock), debounce=debounce,
-                                     should_stop=lambda: self._stopping)
-            self.documents_embedded += report.documents
+                                     progress=progress, should_stop=lambda: self._stopping)
+            self.documents_embedded = base + report.documents
             self.texts_embedded += report.texts_embedded
             self._due = catalog.queue_counts(self.embedder.model_id)[0]
             return report

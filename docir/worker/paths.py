@@ -33,13 +33,9 @@ def run_dir(root: Path) -> Path:
 
 def ensure_run_dir(root: Path) -> Path:
     """.docir/run/, with .docir/.gitignore first: nothing written here may ever be committed."""
-    from docir.store import STATE_DIR, STATE_GITIGNORE
+    from docir.store import ensure_state_dir
 
-    state = root / STATE_DIR
-    state.mkdir(exist_ok=True)
-    ignore = state / ".gitignore"
-    if not ignore.exists():
-        ignore.write_text(STATE_GITIGNORE, encoding="utf-8")
+    ensure_state_dir(root)
     folder = run_dir(root)
     folder.mkdir(exist_ok=True)
     return folder
