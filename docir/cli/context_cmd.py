@@ -39,8 +39,11 @@ def command(
     result = session.run(root, action, warn=render.warn)
     if result.semantic != "on":
         render.note(f"semantic ranking is {result.semantic}; results are lexical only")
+    elif result.pending:
+        render.note(f"{result.pending} document(s) are still being embedded in the background; "
+                    "they are found lexically until then ('docir embed --flush' waits for them)")
     if render.wants_json(json_out):
-        render.emit_json({"query": task, "also": also or [], "semantic": result.semantic,
+        render.emit_json({"query": task, "also": also or [], "semantic": result.semantic, "pending": result.pending,
                           "results": result.results, "count": len(result.results)})
     else:
         render.skeleton_table(result.results, heading=f"context: {task}")

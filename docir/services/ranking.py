@@ -52,6 +52,7 @@ class ContextResult:
     results: list[dict[str, Any]]
     semantic: str  # "on" or "off: <reason>"
     queries: list[str] = field(default_factory=list)
+    pending: int = 0  # documents whose vectors are not computed yet: found lexically meanwhile
 
 
 def lexical(session: Session, text: str, visibility: Visibility) -> list[tuple[Listing, float]]:
@@ -102,9 +103,11 @@ def context(session: Session, queries: list[str], source: QuerySource, *, limit:
     semantic = source.status
     vectors: VectorSet | None = None
     query_vectors = None
+    pending = 0
     if mode != "lexical" and source.model_id is not None:
         vectors = session.catalog.vector_set(source.model_id)
         query_vectors = source.embed(queries)
+        pending = session.catalog.queue_counts(source.model_id)[0]
     per_query: list[list[Candidate]] = []
     for index, text in enumerate(queries):
         lex = lexical(session, text, visibility) if mode != "vector" else []
@@ -115,7 +118,7 @@ def context(session: Session, queries: list[str], source: QuerySource, *, limit:
     results = [_entry(session, cand, explain, queries) for cand in ordered]
     if expand:
         results.extend(_expand(session, ordered, visibility, vectors, query_vectors, limit))
-    return ContextResult(results, semantic, queries)
+    return ContextResult(results, semantic, queries, pending)
 
 
 def _take_turns(per_query: list[list[Candidate]], limit: int) -> list[Candidate]:

@@ -1,0 +1,56 @@
+"""The CLI as a whole: every command teaches with --help, and the README stays true."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+import typer.main
+
+from docir.cli.app import build_app
+from tests.conftest import REPO
+
+
+def all_commands() -> list[list[str]]:
+    root = typer.main.get_command(build_app())
+    found: list[list[str]] = []
+
+    def walk(command, path: list[str]) -> None:  # type: ignore[no-untyped-def]
+        for name, sub in getattr(command, "commands", {}).items():
+            if getattr(sub, "hidden", False):
+                continue
+            found.append([*path, name])
+            walk(sub, [*path, name])
+
+    walk(root, [])
+    return found
+
+
+COMMANDS = all_commands()
+
+
+def test_the_command_set() -> None:
+    names = {" ".join(c) for c in COMMANDS}
+    assert {"init", "add", "update", "archive", "get", "query", "search", "context", "reindex", "embed", "lint",
+            "rule", "worker start", "worker stop", "worker status", "hooks install", "hooks uninstall"} <= names
+
+
+@pytest.mark.parametrize("command", COMMANDS, ids=[" ".join(c) for c in COMMANDS])
+def test_every_command_has_help(cli, command: list[str]) -> None:  # type: ignore[no-untyped-def]
+    result = cli(*command, "--help")
+    assert result.code == 0, result.err
+    assert "Usage:" in result.out
+    body = result.out.split("Usage:", 1)[1]
+    assert len(body.strip().splitlines()) >= 3  # a description and options, not just a usage line
+
+
+def test_readme_opens_with_the_two_commands_and_ci_runs_the_second() -> None:
+    readme = (REPO / "README.md").read_text()
+    block = re.search(r"```bash\n(.*?)```", readme, re.S)
+    assert block is not None and readme.index("```bash") < readme.index("## ")
+    first, second = block.group(1).strip().splitlines()
+    assert "docir context" in first
+    ci = (REPO / ".ci" / "run").read_text()
+    for part in second.split(" && "):
+        words = [w for w in part.split() if w != "--quiet"]
+        assert any([w for w in line.split() if w != "--quiet"] == words for line in ci.splitlines()), part
