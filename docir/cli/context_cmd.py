@@ -7,8 +7,8 @@ from typing import Annotated, Optional
 import typer
 
 from docir.cli import render
-from docir.cli.options import IncludeInactiveOption, JsonOption, RootOption
-from docir.services import session
+from docir.cli.options import IncludeInactiveOption, JsonOption, RootOption, StoreOption
+from docir.services import federation, session
 from docir.services.session import Session
 
 
@@ -19,6 +19,7 @@ def command(
     explain: Annotated[bool, typer.Option("--explain", help="Show why each ranked: lexical and vector ranks, fts score, matched terms, winning chunk.")] = False,
     no_expand: Annotated[bool, typer.Option("--no-expand", help="Do not add documents linked to the results.")] = False,
     include_inactive: IncludeInactiveOption = False,
+    store: StoreOption = None,
     root: RootOption = None,
     json_out: JsonOption = False,
 ) -> int:
@@ -33,8 +34,9 @@ def command(
 
     def action(s: Session) -> ranking.ContextResult:
         source = query_source(s.schema.model_path, s.store.root)
-        return ranking.context(s, queries, source, limit=limit, expand=not no_expand, explain=explain,
-                               include_inactive=include_inactive)
+        return federation.with_peers(s, store, render.warn, lambda peers: federation.context(
+            s, peers, queries, source, limit=limit, expand=not no_expand, explain=explain,
+            include_inactive=include_inactive))
 
     result = session.run(root, action, warn=render.warn)
     if result.semantic != "on":

@@ -20,3 +20,8 @@ IncludeInactiveOption = Annotated[
     typer.Option("--include-inactive", "--include-resolved",
                  help="Also show closed documents (each type's inactive statuses, e.g. superseded, resolved)."),
 ]
+StoreOption = Annotated[
+    Optional[list[Path]],
+    typer.Option("--store", help="Also read this peer store (repeatable), on top of .docir/stores.yaml. Read-only.",
+                 show_default=False, file_okay=False),
+]

@@ -7,9 +7,9 @@ from typing import Annotated, Optional
 import typer
 
 from docir.cli import render
-from docir.cli.options import IncludeInactiveOption, JsonOption, RootOption
+from docir.cli.options import IncludeInactiveOption, JsonOption, RootOption, StoreOption
 from docir.index.records import Filters
-from docir.services import reads, session
+from docir.services import federation, session
 
 
 def command(
@@ -21,6 +21,7 @@ def command(
     related_to: Annotated[Optional[str], typer.Option("--related-to", help="Only documents with an edge to or from this id.", show_default=False)] = None,
     limit: Annotated[int, typer.Option("--limit", min=1, help="At most this many results.")] = 50,
     include_inactive: IncludeInactiveOption = False,
+    store: StoreOption = None,
     root: RootOption = None,
     json_out: JsonOption = False,
 ) -> int:
@@ -28,7 +29,8 @@ def command(
     filters = Filters(tuple(doc_type or ()), tuple(status or ()), tuple(tag or ()), owner, related_to)
     results = session.run(
         root,
-        lambda s: reads.query(s, filters, stale=stale, include_inactive=include_inactive, limit=limit),
+        lambda s: federation.with_peers(s, store, render.warn, lambda peers: federation.query(
+            s, peers, filters, stale=stale, include_inactive=include_inactive, limit=limit)),
         warn=render.warn,
     )
     if render.wants_json(json_out):

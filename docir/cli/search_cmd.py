@@ -7,20 +7,22 @@ from typing import Annotated
 import typer
 
 from docir.cli import render
-from docir.cli.options import IncludeInactiveOption, JsonOption, RootOption
-from docir.services import reads, session
+from docir.cli.options import IncludeInactiveOption, JsonOption, RootOption, StoreOption
+from docir.services import federation, session
 
 
 def command(
     text: Annotated[str, typer.Argument(help="Words to look for; any text is safe, it is never query syntax.", show_default=False)],
     limit: Annotated[int, typer.Option("--limit", min=1, help="At most this many results.")] = 10,
     include_inactive: IncludeInactiveOption = False,
+    store: StoreOption = None,
     root: RootOption = None,
     json_out: JsonOption = False,
 ) -> int:
     """Full-text search (FTS5, bm25; needs no model). Returns skeletons, never bodies."""
     results = session.run(
-        root, lambda s: reads.search(s, text, include_inactive=include_inactive, limit=limit), warn=render.warn
+        root, lambda s: federation.with_peers(s, store, render.warn, lambda peers: federation.search(
+            s, peers, text, include_inactive=include_inactive, limit=limit)), warn=render.warn
     )
     if render.wants_json(json_out):
         render.emit_json({"query": text, "results": results, "count": len(results)})

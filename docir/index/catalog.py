@@ -173,6 +173,11 @@ class Catalog:
         )
         return [EmbedJob(int(r[0]), r[1], r[2], r[3], r[4]) for r in rows]
 
+    def model_ids(self) -> list[str]:
+        """The models whose vectors this index holds."""
+        rows = self.conn.execute("SELECT DISTINCT model_id FROM embeddings WHERE model_id IS NOT NULL ORDER BY 1")
+        return [str(r[0]) for r in rows]
+
     def queue_counts(self, model_id: str | None) -> tuple[int, int]:
         """(documents whose vectors are due, documents that can have vectors)."""
         total = int(self.conn.execute("SELECT count(*) FROM embeddings").fetchone()[0])

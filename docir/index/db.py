@@ -81,8 +81,12 @@ def open_index_readonly(path: Path) -> sqlite3.Connection:
     """
     if not path.is_file():
         raise IndexUnreadable("no index yet")
+    # A WAL database opened read-only still creates its -wal and -shm files when they are
+    # missing, which would write into the peer's folder. No -wal file means nothing is being
+    # written there now, so the file can be read as immutable and nothing is created.
+    flags = "mode=ro" if Path(f"{path}-wal").exists() else "mode=ro&immutable=1"
     try:
-        conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True,
+        conn = sqlite3.connect(f"{path.resolve().as_uri()}?{flags}", uri=True,
                                timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None,
                                check_same_thread=False)
         conn.row_factory = sqlite3.Row

@@ -16,7 +16,8 @@ from pathlib import Path
 from typing import TypeVar
 
 from docir.index.catalog import Catalog
-from docir.index.db import IndexCorrupt, discard, is_corruption, open_index
+from docir.errors import DocirError
+from docir.index.db import IndexCorrupt, IndexUnreadable, discard, is_corruption, open_index, open_index_readonly
 from docir.schema import Schema, load_schema
 from docir.services import sync
 from docir.services.locking import write_lock
@@ -33,6 +34,7 @@ class Session:
     today: dt.date
     warnings: list[str] = field(default_factory=list)
     last_sync: sync.SyncReport | None = None
+    read_only: bool = False  # a peer's session: SQLite refuses writes, and nothing here tries
     _lock_depth: int = 0
 
     @contextmanager
@@ -54,6 +56,8 @@ class Session:
 
     def refresh(self) -> sync.SyncReport:
         """Stat-walk docs/ and apply what changed; cheap when nothing did."""
+        if self.read_only:
+            raise RuntimeError("a peer store is never refreshed: its index is read-only")
         current = sync.scan(self.store.root, self.store.docs_dir, self.catalog)
         if current.plan.empty:
             report = sync.SyncReport(unchanged=len(current.disk))
@@ -88,6 +92,29 @@ def open_session(root: Path | None, *, refresh: bool = True) -> Session:
     if refresh:
         session.refresh()
     return session
+
+
+class PeerUnreadable(Exception):
+    """A peer store that cannot be read: skipped with a warning, never an error."""
+
+
+def open_peer(home: Path) -> Session:
+    """A read-only session on another store's index: no migration, no folder, no file is created.
+
+    Raises PeerUnreadable when the folder, its schema or its index cannot be used.
+    """
+    if not home.is_dir():
+        raise PeerUnreadable("no such folder")
+    store = Store(home.resolve())
+    try:
+        schema = load_schema(store.schema_path)
+    except DocirError as exc:
+        raise PeerUnreadable(exc.message) from None
+    try:
+        conn = open_index_readonly(store.index_path)
+    except IndexUnreadable as exc:
+        raise PeerUnreadable(f"{exc}; run 'docir reindex' in {home}") from None
+    return Session(store, schema, Catalog(conn), dt.date.today(), read_only=True)
 
 
 def run(root: Path | None, action: Callable[[Session], T], *, refresh: bool = True,
