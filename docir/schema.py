@@ -23,6 +23,7 @@ CORE_REQUIRED = ("id", "type", "title", "description", "status")
 CORE_OPTIONAL = ("tags", "related", "owner", "verified")
 PREFIX_RE = re.compile(r"^[a-z][a-z0-9]{0,15}$")
 NAME_RE = re.compile(r"^[a-z][a-z0-9_-]*$")
+RESERVED_PREFIXES = frozenset({"ref"})  # reference chunk ids are ref-<12 hex>
 
 
 @dataclass(frozen=True)
@@ -190,6 +191,9 @@ class _Checker:
         prefix = body.get("prefix")
         if not isinstance(prefix, str) or not PREFIX_RE.match(prefix):
             self.problem(path + ("prefix",), f"type '{name}' needs a prefix of 1-16 lowercase letters or digits")
+            return None
+        if prefix in RESERVED_PREFIXES:
+            self.problem(path + ("prefix",), f"prefix '{prefix}' is reserved (reference chunks use it); pick another")
             return None
         statuses = self._str_list(body.get("statuses"), path + ("statuses",), f"type '{name}': statuses")
         if not statuses:

@@ -6,7 +6,7 @@ import typer
 
 from docir import __version__
 from docir.cli import (add_cmd, archive_cmd, context_cmd, embed_cmd, get_cmd, hooks_cmd, init_cmd, lint_cmd,
-                       query_cmd, reindex_cmd, rule_cmd, search_cmd, update_cmd, worker_cmd)
+                       query_cmd, ref_cmd, reindex_cmd, rule_cmd, search_cmd, update_cmd, worker_cmd)
 
 HELP = """The right few design documents of a repository, fast.
 
@@ -50,4 +50,5 @@ def build_app() -> typer.Typer:
     app.command("rule")(rule_cmd.command)
     app.add_typer(worker_cmd.app, name="worker")
     app.add_typer(hooks_cmd.app, name="hooks")
+    app.add_typer(ref_cmd.app, name="ref")
     return app

@@ -8,7 +8,7 @@ import typer
 
 from docir.cli import render
 from docir.cli.options import IncludeInactiveOption, JsonOption, RootOption, StoreOption
-from docir.services import federation, session
+from docir.services import federation, refs, session
 from docir.services.session import Session
 
 
@@ -18,6 +18,7 @@ def command(
     limit: Annotated[int, typer.Option("--limit", min=1, help="How many ranked documents (linked ones come on top).")] = 8,
     explain: Annotated[bool, typer.Option("--explain", help="Show why each ranked: lexical and vector ranks, fts score, matched terms, winning chunk.")] = False,
     no_expand: Annotated[bool, typer.Option("--no-expand", help="Do not add documents linked to the results.")] = False,
+    no_refs: Annotated[bool, typer.Option("--no-refs", help="Leave reference corpora out.")] = False,
     include_inactive: IncludeInactiveOption = False,
     store: StoreOption = None,
     root: RootOption = None,
@@ -33,10 +34,12 @@ def command(
     queries = [task, *(also or [])]
 
     def action(s: Session) -> ranking.ContextResult:
+        if not no_refs:
+            refs.ensure_ingested(s)
         source = query_source(s.schema.model_path, s.store.root)
         return federation.with_peers(s, store, render.warn, lambda peers: federation.context(
             s, peers, queries, source, limit=limit, expand=not no_expand, explain=explain,
-            include_inactive=include_inactive))
+            include_inactive=include_inactive, refs=not no_refs))
 
     result = session.run(root, action, warn=render.warn)
     if result.semantic != "on":

@@ -41,6 +41,11 @@ def command(
     return 0
 
 
+def flush_store(s: Session) -> dict[str, Any]:
+    """Compute every due vector now (reindex --wait-embeddings)."""
+    return _flush(s, json_out=True)
+
+
 def after_write(s: Session, wait: bool) -> None:
     """A write scheduled vectors: wait for them (--wait-embeddings), or let the worker make them."""
     if wait:

@@ -7,6 +7,7 @@ from typing import Annotated, Any
 import typer
 
 from docir.cli import render
+from docir.cli.embed_cmd import flush_store
 from docir.cli.options import JsonOption, RootOption
 from docir.services import maintenance, semantic, session
 from docir.services.session import Session
@@ -14,6 +15,7 @@ from docir.services.session import Session
 
 def command(
     full: Annotated[bool, typer.Option("--full", help="Forget the index and rebuild it from every file.")] = False,
+    wait_embeddings: Annotated[bool, typer.Option("--wait-embeddings", help="Also compute every due vector before returning.")] = False,
     root: RootOption = None,
     json_out: JsonOption = False,
 ) -> int:
@@ -22,8 +24,9 @@ def command(
     Unchanged files (same size and mtime) are not even opened.
     """
     def action(s: Session) -> dict[str, Any]:
-        result = maintenance.reindex(s, full=full)
-        if result["added"] or result["updated"]:
+        wait = (lambda: int(flush_store(s)["documents"])) if wait_embeddings else None
+        result = maintenance.reindex(s, full=full, wait=wait)
+        if result["embeddings_due"]:
             semantic.ensure_worker(s.store.root)  # new text: the worker makes its vectors
         return result
 

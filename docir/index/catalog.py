@@ -9,8 +9,8 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 
 from docir.index.fts import BM25_WEIGHTS, index_text
-from docir.index.records import (ChunkVector, DocRow, EmbedJob, FileState, Filters, Hit, Listing, SkippedFile,
-                                 VectorSet)
+from docir.index.records import (ChunkVector, DocRow, EmbedJob, FileState, Filters, Hit, Listing, RefChunkRow,
+                                 RefFileRow, SkippedFile, StoredRefChunk, VectorSet)
 
 _LISTING_COLUMNS = "rowid, path, id, type, title, description, status, tags, related, owner, verified, archived, size"
 
@@ -114,7 +114,8 @@ class Catalog:
 
     def clear_all(self) -> None:
         # The vectors table is a cache keyed by text: kept, so a rebuild re-embeds nothing.
-        for table in ("chunk_embeddings", "embeddings", "relations", "documents_fts", "documents", "skipped"):
+        for table in ("chunk_embeddings", "embeddings", "relations", "documents_fts", "documents", "skipped",
+                      "ref_fts", "ref_chunks", "ref_files"):
             self.conn.execute(f"DELETE FROM {table}")
 
     def _refresh_searchable(self, rowid: int, row: DocRow) -> None:
@@ -272,6 +273,109 @@ class Catalog:
         found = self.conn.execute("SELECT body FROM documents WHERE rowid = ?", (rowid,)).fetchone()
         return "" if found is None else str(found[0])
 
+    # --- reference corpora ----------------------------------------------------------------
+
+    def ref_files(self, ref: str | None = None) -> dict[str, tuple[str, str]]:
+        """source_uri -> (corpus name, sha256) of ingested reference files."""
+        where, params = ("WHERE ref = ?", (ref,)) if ref is not None else ("", ())
+        rows = self.conn.execute(f"SELECT source_uri, ref, sha256 FROM ref_files {where}", params)
+        return {r[0]: (r[1], r[2]) for r in rows}
+
+    def replace_ref_file(self, file: RefFileRow, chunks: list[RefChunkRow]) -> None:
+        """Put a reference file's chunks in place of whatever it had (with their FTS rows)."""
+        self.remove_ref_file(file.source_uri)
+        cur = self.conn.execute(
+            "INSERT INTO ref_files (ref, source_uri, relpath, sha256) VALUES (?, ?, ?, ?)",
+            (file.ref, file.source_uri, file.relpath, file.sha256),
+        )
+        file_rowid = int(cur.lastrowid or 0)
+        for chunk in chunks:
+            cur = self.conn.execute(
+                "INSERT INTO ref_chunks (file, id, ordinal, heading_path, text, continuation, start, end, text_sha)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (file_rowid, chunk.id, chunk.ordinal, json.dumps(list(chunk.heading_path)), chunk.text,
+                 int(chunk.continuation), chunk.start, chunk.end, chunk.text_sha),
+            )
+            self.conn.execute(
+                "INSERT INTO ref_fts (rowid, heading, body) VALUES (?, ?, ?)",
+                (int(cur.lastrowid or 0), index_text(" ".join(chunk.heading_path)), index_text(chunk.text)),
+            )
+
+    def remove_ref_file(self, source_uri: str) -> None:
+        found = self.conn.execute("SELECT rowid FROM ref_files WHERE source_uri = ?", (source_uri,)).fetchone()
+        if found is None:
+            return
+        self.conn.execute("DELETE FROM ref_fts WHERE rowid IN (SELECT rowid FROM ref_chunks WHERE file = ?)", (found[0],))
+        self.conn.execute("DELETE FROM ref_chunks WHERE file = ?", (found[0],))
+        self.conn.execute("DELETE FROM ref_files WHERE rowid = ?", (found[0],))
+
+    def ref_counts(self) -> dict[str, tuple[int, int]]:
+        """corpus name -> (files, chunks)."""
+        rows = self.conn.execute(
+            "SELECT f.ref, count(DISTINCT f.rowid), count(c.rowid) FROM ref_files f"
+            " LEFT JOIN ref_chunks c ON c.file = f.rowid GROUP BY f.ref"
+        )
+        return {r[0]: (int(r[1]), int(r[2])) for r in rows}
+
+    def ref_jobs(self, model_id: str, limit: int = 256) -> list[tuple[int, str, str]]:
+        """(rowid, text_sha, text) of reference chunks whose vector from `model_id` is not recorded."""
+        rows = self.conn.execute(
+            "SELECT rowid, text_sha, text FROM ref_chunks WHERE model_id IS NOT ? LIMIT ?", (model_id, limit)
+        )
+        return [(int(r[0]), r[1], r[2]) for r in rows]
+
+    def mark_refs_embedded(self, done: list[tuple[int, str]], model_id: str) -> None:
+        """Record the vectors of (rowid, text_sha); a chunk re-ingested meanwhile keeps waiting."""
+        self.conn.executemany("UPDATE ref_chunks SET model_id = ? WHERE rowid = ? AND text_sha = ?",
+                              [(model_id, rowid, sha) for rowid, sha in done])
+
+    def ref_queue(self, model_id: str | None) -> int:
+        return int(self.conn.execute("SELECT count(*) FROM ref_chunks WHERE model_id IS NOT ?", (model_id,)).fetchone()[0])
+
+    def ref_lexical_hits(self, match: str, limit: int) -> list[Hit]:
+        rows = self.conn.execute(
+            "SELECT rowid, bm25(ref_fts, 3.0, 1.0) AS score FROM ref_fts WHERE ref_fts MATCH ? ORDER BY score LIMIT ?",
+            (match, limit),
+        )
+        return [Hit(int(r[0]), float(r[1])) for r in rows]
+
+    def ref_vector_set(self, model_id: str) -> VectorSet:
+        """Every embedded reference chunk's vector (ordinals carry the chunk rowid)."""
+        from docir.index.vectors import stack
+
+        rows = self.conn.execute(
+            "SELECT c.rowid, v.vector, v.dim FROM ref_chunks c JOIN vectors v"
+            " ON v.text_sha = c.text_sha AND v.model_id = c.model_id WHERE c.model_id = ?",
+            (model_id,),
+        ).fetchall()
+        dim = int(rows[0][2]) if rows else 0
+        return VectorSet([int(r[0]) for r in rows], [int(r[0]) for r in rows], stack([r[1] for r in rows], dim))
+
+    def ref_chunks(self, rowids: Iterable[int] = (), ids: Iterable[str] = ()) -> list[StoredRefChunk]:
+        """Reference chunks by row number or by id."""
+        found: list[StoredRefChunk] = []
+        for column, values in (("c.rowid", list(rowids)), ("c.id", list(ids))):
+            for start in range(0, len(values), 500):
+                chunk = values[start : start + 500]
+                rows = self.conn.execute(
+                    "SELECT c.rowid, f.ref, f.source_uri, f.sha256, c.id, c.ordinal, c.heading_path, c.text,"
+                    " c.continuation, c.start, c.end, c.text_sha FROM ref_chunks c JOIN ref_files f ON f.rowid = c.file"
+                    f" WHERE {column} IN ({','.join('?' * len(chunk))})",
+                    chunk,
+                )
+                found.extend(_stored_ref(r) for r in rows)
+        return found
+
+    def ref_section(self, source_uri: str, heading_path: tuple[str, ...]) -> list[StoredRefChunk]:
+        """Every piece of one section, in order: split sections are shown whole again."""
+        rows = self.conn.execute(
+            "SELECT c.rowid, f.ref, f.source_uri, f.sha256, c.id, c.ordinal, c.heading_path, c.text,"
+            " c.continuation, c.start, c.end, c.text_sha FROM ref_chunks c JOIN ref_files f ON f.rowid = c.file"
+            " WHERE f.source_uri = ? AND c.heading_path = ? ORDER BY c.ordinal",
+            (source_uri, json.dumps(list(heading_path))),
+        )
+        return [_stored_ref(r) for r in rows]
+
     # --- reads ------------------------------------------------------------------------
 
     def documents_by_id(self, doc_id: str) -> list[tuple[int, DocRow]]:
@@ -385,6 +489,11 @@ class Catalog:
 
     def count(self) -> int:
         return int(self.conn.execute("SELECT count(*) FROM documents").fetchone()[0])
+
+
+def _stored_ref(r: sqlite3.Row) -> StoredRefChunk:
+    chunk = RefChunkRow(r[4], int(r[5]), tuple(json.loads(r[6])), r[7], bool(r[8]), int(r[9]), int(r[10]), r[11])
+    return StoredRefChunk(int(r[0]), r[1], r[2], r[3], chunk)
 
 
 def _listing(r: sqlite3.Row) -> Listing:

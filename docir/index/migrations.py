@@ -122,4 +122,39 @@ def m002_vectors(conn: sqlite3.Connection) -> None:
     )
 
 
-MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (m001_documents, m002_vectors)
+def m003_reference_corpora(conn: sqlite3.Connection) -> None:
+    _run(
+        conn,
+        f"""
+        -- Files of registered reference corpora: read-only upstream documentation.
+        CREATE TABLE ref_files (
+            rowid      INTEGER PRIMARY KEY,
+            ref        TEXT NOT NULL,               -- the corpus name in .docir/refs.yaml
+            source_uri TEXT NOT NULL UNIQUE,        -- absolute path: the identity across re-ingest
+            relpath    TEXT NOT NULL,
+            sha256     TEXT NOT NULL
+        );
+        CREATE INDEX ref_files_ref ON ref_files(ref);
+
+        -- One row per heading chunk. Vectors live in `vectors`, keyed by text_sha and model.
+        CREATE TABLE ref_chunks (
+            rowid        INTEGER PRIMARY KEY,
+            file         INTEGER NOT NULL REFERENCES ref_files(rowid) ON DELETE CASCADE,
+            id           TEXT NOT NULL UNIQUE,      -- ref-<12 hex>
+            ordinal      INTEGER NOT NULL,
+            heading_path TEXT NOT NULL,             -- JSON array, the file name first
+            text         TEXT NOT NULL,             -- breadcrumb line, then the section text
+            continuation INTEGER NOT NULL,
+            start        INTEGER NOT NULL,
+            end          INTEGER NOT NULL,
+            text_sha     TEXT NOT NULL,
+            model_id     TEXT                       -- the model whose vector it has (another model: due)
+        );
+        CREATE INDEX ref_chunks_file ON ref_chunks(file);
+
+        CREATE VIRTUAL TABLE ref_fts USING fts5(heading, body, tokenize = "{FTS_TOKENIZER}")
+        """,
+    )
+
+
+MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (m001_documents, m002_vectors, m003_reference_corpora)

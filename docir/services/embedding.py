@@ -28,6 +28,7 @@ class DrainReport:
     documents: int = 0  # documents whose vectors were (re)written
     texts_embedded: int = 0  # texts that went through the model
     texts_reused: int = 0  # texts whose vector was already stored (content-hash reuse)
+    reference_chunks: int = 0  # reference chunks given their vector
 
 
 def document_text(title: str, description: str, body: str) -> str:
@@ -56,7 +57,29 @@ def drain(catalog: Catalog, embedder: Embedder, *, debounce: float = 0.0,
         _embed_batch(catalog, embedder, jobs, budget, report)
         if progress is not None:
             progress(report.documents, max(due_total, report.documents))
+    _drain_references(catalog, embedder, report, should_stop)
     return report
+
+
+def _drain_references(catalog: Catalog, embedder: Embedder, report: DrainReport,
+                      should_stop: Callable[[], bool] | None) -> None:
+    """Reference chunks: their text is stored whole, so only unknown texts reach the model."""
+    while not (should_stop is not None and should_stop()):
+        jobs = catalog.ref_jobs(embedder.model_id)
+        if not jobs:
+            return
+        texts = {sha: text for _, sha, text in jobs}
+        known = catalog.cached_vectors(texts, embedder.model_id)
+        missing = sorted((sha for sha in texts if sha not in known), key=lambda sha: len(texts[sha]))
+        report.texts_reused += len(texts) - len(missing)
+        if missing:
+            vectors = embedder.embed([texts[sha] for sha in missing])
+            report.texts_embedded += len(missing)
+        with catalog.transaction():
+            if missing:
+                catalog.store_vectors(embedder.model_id, embedder.dim, zip(missing, (pack(v) for v in vectors)))
+            catalog.mark_refs_embedded([(rowid, sha) for rowid, sha, _ in jobs], embedder.model_id)
+        report.reference_chunks += len(jobs)
 
 
 def _embed_batch(catalog: Catalog, embedder: Embedder, jobs: list[EmbedJob], budget: int, report: DrainReport) -> None:

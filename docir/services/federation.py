@@ -166,17 +166,17 @@ def search(session: Session, peers: list[Peer], text: str, *, include_inactive: 
 
 
 def context(session: Session, peers: list[Peer], queries: list[str], source: QuerySource, *, limit: int,
-            expand: bool, explain: bool, include_inactive: bool) -> ContextResult:
+            expand: bool, explain: bool, include_inactive: bool, refs: bool = True) -> ContextResult:
     """Each store ranks with its own fusion; the union is ordered by similarity."""
     from docir.services import ranking  # numpy: only the command that ranks by vectors pays for it
 
     if not peers:
         return ranking.context(session, queries, source, limit=limit, expand=expand, explain=explain,
-                               include_inactive=include_inactive)
+                               include_inactive=include_inactive, refs=refs)
     # One query embedding per model, shared by every store that used the same model.
     shared = Precomputed(source.model_id, source.embed(queries) if source.model_id else None, source.status)
     local = ranking.context(session, queries, shared, limit=limit, expand=expand, explain=explain,
-                            include_inactive=include_inactive)
+                            include_inactive=include_inactive, refs=refs)
     groups = [tag(local.results, LOCAL)]
     for peer in peers:
         models = peer.session.catalog.model_ids()
@@ -187,7 +187,7 @@ def context(session: Session, peers: list[Peer], queries: list[str], source: Que
             if shared.model_id is not None:
                 session.warnings.append(f"peer store {peer.label} searched lexically: {reason}, not {shared.model_id}")
         found = ranking.context(peer.session, queries, peer_source, limit=limit, expand=expand, explain=explain,
-                                include_inactive=include_inactive)
+                                include_inactive=include_inactive, refs=False)  # a peer's own corpora stay its own
         groups.append(tag(found.results, peer.label))
     return ranking.ContextResult(merge_by_similarity(groups, limit), local.semantic, queries, local.pending)
 

@@ -11,6 +11,7 @@ import datetime as dt
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from collections.abc import Mapping
 from typing import Any
 
 from docir.documents import frontmatter
@@ -105,7 +106,7 @@ def lint_store(store: Store, paths: list[str] | None = None, today: dt.date | No
         out.add(SCHEMA_FILE, problem.line, problem.col, "DOC020", problem.message)
     corpus = _load_corpus(store, out)
     if schema is not None:
-        _check_documents(schema, corpus, out, today)
+        out.found.extend(check(schema, corpus, today, out.severities))
     wanted = None if paths is None else set(paths)
     findings = [f for f in out.found if wanted is None or f.path in wanted]
     report = LintReport(files=len(corpus) if wanted is None else len([p for p in corpus if p in wanted]))
@@ -113,7 +114,7 @@ def lint_store(store: Store, paths: list[str] | None = None, today: dt.date | No
     return report, schema, corpus
 
 
-def apply_suppressions(report: LintReport, corpus: dict[str, Parsed], paths: list[str] | None) -> None:
+def apply_suppressions(report: LintReport, corpus: Mapping[str, Parsed], paths: list[str] | None) -> None:
     """Drop findings an inline `<!-- docir: ignore[CODE] -->` asks to, and report unused ones."""
     suppressions = {path: _suppressions(parsed.text) for path, parsed in corpus.items()}
     kept: list[Finding] = []
@@ -164,7 +165,10 @@ def _load_corpus(store: Store, out: _Collector) -> dict[str, Parsed]:
     return corpus
 
 
-def _check_documents(schema: Schema, corpus: dict[str, Parsed], out: _Collector, today: dt.date) -> None:
+def check(schema: Schema, corpus: Mapping[str, Parsed], today: dt.date,
+          severities: Mapping[str, str] | None = None) -> list[Finding]:
+    """The document checks over a parsed corpus (documents only: a reference chunk is not a Parsed)."""
+    out = _Collector(dict(severities or {}))
     by_id: dict[str, list[str]] = {}
     for parsed in corpus.values():
         if parsed.doc is not None and parsed.doc.id:
@@ -173,9 +177,10 @@ def _check_documents(schema: Schema, corpus: dict[str, Parsed], out: _Collector,
     for parsed in corpus.values():
         if parsed.doc is not None:
             _check_one(schema, parsed, by_id, corpus, successors, out, today)
+    return out.found
 
 
-def _check_one(schema: Schema, parsed: Parsed, by_id: dict[str, list[str]], corpus: dict[str, Parsed],
+def _check_one(schema: Schema, parsed: Parsed, by_id: dict[str, list[str]], corpus: Mapping[str, Parsed],
                successors: dict[str, list[str]], out: _Collector, today: dt.date) -> None:
     doc, path, lines = parsed.doc, parsed.path, parsed.lines
     assert doc is not None
@@ -222,7 +227,7 @@ def _check_one(schema: Schema, parsed: Parsed, by_id: dict[str, list[str]], corp
         out.add(path, at("status"), 1, "DOC015", f"{newer} replaces this document, but its status is '{doc.status}' (expected one of: {inactive})")
 
 
-def _check_related(schema: Schema, parsed: Parsed, by_id: dict[str, list[str]], corpus: dict[str, Parsed], out: _Collector) -> None:
+def _check_related(schema: Schema, parsed: Parsed, by_id: dict[str, list[str]], corpus: Mapping[str, Parsed], out: _Collector) -> None:
     doc = parsed.doc
     assert doc is not None
     raw = doc.meta.get("related")
@@ -244,7 +249,7 @@ def _check_related(schema: Schema, parsed: Parsed, by_id: dict[str, list[str]], 
             out.add(parsed.path, line, 1, "DOC012", f"{edge.kind}: {edge.target} is archived ({targets[0]})")
 
 
-def _successor_targets(schema: Schema, corpus: dict[str, Parsed]) -> dict[str, list[str]]:
+def _successor_targets(schema: Schema, corpus: Mapping[str, Parsed]) -> dict[str, list[str]]:
     """id -> ids of active documents that replace it through a successor edge."""
     kinds = schema.successor_kinds
     found: dict[str, list[str]] = {}

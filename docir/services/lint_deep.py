@@ -7,9 +7,13 @@ edge are related on purpose and are not reported.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import NamedTuple
+
 import numpy as np
 
-from docir.index.vectors import stack
+from docir.index.records import Listing
+from docir.index.vectors import Matrix, unpack
 from docir.services import embedding
 from docir.services.lint import Finding, LintReport
 from docir.services.semantic import LocalModel, QuerySource
@@ -17,6 +21,30 @@ from docir.services.session import Session
 from docir.services.visibility import Visibility
 
 BLOCK = 2048  # rows per block of the similarity matrix, so 10,000 documents never need 400 MB at once
+
+
+class DocumentVector(NamedTuple):
+    """An active document and its document vector: the only thing the near-duplicate check compares."""
+
+    listing: Listing
+    vector: Matrix
+
+
+def near_duplicate_pairs(docs: Sequence[DocumentVector], threshold: float) -> list[tuple[DocumentVector, DocumentVector, float]]:
+    """Pairs closer than `threshold`, skipping pairs already linked by any edge (either way)."""
+    if len(docs) < 2:
+        return []
+    matrix = np.vstack([d.vector for d in docs]).astype(np.float32)
+    linked = {frozenset((d.listing.id, target)) for d in docs for _, target in d.listing.related}
+    pairs = []
+    for start in range(0, len(docs), BLOCK):
+        sims = matrix[start : start + BLOCK] @ matrix.T
+        rows, cols = np.nonzero(sims >= threshold)
+        for r, c in zip(rows.tolist(), cols.tolist()):
+            i = start + r
+            if c > i and frozenset((docs[i].listing.id, docs[c].listing.id)) not in linked:
+                pairs.append((docs[i], docs[c], float(sims[r, c])))
+    return pairs
 
 
 def near_duplicates(session: Session, source: QuerySource, report: LintReport, paths: list[str] | None) -> None:
@@ -31,26 +59,12 @@ def near_duplicates(session: Session, source: QuerySource, report: LintReport, p
     rowids, blobs = session.catalog.document_vectors(source.model_id)
     listings = session.catalog.listings_by_rowid(rowids)
     visible = Visibility.from_schema(session.schema)
-    keep = [i for i, r in enumerate(rowids) if r in listings and visible.allows(listings[r].type, listings[r].status, listings[r].archived)]
-    if len(keep) < 2:
-        return
-    dim = len(blobs[0]) // 4
-    ids = [listings[rowids[i]].id for i in keep]
-    docs = [listings[rowids[i]] for i in keep]
-    matrix = stack([blobs[i] for i in keep], dim)
-    linked = {frozenset((d.id, target)) for d in docs for _, target in d.related}
+    docs = [DocumentVector(listings[r], unpack(blob, len(blob) // 4)) for r, blob in zip(rowids, blobs)
+            if r in listings and visible.allows(listings[r].type, listings[r].status, listings[r].archived)]
     wanted = None if paths is None else set(paths)
-    threshold = session.schema.lint.near_duplicate_threshold
-    for start in range(0, len(keep), BLOCK):
-        sims = matrix[start : start + BLOCK] @ matrix.T
-        rows, cols = np.nonzero(sims >= threshold)
-        for r, c in zip(rows.tolist(), cols.tolist()):
-            i = start + r
-            if c <= i or frozenset((ids[i], ids[c])) in linked:
-                continue
-            similarity = float(sims[r, c])
-            for me, other in ((docs[i], docs[c]), (docs[c], docs[i])):
-                if wanted is None or me.path in wanted:
-                    report.findings.append(Finding(
-                        me.path, 1, 1, "DOC030",
-                        f"near-duplicate of {other.id} ({other.path}), cosine {similarity:.3f}", severity))
+    for first, second, similarity in near_duplicate_pairs(docs, session.schema.lint.near_duplicate_threshold):
+        for me, other in ((first.listing, second.listing), (second.listing, first.listing)):
+            if wanted is None or me.path in wanted:
+                report.findings.append(Finding(me.path, 1, 1, "DOC030",
+                                               f"near-duplicate of {other.id} ({other.path}), cosine {similarity:.3f}",
+                                               severity))

@@ -2,17 +2,28 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
+from docir.embed.resolve import resolve
+
+from docir.services import refs
 from docir.services.session import Session
 
 
-def reindex(session: Session, *, full: bool = False) -> dict[str, Any]:
-    """Sync the index with the files; with `full`, from nothing. Returns the counts."""
+def reindex(session: Session, *, full: bool = False, wait: Callable[[], int] | None = None) -> dict[str, Any]:
+    """Sync the index with the files; with `full`, from nothing. Returns the counts.
+
+    Vectors are left to the worker (`embeddings_due`); `wait` computes them here and
+    returns how many documents it embedded (`embeddings_recomputed`).
+    """
     if full:
         with session.locked(), session.catalog.transaction():
             session.catalog.clear_all()
     report = session.refresh()
     out = report.as_dict()
-    out["embeddings_recomputed"] = 0
+    out["references"] = [r.as_dict() for r in refs.sync_all(session)]
+    out["embeddings_recomputed"] = wait() if wait is not None else 0
+    choice = resolve(session.schema.model_path, session.store.root)
+    out["embeddings_due"] = session.catalog.queue_counts(choice.model_id if choice.available else None)[0]
     return out

@@ -11,17 +11,21 @@
    first, so a decision's replacement comes along with it.
 6. With several queries, pooling decides each document's numbers and the
    queries take turns at the head of the order.
+
+Reference chunks join the same fusion: their own bm25 ranking (a separate
+FTS table) and the shared vector ranking, where cosines are comparable.
 """
 
 from __future__ import annotations
 
+from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from docir.index.fts import query_terms
-from docir.index.records import Listing, VectorSet
+from docir.index.fts import match_expression, query_terms
+from docir.index.records import Listing, StoredRefChunk, VectorSet
 from docir.index.vectors import cosine
 from docir.services.reads import RRF_K, lexical_ranking
 from docir.services.semantic import QuerySource
@@ -33,17 +37,21 @@ CANDIDATES = 200  # ranks past this add under 1/(60+200) each: not worth fetchin
 LEXICAL_WEIGHT = 1.0
 VECTOR_WEIGHT = 1.0
 
+Key = tuple[str, int]  # ("doc", rowid) or ("ref", chunk rowid)
+
 
 @dataclass
 class Candidate:
-    """One document's standing for one query."""
+    """One document's (or reference chunk's) standing for one query."""
 
-    listing: Listing
+    key: Key
+    listing: Listing | None = None
+    ref: StoredRefChunk | None = None
     lexical_rank: int | None = None
     vector_rank: int | None = None
     bm25: float | None = None
     similarity: float | None = None
-    ordinal: int | None = None  # winning chunk; -1 = document vector
+    ordinal: int | None = None  # winning chunk of a document; -1 = its document vector
     score: float = 0.0
 
 
@@ -55,80 +63,108 @@ class ContextResult:
     pending: int = 0  # documents whose vectors are not computed yet: found lexically meanwhile
 
 
-def lexical(session: Session, text: str, visibility: Visibility) -> list[tuple[Listing, float]]:
-    return lexical_ranking(session, text, visibility, CANDIDATES)
-
-
-def vector_ranking(session: Session, vectors: VectorSet, query: np.ndarray, visibility: Visibility) -> list[tuple[Listing, float, int]]:
-    """Visible documents by their best cosine (document or section vector): (listing, similarity, ordinal)."""
-    sims = cosine(vectors.matrix, query)
-    if sims.size == 0:
-        return []
-    best: dict[int, tuple[float, int]] = {}
-    for index in np.argsort(-sims):
-        rowid = vectors.rowids[index]
-        if rowid not in best:
-            best[rowid] = (float(sims[index]), vectors.ordinals[index])
-            if len(best) >= CANDIDATES * 2:
-                break
-    listings = session.catalog.listings_by_rowid(best)
-    ranked = []
-    for rowid, (sim, ordinal) in best.items():
-        item = listings.get(rowid)
-        if item is not None and visibility.allows(item.type, item.status, item.archived):
-            ranked.append((item, sim, ordinal))
-            if len(ranked) >= CANDIDATES:
-                break
-    return ranked
-
-
-def fuse(lexical_ranked: list[tuple[Listing, float]], vector_ranked: list[tuple[Listing, float, int]]) -> list[Candidate]:
-    """Reciprocal rank fusion: each ranking gives 1/(k + rank); ties keep lexical order."""
-    by_doc: dict[int, Candidate] = {}
-    for rank, (item, bm25) in enumerate(lexical_ranked, start=1):
-        cand = by_doc.setdefault(item.rowid, Candidate(item))
-        cand.lexical_rank, cand.bm25 = rank, bm25
-        cand.score += LEXICAL_WEIGHT / (RRF_K + rank)
-    for rank, (item, sim, ordinal) in enumerate(vector_ranked, start=1):
-        cand = by_doc.setdefault(item.rowid, Candidate(item))
-        cand.vector_rank, cand.similarity, cand.ordinal = rank, sim, ordinal
-        cand.score += VECTOR_WEIGHT / (RRF_K + rank)
-    return sorted(by_doc.values(), key=lambda c: -c.score)
+@dataclass
+class _Vectors:
+    docs: VectorSet
+    refs: VectorSet | None
 
 
 def context(session: Session, queries: list[str], source: QuerySource, *, limit: int = 8, expand: bool = True,
-            explain: bool = False, include_inactive: bool = False, mode: str = "fused") -> ContextResult:
+            explain: bool = False, include_inactive: bool = False, mode: str = "fused",
+            refs: bool = True) -> ContextResult:
     """The few documents that matter for the task(s), as skeletons; see the module docstring."""
     visibility = Visibility.from_schema(session.schema, include_inactive)
-    semantic = source.status
-    vectors: VectorSet | None = None
+    vectors: _Vectors | None = None
     query_vectors = None
     pending = 0
     if mode != "lexical" and source.model_id is not None:
-        vectors = session.catalog.vector_set(source.model_id)
+        vectors = _Vectors(session.catalog.vector_set(source.model_id),
+                           session.catalog.ref_vector_set(source.model_id) if refs else None)
         query_vectors = source.embed(queries)
         pending = session.catalog.queue_counts(source.model_id)[0]
     per_query: list[list[Candidate]] = []
     for index, text in enumerate(queries):
-        lex = lexical(session, text, visibility) if mode != "vector" else []
-        vec = (vector_ranking(session, vectors, query_vectors[index], visibility)
-               if vectors is not None and query_vectors is not None else [])
-        per_query.append(fuse(lex, vec))
+        lexical: list[Candidate] = []
+        if mode != "vector":
+            lexical = [Candidate(("doc", item.rowid), listing=item, bm25=bm25)
+                       for item, bm25 in lexical_ranking(session, text, visibility, CANDIDATES)]
+            if refs:
+                lexical_refs = _ref_lexical(session, text)
+                per_kind = [lexical, lexical_refs]
+            else:
+                per_kind = [lexical]
+        else:
+            per_kind = []
+        vector = (_vector_ranking(session, vectors, query_vectors[index], visibility)
+                  if vectors is not None and query_vectors is not None else [])
+        per_query.append(fuse(per_kind, vector))
     ordered = _take_turns(per_query, limit)
     results = [_entry(session, cand, explain, queries) for cand in ordered]
     if expand:
-        results.extend(_expand(session, ordered, visibility, vectors, query_vectors, limit))
-    return ContextResult(results, semantic, queries, pending)
+        seeds = [c for c in ordered if c.listing is not None]
+        results.extend(_expand(session, seeds, visibility, vectors.docs if vectors else None, query_vectors, limit))
+    return ContextResult(results, source.status, queries, pending)
+
+
+def fuse(lexical_rankings: list[list[Candidate]], vector_ranking: list[Candidate]) -> list[Candidate]:
+    """Reciprocal rank fusion: every ranking gives 1/(k + rank); a candidate's numbers are merged."""
+    by_key: dict[Key, Candidate] = {}
+    for ranking in lexical_rankings:
+        for rank, cand in enumerate(ranking, start=1):
+            mine = by_key.setdefault(cand.key, cand)
+            mine.lexical_rank, mine.bm25 = rank, cand.bm25
+            mine.score += LEXICAL_WEIGHT / (RRF_K + rank)
+    for rank, cand in enumerate(vector_ranking, start=1):
+        mine = by_key.setdefault(cand.key, cand)
+        mine.listing, mine.ref = mine.listing or cand.listing, mine.ref or cand.ref
+        mine.vector_rank, mine.similarity, mine.ordinal = rank, cand.similarity, cand.ordinal
+        mine.score += VECTOR_WEIGHT / (RRF_K + rank)
+    return sorted(by_key.values(), key=lambda c: -c.score)
+
+
+def _ref_lexical(session: Session, text: str) -> list[Candidate]:
+    match = match_expression(text)
+    if match is None:
+        return []
+    hits = session.catalog.ref_lexical_hits(match, CANDIDATES)
+    chunks = {c.rowid: c for c in session.catalog.ref_chunks(rowids=[h.rowid for h in hits])}
+    return [Candidate(("ref", h.rowid), ref=chunks[h.rowid], bm25=h.bm25) for h in hits if h.rowid in chunks]
+
+
+def _vector_ranking(session: Session, vectors: _Vectors, query: np.ndarray, visibility: Visibility) -> list[Candidate]:
+    """Visible documents by their best cosine (document or section vector), with reference chunks on the same scale."""
+    found: list[Candidate] = []
+    sims = cosine(vectors.docs.matrix, query)
+    best: dict[int, tuple[float, int]] = {}
+    for index in np.argsort(-sims)[: CANDIDATES * 8]:
+        rowid = vectors.docs.rowids[index]
+        if rowid not in best:
+            best[rowid] = (float(sims[index]), vectors.docs.ordinals[index])
+    listings = session.catalog.listings_by_rowid(best)
+    for rowid, (sim, ordinal) in best.items():
+        item = listings.get(rowid)
+        if item is not None and visibility.allows(item.type, item.status, item.archived):
+            found.append(Candidate(("doc", rowid), listing=item, similarity=sim, ordinal=ordinal))
+    if vectors.refs is not None and vectors.refs.rowids:
+        ref_sims = cosine(vectors.refs.matrix, query)
+        top = [int(i) for i in np.argsort(-ref_sims)[:CANDIDATES]]
+        chunks = {c.rowid: c for c in session.catalog.ref_chunks(rowids=[vectors.refs.rowids[i] for i in top])}
+        for i in top:
+            rowid = vectors.refs.rowids[i]
+            if rowid in chunks:
+                found.append(Candidate(("ref", rowid), ref=chunks[rowid], similarity=float(ref_sims[i])))
+    found.sort(key=lambda c: -(c.similarity or 0.0))
+    return found[:CANDIDATES]
 
 
 def _take_turns(per_query: list[list[Candidate]], limit: int) -> list[Candidate]:
-    """Pool each document's numbers over all queries; order by the queries taking turns."""
-    pooled: dict[int, Candidate] = {}
+    """Pool each candidate's numbers over all queries; order by the queries taking turns."""
+    pooled: dict[Key, Candidate] = {}
     for ranking in per_query:
         for cand in ranking:
-            seen = pooled.get(cand.listing.rowid)
+            seen = pooled.get(cand.key)
             if seen is None:
-                pooled[cand.listing.rowid] = Candidate(**cand.__dict__)
+                pooled[cand.key] = Candidate(**cand.__dict__)
                 continue
             seen.score = max(seen.score, cand.score)
             if cand.similarity is not None and (seen.similarity is None or cand.similarity > seen.similarity):
@@ -136,21 +172,25 @@ def _take_turns(per_query: list[list[Candidate]], limit: int) -> list[Candidate]
             if cand.lexical_rank is not None and (seen.lexical_rank is None or cand.lexical_rank < seen.lexical_rank):
                 seen.lexical_rank, seen.bm25 = cand.lexical_rank, cand.bm25
     order: list[Candidate] = []
-    taken: set[int] = set()
+    taken: set[Key] = set()
     cursors = [0] * len(per_query)
     while len(order) < limit and any(c < len(r) for c, r in zip(cursors, per_query)):
         for q, ranking in enumerate(per_query):
-            while cursors[q] < len(ranking) and ranking[cursors[q]].listing.rowid in taken:
+            while cursors[q] < len(ranking) and ranking[cursors[q]].key in taken:
                 cursors[q] += 1
             if cursors[q] < len(ranking) and len(order) < limit:
-                rowid = ranking[cursors[q]].listing.rowid
-                taken.add(rowid)
-                order.append(pooled[rowid])
+                key = ranking[cursors[q]].key
+                taken.add(key)
+                order.append(pooled[key])
     return order
 
 
 def _entry(session: Session, cand: Candidate, explain: bool, queries: list[str]) -> dict[str, Any]:
+    if cand.ref is not None:
+        return _ref_entry(cand, explain, queries, session)
+    assert cand.listing is not None
     entry = skeleton(cand.listing, session.schema, session.today)
+    entry["kind"] = "document"
     entry["score"] = round(cand.score, 6)
     entry["similarity"] = None if cand.similarity is None else round(cand.similarity, 4)
     chunk = session.catalog.chunk_rows(cand.listing.rowid).get(cand.ordinal) if cand.ordinal not in (None, -1) else None
@@ -172,6 +212,31 @@ def _entry(session: Session, cand: Candidate, explain: bool, queries: list[str])
     return entry
 
 
+def _ref_entry(cand: Candidate, explain: bool, queries: list[str], session: Session) -> dict[str, Any]:
+    assert cand.ref is not None
+    chunk = cand.ref.chunk
+    entry: dict[str, Any] = {
+        "kind": "reference",
+        "id": chunk.id,
+        "ref": cand.ref.ref,
+        "title": chunk.heading_path[-1],
+        "heading_path": list(chunk.heading_path),
+        "source_uri": cand.ref.source_uri,
+        "continuation": chunk.continuation,
+        "score": round(cand.score, 6),
+        "similarity": None if cand.similarity is None else round(cand.similarity, 4),
+        "via": None,
+    }
+    if explain:
+        terms = list(dict.fromkeys(t for q in queries for t in query_terms(q)))
+        lowered = chunk.text.lower()
+        entry["explain"] = {"lexical_rank": cand.lexical_rank, "vector_rank": cand.vector_rank,
+                            "fts_score": None if cand.bm25 is None else round(-cand.bm25, 4),
+                            "similarity": entry["similarity"], "matched_terms": [t for t in terms if t in lowered],
+                            "chunk": {"heading": " > ".join(chunk.heading_path), "text": chunk.text[:600]}}
+    return entry
+
+
 def _matched_terms(session: Session, rowid: int, queries: list[str]) -> list[str]:
     terms = list(dict.fromkeys(t for q in queries for t in query_terms(q)))
     return [t for t in terms if session.catalog.term_matches(rowid, t)]
@@ -180,10 +245,12 @@ def _matched_terms(session: Session, rowid: int, queries: list[str]) -> list[str
 def _expand(session: Session, seeds: list[Candidate], visibility: Visibility, vectors: VectorSet | None,
             query_vectors: np.ndarray | None, limit: int) -> list[dict[str, Any]]:
     """One hop from each seed: incoming successor edges first, then outgoing edges."""
-    seen = {c.listing.id for c in seeds}
+    seen = {c.listing.id for c in seeds if c.listing is not None}
     successor_kinds = session.schema.successor_kinds
+    rows_of: dict[int, list[int]] | None = None
     out: list[dict[str, Any]] = []
     for seed in seeds:
+        assert seed.listing is not None
         hops = [(kind, src, "successor") for kind, src in session.catalog.edges_to(seed.listing.id, successor_kinds)]
         hops += [(kind, dst, "outgoing") for kind, dst in session.catalog.edges_from(seed.listing.id)]
         targets = session.catalog.listings_by_ids(doc_id for _, doc_id, _ in hops)
@@ -193,21 +260,20 @@ def _expand(session: Session, seeds: list[Candidate], visibility: Visibility, ve
                 continue
             seen.add(doc_id)
             entry = skeleton(item, session.schema, session.today)
+            entry["kind"] = "document"
             entry["score"] = None
-            entry["similarity"] = _similarity(session, item.rowid, vectors, query_vectors)
+            entry["similarity"] = None
+            if vectors is not None and query_vectors is not None:
+                if rows_of is None:
+                    rows_of = defaultdict(list)
+                    for position, rowid in enumerate(vectors.rowids):
+                        rows_of[rowid].append(position)
+                if rows_of.get(item.rowid):
+                    sims = vectors.matrix[rows_of[item.rowid]] @ query_vectors.T
+                    entry["similarity"] = round(float(np.max(sims)), 4)
             entry["matched_section"] = None
             entry["via"] = {"id": seed.listing.id, "kind": kind, "direction": direction}
             out.append(entry)
             if len(out) >= limit:
                 return out
     return out
-
-
-def _similarity(session: Session, rowid: int, vectors: VectorSet | None, query_vectors: np.ndarray | None) -> float | None:
-    if vectors is None or query_vectors is None:
-        return None
-    rows = [i for i, r in enumerate(vectors.rowids) if r == rowid]
-    if not rows:
-        return None
-    sims = vectors.matrix[rows] @ query_vectors.T
-    return round(float(np.max(sims)), 4)

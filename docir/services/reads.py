@@ -15,6 +15,7 @@ from docir.services.skeleton import full_document, is_stale, skeleton
 from docir.services.visibility import Visibility
 
 RRF_K = 60  # rank-derived scores use the RRF constant, so search and context speak the same unit
+REF_PREFIX = "ref-"  # reference chunk ids; the schema reserves the prefix
 
 
 @dataclass
@@ -38,7 +39,11 @@ def get(session: Session, ids: list[str], section: str | None = None) -> GetResu
     for doc_id in dict.fromkeys(ids):
         rows = session.catalog.documents_by_id(doc_id)
         if not rows:
-            result.missing.append(doc_id)
+            reference = reference_chunk(session, doc_id) if doc_id.startswith(REF_PREFIX) else None
+            if reference is None:
+                result.missing.append(doc_id)
+            else:
+                result.documents.append(reference)
             continue
         if len(rows) > 1:
             paths = ", ".join(row.path for _, row in rows)
@@ -57,6 +62,20 @@ def get(session: Session, ids: list[str], section: str | None = None) -> GetResu
             doc["body"] = row.body[start:end]
         result.documents.append(doc)
     return result
+
+
+def reference_chunk(session: Session, chunk_id: str) -> dict[str, Any] | None:
+    """A reference chunk by id, its section shown whole: the pieces of a split section are rejoined."""
+    found = session.catalog.ref_chunks(ids=[chunk_id])
+    if not found:
+        return None
+    stored = found[0]
+    pieces = session.catalog.ref_section(stored.source_uri, stored.chunk.heading_path)
+    # Each piece starts with the breadcrumb line; the section text follows the blank line.
+    text = "\n\n".join(p.chunk.text.split("\n\n", 1)[-1] for p in pieces)
+    return {"kind": "reference", "id": stored.chunk.id, "ref": stored.ref, "title": stored.chunk.heading_path[-1],
+            "heading_path": list(stored.chunk.heading_path), "source_uri": stored.source_uri,
+            "sha256": stored.sha256, "pieces": len(pieces), "text": text}
 
 
 def validate_filters(session: Session, filters: Filters) -> None:

@@ -1,0 +1,93 @@
+"""docir ref add|list|remove: read-only reference corpora searched beside docs/."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any, Optional
+
+import typer
+
+from docir.cli import render
+from docir.cli.options import JsonOption, RootOption
+from docir.services import refs, semantic, session
+from docir.schema import load_schema
+from docir.services.session import Session
+from docir.store import open_store
+
+app = typer.Typer(help="Reference corpora: upstream or vendor docs, searchable with context but never linted or edited.",
+                  no_args_is_help=True)
+
+
+@app.command("add")
+def add(
+    path: Annotated[Path, typer.Argument(help="A folder (its *.md and *.txt files) or one file.", show_default=False)],
+    name: Annotated[Optional[str], typer.Option("--name", help="The corpus name (default: the folder's name).", show_default=False)] = None,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Print the plan (files, heading paths, token counts); write nothing, call no model.")] = False,
+    root: RootOption = None,
+    json_out: JsonOption = False,
+) -> int:
+    """Register a reference corpus and index it (again: only changed files are re-read)."""
+    if dry_run:
+        # No session: opening the index would create it, and a dry run writes nothing.
+        store = open_store(root)
+        counter = refs.counter_for_store(store, load_schema(store.schema_path).model_path)
+        plan = refs.plan(path.expanduser().resolve(), counter)
+        if render.wants_json(json_out):
+            render.emit_json(plan)
+        else:
+            _print_plan(plan)
+        return 0
+
+    def action(s: Session) -> dict[str, Any]:
+        progress = None if render.wants_json(json_out) else render.progress_bar("reading")
+        report = refs.add(s, path, name, progress).as_dict()
+        if report["added"] or report["updated"]:
+            semantic.ensure_worker(s.store.root)  # the worker embeds the new chunks
+        return report
+
+    result = session.run(root, action, refresh=False, warn=render.warn)
+    for skipped in result["skipped"]:
+        render.note(f"skipped {skipped['path']}: {skipped['reason']}")
+    if render.wants_json(json_out):
+        render.emit_json(result)
+    else:
+        render.key_values(f"ref {result['name']}", {k: v for k, v in result.items() if k not in ("name", "skipped")})
+    return 0
+
+
+@app.command("list")
+def list_refs(root: RootOption = None, json_out: JsonOption = False) -> int:
+    """The registered corpora, with their files and chunks in the index."""
+    rows = session.run(root, refs.listing, refresh=False, warn=render.warn)
+    if render.wants_json(json_out):
+        render.emit_json({"refs": rows})
+    elif not rows:
+        print("no reference corpora; add one with: docir ref add PATH")
+    else:
+        for row in rows:
+            missing = "" if row["exists"] else "  (path missing)"
+            print(f"{row['name']}  {row['path']}  {row['files']} files, {row['chunks']} chunks{missing}")
+    return 0
+
+
+@app.command("remove")
+def remove(name: Annotated[str, typer.Argument(help="The corpus name (see 'docir ref list').", show_default=False)],
+           root: RootOption = None, json_out: JsonOption = False) -> int:
+    """Unregister a corpus and drop its chunks from the index (its files are not touched)."""
+    result = session.run(root, lambda s: refs.remove(s, name), refresh=False, warn=render.warn)
+    if render.wants_json(json_out):
+        render.emit_json(result)
+    else:
+        print(f"removed {result['name']} ({result['removed_files']} files out of the index)")
+    return 0
+
+
+def _print_plan(plan: dict[str, Any]) -> None:
+    for file in plan["files"]:
+        print(f"{file['file']}: {file['chunk_count']} chunk(s)")
+        for chunk in file["chunks"]:
+            more = " (continued)" if chunk["continuation"] else ""
+            print(f"  {' > '.join(chunk['heading_path'])}  {chunk['tokens']} tokens{more}")
+    for skipped in plan["skipped"]:
+        print(f"skip {skipped['path']}: {skipped['reason']}")
+    print(f"{len(plan['files'])} file(s), {plan['chunk_count']} chunk(s), budget {plan['budget']} tokens; nothing written")

@@ -1,0 +1,34 @@
+"""Counting tokens as the model does, without loading the model: the tokenizer alone is cheap."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from docir.embed.resolve import WINDOWS, ModelChoice
+
+
+class TokenCounter:
+    """The model's own tokenizer and window; plans chunks with zero model calls."""
+
+    def __init__(self, choice: ModelChoice) -> None:
+        if choice.path is None:
+            raise ValueError(f"no model to count tokens for ({choice.source})")
+        from tokenizers import Tokenizer
+
+        self._tokenizer: Any = Tokenizer.from_file(str(choice.path / "tokenizer.json"))
+        self._tokenizer.no_truncation()
+        self._tokenizer.no_padding()
+        self.max_tokens = WINDOWS.get(choice.name or "", 256)
+
+    def count_tokens(self, text: str) -> int:
+        """Tokens, [CLS] and [SEP] included."""
+        return len(self._tokenizer.encode(text).ids)
+
+
+class WordCounter:
+    """With no model at all: a conservative estimate (1.4 tokens a word), same window as MiniLM."""
+
+    max_tokens = 256
+
+    def count_tokens(self, text: str) -> int:
+        return int(len(text.split()) * 1.4) + 2
