@@ -87,14 +87,9 @@ class WarmWorker:
                 "vectors": base64.b64encode(np.ascontiguousarray(vectors, dtype="<f4").tobytes()).decode("ascii")}
 
     def cmd_run(self, request: dict[str, Any]) -> dict[str, Any]:
-        out, err = _Captured(bool(request.get("stdout_tty"))), _Captured(bool(request.get("stderr_tty")))
-        with _client_context(request, out, err):
-            try:
-                code = self.run_cli([str(a) for a in request.get("argv", [])])
-            except SystemExit as exc:
-                code = exc.code if isinstance(exc.code, int) else 1
+        reply = run_captured(self.run_cli, request)
         self._wake.set()  # a write may have scheduled vectors
-        return {"stdout": out.getvalue(), "stderr": err.getvalue(), "exit": code}
+        return reply
 
     def cmd_flush(self, request: dict[str, Any]) -> dict[str, Any]:
         if self.embedder is None:
@@ -192,6 +187,24 @@ class _Locked:
         if not parts:
             return self._embedder.embed([])
         return np.vstack(parts)
+
+
+_RUN_LOCK = threading.Lock()
+
+
+def run_captured(run_cli: RunCli, request: dict[str, Any]) -> dict[str, Any]:
+    """Run one CLI command in this process as if in the caller's terminal; return its output and exit code.
+
+    `request` carries argv, cwd, env (DOCIR_*), stdin and whether stdout/stderr are terminals.
+    Commands run one at a time: cwd, environment and streams are process-wide.
+    """
+    out, err = _Captured(bool(request.get("stdout_tty"))), _Captured(bool(request.get("stderr_tty")))
+    with _RUN_LOCK, _client_context(request, out, err):
+        try:
+            code = run_cli([str(a) for a in request.get("argv", [])])
+        except SystemExit as exc:
+            code = exc.code if isinstance(exc.code, int) else 1
+    return {"stdout": out.getvalue(), "stderr": err.getvalue(), "exit": code}
 
 
 @contextlib.contextmanager

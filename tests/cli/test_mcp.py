@@ -1,0 +1,79 @@
+"""docir mcp spoken to by the official MCP client over stdio: same results as the CLI's JSON."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+from pathlib import Path
+
+import anyio
+import pytest
+
+from tests.conftest import FIXTURES, run_process
+
+mcp_client = pytest.importorskip("mcp.client.stdio")
+from mcp import ClientSession  # noqa: E402
+
+
+async def _session_calls(root: Path, env: dict[str, str], calls: list[tuple[str, dict]]) -> tuple[list[str], list[object]]:  # type: ignore[type-arg]
+    params = mcp_client.StdioServerParameters(command=sys.executable, args=["-m", "docir", "mcp", "--root", str(root)],
+                                              env=env)
+    async with mcp_client.stdio_client(params) as (read, write):
+        async with ClientSession(read, write) as session:
+            await session.initialize()
+            listed = await session.list_tools()
+            results = []
+            for name, arguments in calls:
+                result = await session.call_tool(name, arguments)
+                assert not result.is_error, result.content
+                results.append(json.loads(result.content[0].text))
+            return [tool.name for tool in listed.tools], results
+
+
+def test_mcp_tools_mirror_the_cli(tmp_path: Path) -> None:
+    root = tmp_path / "sample"
+    shutil.copytree(FIXTURES / "stores" / "sample", root)
+    env = {**os.environ, "DOCIR_WORKER": "0", "DOCIR_MODEL_PATH": str(tmp_path / "no-model")}
+    calls = [("context", {"task": "users logged out after a deploy", "limit": 4}),
+             ("get", {"ids": ["adr-0000000000a1", "arch-0000000000b1"]}),
+             ("get", {"ids": ["arch-0000000000b1"], "section": "Expiry"}),
+             ("search", {"text": "sessions"}),
+             ("query", {"type": ["decision"], "include_inactive": True})]
+    names, results = anyio.run(_session_calls, root, env, calls)
+    assert set(names) == {"context", "get", "query", "search", "add", "update"}
+    cli_argv = [["context", "users logged out after a deploy", "--limit", "4"],
+                ["get", "adr-0000000000a1", "arch-0000000000b1"],
+                ["get", "arch-0000000000b1", "--section", "Expiry"],
+                ["search", "sessions"],
+                ["query", "--type", "decision", "--include-inactive"]]
+    for argv, from_mcp in zip(cli_argv, results):
+        done = subprocess_json(root, env, argv)
+        assert from_mcp == done, argv
+    assert [r["id"] for r in results[0]["results"]][:1] == ["adr-0000000000a1"]
+
+
+def subprocess_json(root: Path, env: dict[str, str], argv: list[str]) -> object:
+    import subprocess
+
+    proc = subprocess.run([sys.executable, "-m", "docir", *argv, "--root", str(root)], env=env, capture_output=True,
+                          text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout)
+
+
+def test_mcp_write_tools(tmp_path: Path) -> None:
+    root = tmp_path / "sample"
+    shutil.copytree(FIXTURES / "stores" / "sample", root)
+    env = {**os.environ, "DOCIR_WORKER": "0", "DOCIR_MODEL_PATH": str(tmp_path / "no-model")}
+    calls = [("add", {"type": "decision", "title": "Rotate session keys weekly",
+                      "description": "Session signing keys rotate every Monday; two stay valid during the overlap.",
+                      "owner": "@platform", "body": "## Decision\n\nRotate weekly."}),
+             ("update", {"id": "adr-0000000000a1", "status": "deprecated"})]
+    _, results = anyio.run(_session_calls, root, env, calls)
+    added, updated = results
+    assert added["path"].startswith("docs/decisions/rotate-session-keys-weekly")  # type: ignore[index]
+    assert updated["changed"] == ["status"]  # type: ignore[index]
+    assert "## Decision\n\nRotate weekly." in (root / added["path"]).read_text()  # type: ignore[index]
+    assert run_process("get", added["id"], "--root", str(root)).code == 0  # type: ignore[index]
