@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from docir.documents.files import atomic_write
+from docir.services import agents
 from docir.schema import default_schema_text
 from docir.store import DOCS_DIR, SCHEMA_FILE, STATE_DIR, ensure_state_dir
 
@@ -33,4 +34,6 @@ def init_store(root: Path) -> list[str]:
     if not stores.exists():
         atomic_write(stores, STORES_TEMPLATE)
         created.append(f"{STATE_DIR}/stores.yaml")
+    if agents.write_block(root / "AGENTS.md") != "unchanged":
+        created.append("AGENTS.md")
     return created

@@ -1,0 +1,57 @@
+"""The marked block in AGENTS.md that tells a coding agent how to use docir.
+
+Only the text between the markers is ever written; the rest of the file stays
+byte-identical, and running it again replaces the block instead of adding one.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from docir.documents.files import atomic_write
+
+BEGIN = "<!-- docir:begin (managed by `docir agents`; edits inside are overwritten) -->"
+END = "<!-- docir:end -->"
+BLOCK = f"""{BEGIN}
+## Design knowledge: docir
+
+This repository keeps its decisions, architecture notes, issues and guides in `docs/`,
+indexed by docir. Before you change code, ask it what matters for your task:
+
+    docir context "what you are about to do, in plain words"
+
+Results are *skeletons*: title, description, status, links, the section that matched,
+never the body. Judge relevance from the descriptions, then fetch the few bodies you need
+in ONE call: `docir get ID1 ID2 ...` (or `docir get ID --section "Heading"` for one section).
+Closed documents (superseded, resolved) are hidden unless you pass `--include-inactive`;
+a superseded decision's replacement comes along with it (`via`).
+Record a new decision with `docir add decision --title ... --description ...`; keep a
+document true with `docir update ID ...`. Run `docir lint` before committing docs.
+{END}
+"""
+
+
+def render_block() -> str:
+    return BLOCK
+
+
+def write_block(path: Path) -> str:
+    """Create or refresh the block in `path`; return "created", "updated" or "unchanged"."""
+    if not path.exists():
+        atomic_write(path, BLOCK)
+        return "created"
+    text = path.read_bytes().decode("utf-8")  # not read_text: universal newlines would turn \r\n into \n
+    start = text.find(BEGIN)
+    end = text.find(END, start) if start != -1 else -1
+    if start != -1 and end != -1:
+        end += len(END)
+        if text[end : end + 1] == "\n":
+            end += 1
+        new = text[:start] + BLOCK + text[end:]
+    else:
+        separator = "" if not text or text.endswith("\n\n") else ("\n" if text.endswith("\n") else "\n\n")
+        new = text + separator + BLOCK
+    if new == text:
+        return "unchanged"
+    atomic_write(path, new)
+    return "updated"
