@@ -30,7 +30,7 @@ from docir.index.vectors import cosine
 from docir.services.reads import RRF_K, lexical_ranking
 from docir.services.semantic import QuerySource
 from docir.services.session import Session
-from docir.services.skeleton import skeleton
+from docir.services.skeleton import cost, skeleton
 from docir.services.visibility import Visibility
 
 CANDIDATES = 200  # ranks past this add under 1/(60+200) each: not worth fetching
@@ -195,6 +195,7 @@ def _entry(session: Session, cand: Candidate, explain: bool, queries: list[str])
     entry["similarity"] = None if cand.similarity is None else round(cand.similarity, 4)
     chunk = session.catalog.chunk_rows(cand.listing.rowid).get(cand.ordinal) if cand.ordinal not in (None, -1) else None
     entry["matched_section"] = chunk.section if chunk is not None and chunk.section else None
+    entry["matched_section_size"] = cost(chunk.end - chunk.start) if entry["matched_section"] and chunk else None
     entry["via"] = None
     if explain:
         text = ""
@@ -223,6 +224,7 @@ def _ref_entry(cand: Candidate, explain: bool, queries: list[str], session: Sess
         "heading_path": list(chunk.heading_path),
         "source_uri": cand.ref.source_uri,
         "continuation": chunk.continuation,
+        "size": cost(len(chunk.text.encode("utf-8"))),
         "score": round(cand.score, 6),
         "similarity": None if cand.similarity is None else round(cand.similarity, 4),
         "via": None,
@@ -272,6 +274,7 @@ def _expand(session: Session, seeds: list[Candidate], visibility: Visibility, ve
                     sims = vectors.matrix[rows_of[item.rowid]] @ query_vectors.T
                     entry["similarity"] = round(float(np.max(sims)), 4)
             entry["matched_section"] = None
+            entry["matched_section_size"] = None
             entry["via"] = {"id": seed.listing.id, "kind": kind, "direction": direction}
             out.append(entry)
             if len(out) >= limit:

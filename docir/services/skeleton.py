@@ -40,7 +40,13 @@ def skeleton(item: Listing | DocRow, schema: Schema, today: dt.date) -> dict[str
         "verified": item.verified,
         "stale": is_stale(schema, item.type, item.verified, today),
         "path": item.path,
+        "size": cost(item.size),
     }
+
+
+def cost(size_bytes: int) -> dict[str, int]:
+    """What reading it costs an agent: bytes, and tokens at about four bytes each."""
+    return {"bytes": size_bytes, "tokens": (size_bytes + 3) // 4}
 
 
 def full_document(row: DocRow, schema: Schema, today: dt.date) -> dict[str, Any]:

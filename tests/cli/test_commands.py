@@ -110,6 +110,8 @@ def test_query_json_shape(sample_store: Path, cli) -> None:  # type: ignore[no-u
         "verified": "2026-11-01",
         "stale": (today() - dt.date(2026, 11, 1)).days > 365,
         "path": PATHS[A1],
+        "size": {"bytes": (sample_store / PATHS[A1]).stat().st_size,
+                 "tokens": ((sample_store / PATHS[A1]).stat().st_size + 3) // 4},
     }
     c2 = next(r for r in payload["results"] if r["id"] == C2)
     assert c2["owner"] is None and c2["verified"] is None and c2["stale"] is False

@@ -45,6 +45,9 @@ def test_answer_in_the_last_section_of_a_long_document(semantic_session) -> None
     assert top["id"] == "guide-5e5510000013"
     assert top["matched_section"] == "Weekend paging rotation"
     assert top["similarity"] > 0.3
+    # What reading costs: the whole document, or just the section that matched.
+    assert 0 < top["matched_section_size"]["tokens"] < top["size"]["tokens"] // 5
+    assert top["size"]["bytes"] > 4000
 
 
 def test_a_replaced_decision_brings_its_successor(semantic_session) -> None:  # type: ignore[no-untyped-def]
