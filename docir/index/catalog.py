@@ -450,6 +450,16 @@ class Catalog:
         )
         return [Hit(int(r[0]), float(r[1])) for r in rows]
 
+    def term_rowids(self, terms: list[str], table: str = "documents_fts") -> list[set[int]]:
+        """For each term, the rows whose text matches it (as FTS matches: stemmed, any column)."""
+        if table not in ("documents_fts", "ref_fts"):
+            raise ValueError(table)
+        return [
+            {int(r[0]) for r in self.conn.execute(f"SELECT rowid FROM {table} WHERE {table} MATCH ?",
+                                                  ('"' + term.replace('"', '""') + '"',))}
+            for term in terms
+        ]
+
     def term_matches(self, rowid: int, term: str) -> bool:
         """Whether one query term (as FTS matches it: stemmed, any column) occurs in the document."""
         found = self.conn.execute(

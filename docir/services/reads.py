@@ -14,7 +14,7 @@ from docir.services.session import Session
 from docir.services.skeleton import full_document, is_stale, skeleton
 from docir.services.visibility import Visibility
 
-RRF_K = 60  # rank-derived scores use the RRF constant, so search and context speak the same unit
+RRF_K = 60  # search's score is rank-derived (1/(60+rank)) like context's: only the order means anything
 REF_PREFIX = "ref-"  # reference chunk ids; the schema reserves the prefix
 
 
