@@ -5,7 +5,7 @@ from __future__ import annotations
 import typer
 
 from docir import __version__
-from docir.cli import (add_cmd, agents_cmd, archive_cmd, context_cmd, embed_cmd, get_cmd, hooks_cmd, init_cmd, lint_cmd,
+from docir.cli import (add_cmd, adopt_cmd, agents_cmd, archive_cmd, context_cmd, embed_cmd, get_cmd, hooks_cmd, init_cmd, lint_cmd,
                        mcp_cmd, query_cmd, ref_cmd, reindex_cmd, rule_cmd, search_cmd, update_cmd, worker_cmd)
 
 HELP = """The right few design documents of a repository, fast.
@@ -50,6 +50,7 @@ def build_app() -> typer.Typer:
     app.command("rule")(rule_cmd.command)
     app.command("mcp")(mcp_cmd.command)
     app.command("agents")(agents_cmd.command)
+    app.command("adopt")(adopt_cmd.command)
     app.add_typer(worker_cmd.app, name="worker")
     app.add_typer(hooks_cmd.app, name="hooks")
     app.add_typer(ref_cmd.app, name="ref")

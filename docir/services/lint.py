@@ -216,6 +216,10 @@ def _check_one(schema: Schema, parsed: Parsed, by_id: dict[str, list[str]], corp
         low, high = schema.lint.description_min, schema.lint.description_max
         if size < low or size > high:
             out.add(path, at("description"), 1, "DOC013", f"description is {size} characters; keep it between {low} and {high}")
+    review = doc.meta.get("review")
+    if review:
+        fields = ", ".join(str(f) for f in review) if isinstance(review, list) else str(review)
+        out.add(path, at("review"), 1, "DOC018", f"review the fields docir adopt filled in ({fields}), then remove this line")
     archived = is_archived_path(path)
     verified = as_date(doc.meta.get("verified"))
     closed = spec is not None and doc.status in spec.inactive_statuses  # closed documents need no review

@@ -62,6 +62,9 @@ RULES: dict[str, Rule] = {
              "Only UTF-8 Markdown documents belong under docs/. Move the file elsewhere or re-save it as UTF-8."),
         Rule("DOC017", "malformed-related", "error", "related is not a list of {kind: target-id} entries.",
              "Write related as a YAML list of one-key mappings:\n  related:\n    - supersedes: adr-4c21693aac55"),
+        Rule("DOC018", "review-pending", "warning", "Fields that docir adopt filled in still await a human's review.",
+             "docir adopt derives what a foreign document lacks (a description from its summary, a mapped status) "
+             "and lists those fields under 'review:'. Check them, fix what is wrong, then delete the review line."),
         Rule("DOC020", "invalid-schema", "error", "docs-schema.yaml is invalid.",
              "The finding names the line and what is wrong; fix the schema first, as every other check depends on it."),
         Rule("DOC030", "near-duplicate", "warning", "Two active documents are nearly the same (lint --deep).",
