@@ -68,16 +68,8 @@ def _drain_references(catalog: Catalog, embedder: Embedder, report: DrainReport,
         jobs = catalog.ref_jobs(embedder.model_id)
         if not jobs:
             return
-        texts = {sha: text for _, sha, text in jobs}
-        known = catalog.cached_vectors(texts, embedder.model_id)
-        missing = sorted((sha for sha in texts if sha not in known), key=lambda sha: len(texts[sha]))
-        report.texts_reused += len(texts) - len(missing)
-        if missing:
-            vectors = embedder.embed([texts[sha] for sha in missing])
-            report.texts_embedded += len(missing)
+        _embed_unknown(catalog, embedder, {sha: text for _, sha, text in jobs}, report)
         with catalog.transaction():
-            if missing:
-                catalog.store_vectors(embedder.model_id, embedder.dim, zip(missing, (pack(v) for v in vectors)))
             catalog.mark_refs_embedded([(rowid, sha) for rowid, sha, _ in jobs], embedder.model_id)
         report.reference_chunks += len(jobs)
 
@@ -97,15 +89,21 @@ def _embed_batch(catalog: Catalog, embedder: Embedder, jobs: list[EmbedJob], bud
             section = chunk.heading_path[-1] if chunk.heading_path else ""
             chunks.append(ChunkVector(chunk.ordinal, heading, section, chunk.continuation, chunk.start, chunk.end, sha))
         plans.append((job, doc_sha, chunks))
-    known = catalog.cached_vectors(texts, embedder.model_id)
-    missing = sorted((sha for sha in texts if sha not in known), key=lambda sha: len(texts[sha]))
-    report.texts_reused += len(texts) - len(missing)
-    if missing:
-        vectors = embedder.embed([texts[sha] for sha in missing])
-        report.texts_embedded += len(missing)
-        with catalog.transaction():
-            catalog.store_vectors(embedder.model_id, embedder.dim, zip(missing, (pack(v) for v in vectors)))
+    _embed_unknown(catalog, embedder, texts, report)
     with catalog.transaction():
         for job, doc_sha, chunks in plans:
             if catalog.write_embedding(job, embedder.model_id, doc_sha, chunks):
                 report.documents += 1
+
+
+def _embed_unknown(catalog: Catalog, embedder: Embedder, texts: dict[str, str], report: DrainReport) -> None:
+    """Embed only the texts (by sha256) this model has never embedded, shortest first, and store them."""
+    known = catalog.cached_vectors(texts, embedder.model_id)
+    missing = sorted((sha for sha in texts if sha not in known), key=lambda sha: len(texts[sha]))
+    report.texts_reused += len(texts) - len(missing)
+    if not missing:
+        return
+    vectors = embedder.embed([texts[sha] for sha in missing])
+    report.texts_embedded += len(missing)
+    with catalog.transaction():
+        catalog.store_vectors(embedder.model_id, embedder.dim, zip(missing, (pack(v) for v in vectors)))
