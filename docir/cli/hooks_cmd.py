@@ -15,7 +15,8 @@ from docir.cli.options import JsonOption
 from docir.errors import EXIT_OK
 from docir.services import githooks, lint, maintenance, semantic, session
 from docir.services.session import Session
-from docir.store import find_root
+from docir.cli.lint_cmd import Format, print_findings
+from docir.store import Store, find_root
 from docir.worker import paths
 
 app = typer.Typer(help="Plain git hooks: lint staged documents before a commit, refresh the index after checkout, merge and rebase.",
@@ -62,9 +63,10 @@ def run(event: Annotated[str, typer.Argument(help="The git hook being run.")],
 
 
 def _refresh(s: Session) -> dict[str, int]:
-    result = maintenance.reindex(s)
-    if result["added"] or result["updated"]:
-        semantic.ensure_worker(s.store.root)
+    # Reference corpora are not re-walked here: hashing a vendor tree would make checkouts slow.
+    result = maintenance.reindex(s, refs=False)
+    if result["embeddings_due"]:
+        semantic.ensure_worker(s.store.root)  # git changed text: the worker computes the vectors
     return {k: int(v) for k, v in result.items() if isinstance(v, int)}
 
 
@@ -76,14 +78,11 @@ def _lint_staged(repo: Path, root: Path) -> int:
             staged.append(relative)
     if not staged:
         return EXIT_OK
-    from docir.store import Store
-
     report, _schema, corpus = lint.lint_store(Store(root), staged)
     lint.apply_suppressions(report, corpus, staged)
-    for f in report.findings:
-        sys.stdout.write(f"{os.path.relpath(root / f.path)}:{f.line}:{f.col}: {f.code} {f.message}\n")
+    print_findings(report, root, Format.text)
     if report.errors:
-        sys.stdout.write(f"docir: {report.errors} error(s) in staged documents; fix them or commit with DOCIR=0\n")
+        sys.stdout.write("docir: fix the errors above, or commit with DOCIR=0 to skip this check\n")
         return 1
     return EXIT_OK
 

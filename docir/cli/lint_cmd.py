@@ -46,7 +46,7 @@ def command(
             if require_model:
                 return EXIT_USAGE
     lint.apply_suppressions(report, corpus, paths)
-    _print(report, store.root, output)
+    print_findings(report, store.root, output)
     return EXIT_FINDINGS if report.errors and not exit_zero else EXIT_OK
 
 
@@ -64,7 +64,7 @@ def _shown(root: Path, path: str) -> str:
     return path if relative.startswith("..") else relative
 
 
-def _print(report: lint.LintReport, root: Path, output: Format) -> None:
+def print_findings(report: lint.LintReport, root: Path, output: Format) -> None:
     if output is Format.json:
         render.emit_json({"findings": [dict(f.as_dict(), path=_shown(root, f.path)) for f in report.findings],
                           "summary": {"errors": report.errors, "warnings": report.warnings, "files": report.files},

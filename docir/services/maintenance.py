@@ -7,11 +7,12 @@ from typing import Any
 
 from docir.embed.resolve import resolve
 
-from docir.services import refs
+from docir.services import refs as reference_corpora
 from docir.services.session import Session
 
 
-def reindex(session: Session, *, full: bool = False, wait: Callable[[], int] | None = None) -> dict[str, Any]:
+def reindex(session: Session, *, full: bool = False, wait: Callable[[], int] | None = None,
+            refs: bool = True) -> dict[str, Any]:
     """Sync the index with the files; with `full`, from nothing. Returns the counts.
 
     Vectors are left to the worker (`embeddings_due`); `wait` computes them here and
@@ -22,7 +23,7 @@ def reindex(session: Session, *, full: bool = False, wait: Callable[[], int] | N
             session.catalog.clear_all()
     report = session.refresh()
     out = report.as_dict()
-    out["references"] = [r.as_dict() for r in refs.sync_all(session)]
+    out["references"] = [r.as_dict() for r in reference_corpora.sync_all(session)] if refs else []
     out["embeddings_recomputed"] = wait() if wait is not None else 0
     choice = resolve(session.schema.model_path, session.store.root)
     out["embeddings_due"] = session.catalog.queue_counts(choice.model_id if choice.available else None)[0]
