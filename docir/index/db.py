@@ -126,8 +126,11 @@ def is_corruption(exc: sqlite3.DatabaseError) -> bool:
 
 
 def _identity(conn: sqlite3.Connection) -> tuple[int, int]:
-    app_id = conn.execute("PRAGMA application_id").fetchone()[0]
-    version = conn.execute("PRAGMA user_version").fetchone()[0]
+    # One statement, one snapshot: read apart, a migration committing in between would
+    # show the old application_id with the new user_version, which looks foreign.
+    app_id, version = conn.execute(
+        "SELECT a.application_id, v.user_version FROM pragma_application_id() a, pragma_user_version() v"
+    ).fetchone()
     return int(app_id), int(version)
 
 
