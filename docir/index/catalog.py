@@ -117,6 +117,7 @@ class Catalog:
         for table in ("chunk_embeddings", "embeddings", "relations", "documents_fts", "documents", "skipped",
                       "ref_fts", "ref_chunks", "ref_files"):
             self.conn.execute(f"DELETE FROM {table}")
+        self._bump_vectors()
 
     def _refresh_searchable(self, rowid: int, row: DocRow) -> None:
         # Archived documents keep their row (get still finds them) but leave FTS, vectors and the graph.
@@ -161,6 +162,17 @@ class Catalog:
     def _forget_vectors(self, rowid: int) -> None:
         self.conn.execute("DELETE FROM chunk_embeddings WHERE doc = ?", (rowid,))
         self.conn.execute("DELETE FROM embeddings WHERE doc = ?", (rowid,))
+        self._bump_vectors()
+
+    def _bump_vectors(self) -> None:
+        """Count every change to the vector rows, so a process may cache them until the count moves."""
+        self.conn.execute(
+            "INSERT INTO settings (key, value) VALUES ('vectors_generation', '1') ON CONFLICT(key) DO UPDATE"
+            " SET value = CAST(CAST(value AS INTEGER) + 1 AS TEXT)"
+        )
+
+    def vectors_generation(self) -> int:
+        return int(self.get_setting("vectors_generation") or 0)
 
     def dirty_jobs(self, model_id: str, *, settled_before: float | None = None, limit: int = 64) -> list[EmbedJob]:
         """Documents whose vectors are due: flagged dirty, or made by another model."""
@@ -229,6 +241,7 @@ class Catalog:
             "UPDATE embeddings SET dirty = 0, model_id = ?, vector_sha = ? WHERE doc = ?",
             (model_id, doc_sha, job.rowid),
         )
+        self._bump_vectors()
         return True
 
     def vector_set(self, model_id: str) -> VectorSet:
@@ -308,6 +321,7 @@ class Catalog:
         self.conn.execute("DELETE FROM ref_fts WHERE rowid IN (SELECT rowid FROM ref_chunks WHERE file = ?)", (found[0],))
         self.conn.execute("DELETE FROM ref_chunks WHERE file = ?", (found[0],))
         self.conn.execute("DELETE FROM ref_files WHERE rowid = ?", (found[0],))
+        self._bump_vectors()
 
     def ref_counts(self) -> dict[str, tuple[int, int]]:
         """corpus name -> (files, chunks)."""
@@ -328,6 +342,7 @@ class Catalog:
         """Record the vectors of (rowid, text_sha); a chunk re-ingested meanwhile keeps waiting."""
         self.conn.executemany("UPDATE ref_chunks SET model_id = ? WHERE rowid = ? AND text_sha = ?",
                               [(model_id, rowid, sha) for rowid, sha in done])
+        self._bump_vectors()
 
     def ref_queue(self, model_id: str | None) -> int:
         return int(self.conn.execute("SELECT count(*) FROM ref_chunks WHERE model_id IS NOT ?", (model_id,)).fetchone()[0])
@@ -450,15 +465,31 @@ class Catalog:
         )
         return [Hit(int(r[0]), float(r[1])) for r in rows]
 
-    def term_rowids(self, terms: list[str], table: str = "documents_fts") -> list[set[int]]:
-        """For each term, the rows whose text matches it (as FTS matches: stemmed, any column)."""
+    def term_rowids(self, terms: list[str], among: list[int], table: str = "documents_fts") -> list[set[int]]:
+        """For each term, which of the rows `among` match it (as FTS matches: stemmed, any column)."""
         if table not in ("documents_fts", "ref_fts"):
             raise ValueError(table)
+        wanted = set(among)
+        # Matching a term alone and intersecting here is faster than a `rowid IN (...)` constraint,
+        # which FTS5 checks row by row after matching anyway.
         return [
-            {int(r[0]) for r in self.conn.execute(f"SELECT rowid FROM {table} WHERE {table} MATCH ?",
-                                                  ('"' + term.replace('"', '""') + '"',))}
+            wanted.intersection(r[0] for r in self.conn.execute(f"SELECT rowid FROM {table} WHERE {table} MATCH ?",
+                                                                ('"' + term.replace('"', '""') + '"',)))
             for term in terms
         ]
+
+    def visibility_rows(self, rowids: Iterable[int]) -> dict[int, tuple[str, str, bool]]:
+        """rowid -> (type, status, archived): all a ranking needs to apply the visibility predicate."""
+        ids = list(rowids)
+        found: dict[int, tuple[str, str, bool]] = {}
+        for start in range(0, len(ids), 500):
+            chunk = ids[start : start + 500]
+            rows = self.conn.execute(
+                f"SELECT rowid, type, status, archived FROM documents WHERE rowid IN ({','.join('?' * len(chunk))})",
+                chunk,
+            )
+            found.update((int(r[0]), (r[1], r[2], bool(r[3]))) for r in rows)
+        return found
 
     def term_matches(self, rowid: int, term: str) -> bool:
         """Whether one query term (as FTS matches it: stemmed, any column) occurs in the document."""

@@ -27,7 +27,6 @@ import numpy as np
 from docir.index.fts import match_expression, query_terms
 from docir.index.records import Listing, StoredRefChunk, VectorSet
 from docir.index.vectors import cosine
-from docir.services.reads import lexical_ranking
 from docir.services.semantic import QuerySource
 from docir.services.session import Session
 from docir.services.skeleton import cost, skeleton
@@ -75,6 +74,15 @@ class ContextResult:
 class _Vectors:
     docs: VectorSet
     refs: VectorSet | None
+    _rows_of: dict[int, list[int]] | None = None
+
+    def rows_of(self, rowid: int) -> list[int]:
+        """Matrix rows of one document (its document vector and sections), indexed once per matrix."""
+        if self._rows_of is None:
+            self._rows_of = defaultdict(list)
+            for position, doc in enumerate(self.docs.rowids):
+                self._rows_of[doc].append(position)
+        return self._rows_of.get(rowid, [])
 
 
 def context(session: Session, queries: list[str], source: QuerySource, *, limit: int = 8, expand: bool = True,
@@ -86,17 +94,14 @@ def context(session: Session, queries: list[str], source: QuerySource, *, limit:
     query_vectors = None
     pending = 0
     if mode != "lexical" and source.model_id is not None:
-        vectors = _Vectors(session.catalog.vector_set(source.model_id),
-                           session.catalog.ref_vector_set(source.model_id) if refs else None)
+        vectors = _cached_vectors(session, source.model_id, refs)
         query_vectors = source.embed(queries)
         pending = session.catalog.queue_counts(source.model_id)[0]
     per_query: list[list[Candidate]] = []
     for index, text in enumerate(queries):
         lexical: list[Candidate] = []
         if mode != "vector":
-            lexical = [Candidate(("doc", item.rowid), listing=item, bm25=bm25)
-                       for item, bm25 in lexical_ranking(session, text, visibility, CANDIDATES)]
-            per_kind = [_with_coverage(session, text, lexical, "documents_fts")]
+            per_kind = [_with_coverage(session, text, _doc_lexical(session, text, visibility), "documents_fts")]
             if refs:
                 per_kind.append(_with_coverage(session, text, _ref_lexical(session, text), "ref_fts"))
         else:
@@ -105,10 +110,15 @@ def context(session: Session, queries: list[str], source: QuerySource, *, limit:
                   if vectors is not None and query_vectors is not None else [])
         per_query.append(fuse(per_kind, vector))
     ordered = _take_turns(per_query, limit)
+    # Full listings only for what is shown: candidates needed no more than their visibility.
+    listings = session.catalog.listings_by_rowid(c.key[1] for c in ordered if c.key[0] == "doc")
+    for cand in ordered:
+        if cand.key[0] == "doc":
+            cand.listing = listings[cand.key[1]]
     results = [_entry(session, cand, explain, queries) for cand in ordered]
     if expand:
         seeds = [c for c in ordered if c.listing is not None]
-        results.extend(_expand(session, seeds, visibility, vectors.docs if vectors else None, query_vectors, limit))
+        results.extend(_expand(session, seeds, visibility, vectors, query_vectors, limit))
     return ContextResult(results, source.status, queries, pending)
 
 
@@ -134,9 +144,28 @@ def _with_coverage(session: Session, text: str, ranked: list[Candidate], table: 
     terms = query_terms(text)
     if not ranked or len(terms) < 2:
         return ranked
-    matches = session.catalog.term_rowids(terms, table)
+    matches = session.catalog.term_rowids(terms, [c.key[1] for c in ranked], table)
     for cand in ranked:
         cand.coverage = sum(1 for rows in matches if cand.key[1] in rows) / len(terms)
+    return ranked
+
+
+def _doc_lexical(session: Session, text: str, visibility: Visibility) -> list[Candidate]:
+    """Visible documents in bm25 order (lower is better), up to CANDIDATES."""
+    match = match_expression(text)
+    if match is None:
+        return []
+    hits = session.catalog.lexical_hits(match)
+    ranked: list[Candidate] = []
+    for start in range(0, len(hits), CANDIDATES):
+        batch = hits[start : start + CANDIDATES]
+        seen = session.catalog.visibility_rows(h.rowid for h in batch)
+        for hit in batch:
+            row = seen.get(hit.rowid)
+            if row is not None and visibility.allows(*row):
+                ranked.append(Candidate(("doc", hit.rowid), bm25=hit.bm25))
+                if len(ranked) >= CANDIDATES:
+                    return ranked
     return ranked
 
 
@@ -153,16 +182,21 @@ def _vector_ranking(session: Session, vectors: _Vectors, query: np.ndarray, visi
     """Visible documents by their best cosine (document or section vector), with reference chunks on the same scale."""
     found: list[Candidate] = []
     sims = cosine(vectors.docs.matrix, query)
-    best: dict[int, tuple[float, int]] = {}
+    best: dict[int, tuple[float, int]] = {}  # each document's best candidate, kept before fusion
     for index in np.argsort(-sims)[: CANDIDATES * 8]:
         rowid = vectors.docs.rowids[index]
         if rowid not in best:
             best[rowid] = (float(sims[index]), vectors.docs.ordinals[index])
-    listings = session.catalog.listings_by_rowid(best)
-    for rowid, (sim, ordinal) in best.items():
-        item = listings.get(rowid)
-        if item is not None and visibility.allows(item.type, item.status, item.archived):
-            found.append(Candidate(("doc", rowid), listing=item, similarity=sim, ordinal=ordinal))
+    order = list(best)
+    for start in range(0, len(order), CANDIDATES):
+        seen = session.catalog.visibility_rows(order[start : start + CANDIDATES])
+        for rowid in order[start : start + CANDIDATES]:
+            row = seen.get(rowid)
+            if row is not None and visibility.allows(*row):
+                sim, ordinal = best[rowid]
+                found.append(Candidate(("doc", rowid), similarity=sim, ordinal=ordinal))
+        if len(found) >= CANDIDATES:
+            break
     if vectors.refs is not None and vectors.refs.rowids:
         ref_sims = cosine(vectors.refs.matrix, query)
         top = [int(i) for i in np.argsort(-ref_sims)[:CANDIDATES]]
@@ -173,6 +207,22 @@ def _vector_ranking(session: Session, vectors: _Vectors, query: np.ndarray, visi
                 found.append(Candidate(("ref", rowid), ref=chunks[rowid], similarity=float(ref_sims[i])))
     found.sort(key=lambda c: -(c.similarity or 0.0))
     return found[:CANDIDATES]
+
+
+# Long-lived processes (the worker, the MCP server) keep the vector matrix until it changes.
+_VECTOR_CACHE: dict[tuple[str, str, bool], tuple[int, _Vectors]] = {}
+
+
+def _cached_vectors(session: Session, model_id: str, refs: bool) -> _Vectors:
+    key = (str(session.store.index_path), model_id, refs)
+    generation = session.catalog.vectors_generation()
+    cached = _VECTOR_CACHE.get(key)
+    if cached is not None and cached[0] == generation:
+        return cached[1]
+    vectors = _Vectors(session.catalog.vector_set(model_id),
+                       session.catalog.ref_vector_set(model_id) if refs else None)
+    _VECTOR_CACHE[key] = (generation, vectors)
+    return vectors
 
 
 def _take_turns(per_query: list[list[Candidate]], limit: int) -> list[Candidate]:
@@ -263,12 +313,11 @@ def _matched_terms(session: Session, rowid: int, queries: list[str]) -> list[str
     return [t for t in terms if session.catalog.term_matches(rowid, t)]
 
 
-def _expand(session: Session, seeds: list[Candidate], visibility: Visibility, vectors: VectorSet | None,
+def _expand(session: Session, seeds: list[Candidate], visibility: Visibility, vectors: _Vectors | None,
             query_vectors: np.ndarray | None, limit: int) -> list[dict[str, Any]]:
     """One hop from each seed: incoming successor edges first, then outgoing edges."""
     seen = {c.listing.id for c in seeds if c.listing is not None}
     successor_kinds = session.schema.successor_kinds
-    rows_of: dict[int, list[int]] | None = None
     out: list[dict[str, Any]] = []
     for seed in seeds:
         assert seed.listing is not None
@@ -284,14 +333,10 @@ def _expand(session: Session, seeds: list[Candidate], visibility: Visibility, ve
             entry["kind"] = "document"
             entry["score"] = None
             entry["similarity"] = None
-            if vectors is not None and query_vectors is not None:
-                if rows_of is None:
-                    rows_of = defaultdict(list)
-                    for position, rowid in enumerate(vectors.rowids):
-                        rows_of[rowid].append(position)
-                if rows_of.get(item.rowid):
-                    sims = vectors.matrix[rows_of[item.rowid]] @ query_vectors.T
-                    entry["similarity"] = round(float(np.max(sims)), 4)
+            rows = vectors.rows_of(item.rowid) if vectors is not None and query_vectors is not None else []
+            if rows and query_vectors is not None and vectors is not None:
+                sims = vectors.docs.matrix[rows] @ query_vectors.T
+                entry["similarity"] = round(float(np.max(sims)), 4)
             entry["matched_section"] = None
             entry["matched_section_size"] = None
             entry["via"] = {"id": seed.listing.id, "kind": kind, "direction": direction}
