@@ -67,12 +67,22 @@ class NoModel:
 
 
 _PROCESS_MODEL: Embedder | None = None
+_PROCESS_DRAINS = False  # True in the worker, whose own thread computes scheduled vectors
 
 
-def register_process_model(embedder: Embedder) -> None:
-    """Inside the warm worker: commands use the model it already holds."""
-    global _PROCESS_MODEL
+def register_process_model(embedder: Embedder, *, drains: bool = False) -> None:
+    """In a long-lived process (the worker, the MCP server): commands use the model it holds."""
+    global _PROCESS_MODEL, _PROCESS_DRAINS
     _PROCESS_MODEL = embedder
+    _PROCESS_DRAINS = drains
+
+
+def _worker_model(store_root: Path) -> str | None:
+    """The model of a live warm worker for this store, if one runs and has a model."""
+    status = paths.read_status(store_root)
+    if status is None or not status.get("model") or not paths.pid_alive(int(status.get("pid", 0))):
+        return None
+    return str(status["model"])
 
 
 @dataclass
@@ -115,11 +125,10 @@ def query_source(schema_model_path: str | None, store_root: Path) -> QuerySource
     if _PROCESS_MODEL is not None:
         return LocalModel(_PROCESS_MODEL)
     if client.enabled():
-        status = paths.read_status(store_root)
-        if status is not None and status.get("model") and paths.pid_alive(int(status.get("pid", 0))):
-            return WorkerModel(store_root, str(status["model"]), schema_model_path)
-        if status is None or not paths.pid_alive(int(status.get("pid", 0))):
-            client.spawn(store_root)
+        model = _worker_model(store_root)
+        if model is not None:
+            return WorkerModel(store_root, model, schema_model_path)
+        ensure_worker(store_root)
     return load_local(schema_model_path, store_root)
 
 
@@ -138,7 +147,7 @@ def load_local(schema_model_path: str | None, store_root: Path) -> QuerySource:
 
 def ensure_worker(store_root: Path) -> None:
     """Start the store's worker in the background if none runs, so scheduled vectors get made."""
-    if _PROCESS_MODEL is not None or not client.enabled():
+    if _PROCESS_DRAINS or not client.enabled():
         return
     status = paths.read_status(store_root)
     if status is None or not paths.pid_alive(int(status.get("pid", 0))):
@@ -147,12 +156,10 @@ def ensure_worker(store_root: Path) -> None:
 
 def flush(schema_model_path: str | None, store_root: Path, catalog_drain: DrainFn) -> dict[str, object]:
     """Compute every due vector now: in the warm worker when one runs, else in this process."""
-    if _PROCESS_MODEL is None and client.enabled():
-        status = paths.read_status(store_root)
-        if status is not None and status.get("model") and paths.pid_alive(int(status.get("pid", 0))):
-            reply = client.request(store_root, {"cmd": "flush"}, timeout=2.0)
-            if reply is not None and "error" not in reply:
-                return dict(reply)
+    if _PROCESS_MODEL is None and client.enabled() and _worker_model(store_root) is not None:
+        reply = client.request(store_root, {"cmd": "flush"}, timeout=2.0)
+        if reply is not None and "error" not in reply:
+            return dict(reply)
     source = LocalModel(_PROCESS_MODEL) if _PROCESS_MODEL is not None else load_local(schema_model_path, store_root)
     if not isinstance(source, LocalModel):
         raise ModelOff(source.status)

@@ -59,7 +59,7 @@ class WarmWorker:
         self.started = time.time()
         if embedder is not None:
             self._due = self._count_due()
-            semantic.register_process_model(_Locked(embedder, self._model_lock))
+            semantic.register_process_model(_Locked(embedder, self._model_lock), drains=True)
             self._thread = threading.Thread(target=self._drain_loop, name="drain", daemon=True)
             self._thread.start()
 
