@@ -24,7 +24,16 @@ class FastembedEmbedder:
         self._tokenizer: Any = Tokenizer.from_file(str(choice.path / "tokenizer.json"))
         self._tokenizer.no_truncation()
         self._tokenizer.no_padding()
+        self._truncate_at_window()
         self._dim = int(self.embed(["probe"]).shape[1])
+
+    def _truncate_at_window(self) -> None:
+        """Make the model read exactly its window. fastembed truncates all-MiniLM-L6-v2 at 512
+        tokens, twice the 256 it was trained on: long document texts then cost twice the compute
+        (docir embedded 0.62x as fast as a bare ONNX session) for positions the model never learnt."""
+        inner = getattr(getattr(self._model, "model", None), "tokenizer", None)
+        if inner is not None and hasattr(inner, "enable_truncation"):
+            inner.enable_truncation(max_length=self.max_tokens)
 
     @property
     def model_id(self) -> str:

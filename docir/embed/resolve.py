@@ -43,9 +43,10 @@ class ModelChoice:
 
     @property
     def model_id(self) -> str:
-        """What vector rows record: the model name plus where it came from (int8 differs from fp32)."""
+        """What vector rows record: the model name, where it came from (int8 differs from fp32) and
+        the window it reads (vectors of another window are not comparable, so they count as dirty)."""
         suffix = "int8" if self.source == "packaged" else "local"
-        return f"{self.name}@{suffix}"
+        return f"{self.name}@{suffix}-w{WINDOWS.get(self.name or '', 256)}"
 
 
 def cache_dir() -> Path:
