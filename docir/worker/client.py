@@ -11,8 +11,9 @@ from typing import Any
 
 from docir.worker import paths, protocol
 
-# Commands that must run in the calling process: they manage the worker itself or create the store.
-LOCAL_COMMANDS = frozenset({"worker", "init"})
+# Commands that must run in the calling process: they manage the worker itself, create the store,
+# or own the process's stdin and stdout for a long session (the MCP server).
+LOCAL_COMMANDS = frozenset({"worker", "init", "mcp"})
 FORWARDED_ENV = ("COLUMNS", "LINES", "NO_COLOR", "FORCE_COLOR", "TERM")
 
 

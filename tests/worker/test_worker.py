@@ -136,3 +136,25 @@ def test_no_model_answers_lexically_within_a_second(tmp_path: Path, monkeypatch:
     assert payload["results"][0]["id"] == ID
     assert done.stderr.count("semantic ranking is off") == 1
     assert elapsed < 1.0
+
+
+def test_the_mcp_server_runs_in_its_own_process_beside_a_warm_worker(warm_store: Path) -> None:
+    """`docir mcp` owns stdin and stdout for its session: it must never be handed to the worker."""
+    import anyio
+    from mcp import ClientSession
+    from mcp.client.stdio import StdioServerParameters, stdio_client
+
+    docir(warm_store, "worker", "start")
+
+    async def call() -> dict:  # type: ignore[type-arg]
+        params = StdioServerParameters(command=sys.executable, args=["-m", "docir", "mcp", "--root", str(warm_store)],
+                                       env=dict(os.environ))
+        async with stdio_client(params) as (read, write):
+            async with ClientSession(read, write) as session:
+                await session.initialize()
+                result = await session.call_tool("get", {"ids": [ID]})
+                assert not result.is_error, result.content
+                return json.loads(result.content[0].text)  # type: ignore[no-any-return]
+
+    payload = anyio.run(call)
+    assert payload["documents"][0]["id"] == ID
