@@ -455,13 +455,13 @@ class Catalog:
                 found.setdefault(r[2], _listing(r))
         return found
 
-    def lexical_hits(self, match: str) -> list[Hit]:
-        """Every FTS match, best first (bm25 with column weights; lower is better)."""
+    def lexical_hits(self, match: str, limit: int = -1) -> list[Hit]:
+        """FTS matches, best first (bm25 with column weights; lower is better); all when limit < 0."""
         weights = ", ".join(str(w) for w in BM25_WEIGHTS)
         rows = self.conn.execute(
             f"SELECT rowid, bm25(documents_fts, {weights}) AS score FROM documents_fts"
-            " WHERE documents_fts MATCH ? ORDER BY score",
-            (match,),
+            " WHERE documents_fts MATCH ? ORDER BY score LIMIT ?",
+            (match, limit),
         )
         return [Hit(int(r[0]), float(r[1])) for r in rows]
 

@@ -157,4 +157,11 @@ def m003_reference_corpora(conn: sqlite3.Connection) -> None:
     )
 
 
-MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (m001_documents, m002_vectors, m003_reference_corpora)
+def m004_file_state_index(conn: sqlite3.Connection) -> None:
+    # Every command compares the files' stat with these four columns. Bodies are stored inline,
+    # so without a covering index that comparison reads every page of the documents table.
+    conn.execute("CREATE INDEX documents_file_state ON documents(path, size, mtime_ns, sha256)")
+
+
+MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (
+    m001_documents, m002_vectors, m003_reference_corpora, m004_file_state_index)
