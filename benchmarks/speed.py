@@ -286,6 +286,12 @@ def machine_info() -> dict[str, object]:
         info["docir"] = version("docir")
     except PackageNotFoundError:
         info["docir"] = None
+    # The source measured: others may edit docir/ between runs, and git_head does not show that.
+    source = hashlib.sha256()
+    for path in sorted((HERE.parent / "docir").rglob("*")):
+        if path.suffix in (".py", ".yaml") and path.is_file():
+            source.update(str(path.relative_to(HERE.parent)).encode() + b"\0" + path.read_bytes() + b"\0")
+    info["docir_source_sha256"] = source.hexdigest()[:16]
     try:
         repo = HERE.parent
         head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=repo, capture_output=True, text=True,
