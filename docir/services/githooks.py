@@ -29,8 +29,10 @@ if [ -x "$hook_dir/{name}{suffix}" ]; then
   "$hook_dir/{name}{suffix}" "$@" || {on_chained_failure}
 fi
 [ "${{DOCIR:-1}}" = "0" ] && exit 0
-{run} hooks run {name} "$@"{tail}
+{shortcut}{run} hooks run {name} "$@"{tail}
 """
+# Without starting Python (~170 ms): a file checkout ($3 = 0) or one that stays on the same commit.
+POST_CHECKOUT_SHORTCUT = '[ "$3" = "0" ] || [ "$1" = "$2" ] && exit 0\n'
 
 
 @dataclass(frozen=True)
@@ -46,6 +48,7 @@ def render(name: str, command: str = "docir") -> str:
         marker=MARKER, name=name, suffix=CHAINED_SUFFIX, run=command,
         on_chained_failure="exit $?" if blocking else "true",
         tail="" if blocking else " || true\nexit 0",
+        shortcut=POST_CHECKOUT_SHORTCUT if name == "post-checkout" else "",
     )
 
 

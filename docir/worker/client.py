@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import socket
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -84,6 +83,8 @@ def spawn(root: Path) -> None:
     """Start the worker in the background and return at once; a second start exits by itself."""
     if not enabled():
         return
+    import subprocess  # only when a worker is started: the warm path never pays for it
+
     paths.ensure_run_dir(root)
     log = paths.log_path(root)
     with open(log, "ab") as out:

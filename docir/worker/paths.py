@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 from pathlib import Path
@@ -23,6 +22,8 @@ def runtime_dir() -> Path:
 
 
 def socket_path(root: Path) -> Path:
+    import hashlib  # the server's need; the thin client reads the path from the status file
+
     digest = hashlib.sha256(str(root.resolve()).encode()).hexdigest()[:16]
     return runtime_dir() / f"{digest}.sock"
 

@@ -122,11 +122,17 @@ def test_checkout_still_succeeds_when_the_hook_meets_a_broken_document(repo: Pat
 
 def test_file_checkouts_and_docir_0_skip_the_refresh(repo: Path) -> None:
     install(repo)
-    git(repo, "checkout", "-q", "HEAD", "--", "docs/guides/writing-a-decision.md")
-    git(repo, "checkout", "-qb", "other", env={"DOCIR": "0"})
-    log = (repo / ".docir/run/hooks.log").read_text()
-    assert "skipped (file checkout)" in log
+    git(repo, "checkout", "-q", "HEAD", "--", "docs/guides/writing-a-decision.md")  # file checkout: $3 = 0
+    git(repo, "checkout", "-qb", "same")  # same commit: $1 = $2
+    git(repo, "checkout", "-q", "-b", "other", "HEAD~0", env={"DOCIR": "0"})
+    (repo / "docs/decisions/x.md").write_text(GOOD.format(id="adr-0000000000ee", title="X"))
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "x", "--no-verify")
+    git(repo, "checkout", "-q", "main", env={"DOCIR": "0"})  # a real switch, skipped by DOCIR=0
     assert refreshes(repo) == []
+    # The refresh logic skips the same cases when pre-commit runs it, where no shell shortcut applies.
+    assert githooks.refresh_skip_reason("post-checkout", ["a", "b", "0"], {}, repo) == "file checkout"
+    assert githooks.refresh_skip_reason("post-checkout", ["a", "a", "1"], {}, repo) == "same commit"
 
 
 def test_a_rebase_of_twenty_commits_refreshes_once(repo: Path) -> None:
