@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -9,12 +10,14 @@ import typer
 
 from docir.cli import render
 from docir.cli.options import JsonOption
+from docir.services import githooks
 from docir.services.init import init_store
 from docir.store import find_root
 
 
 def command(
     root: Annotated[Optional[Path], typer.Option("--root", help="Folder to make a store. Default: the store enclosing the current folder, else the current folder.", show_default=False, file_okay=False)] = None,
+    hooks: Annotated[bool, typer.Option("--hooks", help="Also install the git hooks (see 'docir hooks install').")] = False,
     json_out: JsonOption = False,
 ) -> int:
     """Make this folder a docir store: docs/, docs-schema.yaml, .docir/. Safe to run again."""
@@ -22,10 +25,15 @@ def command(
     # sub-folder completes that store instead of nesting a new one; --root is explicit.
     home = root.expanduser().resolve() if root is not None else (find_root() or Path.cwd().resolve())
     created = init_store(home)
+    hook_changes = githooks.install(githooks.repo_root(home), githooks.interpreter_command(sys.executable)) if hooks else []
     if render.wants_json(json_out):
-        render.emit_json({"root": str(home), "created": created})
+        render.emit_json({"root": str(home), "created": created,
+                          "hooks": [{"name": c.name, "action": c.action} for c in hook_changes]})
     elif created:
         print(f"docir store ready in {home}: created {', '.join(created)}")
     else:
         print(f"docir store already set up in {home}; nothing to do")
+    if not render.wants_json(json_out):
+        for change in hook_changes:
+            print(f"git hook {change.name}: {change.action}")
     return 0

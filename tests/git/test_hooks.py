@@ -192,3 +192,15 @@ def test_plain_pre_commit_hook_blocks_a_broken_document(repo: Path) -> None:
     (repo / "docs/decisions/bad.md").write_text(GOOD.format(id="adr-00000000dead", title="Good now"))
     git(repo, "add", "-A")
     assert git(repo, "commit", "-qm", "good", check=False).returncode == 0
+
+
+def test_init_with_hooks_installs_them(cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    root = tmp_path / "fresh"
+    root.mkdir()
+    git(root, "init", "-q", "-b", "main")
+    result = cli("init", "--root", str(root), "--hooks", "--json")
+    assert result.code == 0, result.err
+    assert {h["name"] for h in result.json()["hooks"]} == set(githooks.HOOKS)
+    assert all(githooks.is_ours(root / ".git" / "hooks" / name) for name in githooks.HOOKS)
+    outside = tmp_path / "not-a-repo"
+    assert cli("init", "--root", str(outside), "--hooks").code == 2  # one line: run 'git init' first
