@@ -46,7 +46,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 from generate import generate_store  # benchmarks/ is not a package
-from speed import FLOOR_ARGV, PYCACHE, machine_info
+from speed import FLOOR_ARGV, PYCACHE, machine_info, write_results
 
 SEED = 7
 MARKER = ".benchmark-store.json"
@@ -445,10 +445,7 @@ def main(argv: list[str] | None = None) -> int:
         "warnings": warnings,
         "duration_s": round(time.perf_counter() - started, 1),
     }
-    if hasattr(os, "getloadavg"):
-        machine["loadavg_at_end"] = [round(x, 2) for x in os.getloadavg()]
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(payload, indent=2) + "\n", encoding="utf-8")
+    write_results(args.out, payload, machine)
     print_table(payload)
     print(f"\nwrote {args.out} ({payload['duration_s']} s)")
     return 0

@@ -39,7 +39,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 from generate import generate_store  # benchmarks/ is not a package
-from speed import FLOOR_ARGV, PYCACHE, machine_info, percentile
+from speed import FLOOR_ARGV, PYCACHE, machine_info, percentile, write_results
 
 SEED = 7
 COMMANDS: tuple[tuple[str, str], ...] = (
@@ -274,10 +274,7 @@ def main(argv: list[str] | None = None) -> int:
         "warnings": measured["warnings"],
         "duration_s": round(time.perf_counter() - started, 1),
     }
-    if hasattr(os, "getloadavg"):
-        machine["loadavg_at_end"] = [round(x, 2) for x in os.getloadavg()]
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(payload, indent=2) + "\n", encoding="utf-8")
+    write_results(args.out, payload, machine)
     print_table(payload)
     print(f"\nwrote {args.out} ({payload['duration_s']} s)")
     return 0

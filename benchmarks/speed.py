@@ -332,16 +332,9 @@ def evaluate_targets(results: dict[tuple[int, str], dict[str, float]]) -> list[d
     return targets
 
 
-def print_table(payload: dict[str, object]) -> None:
-    machine = payload["machine"]
-    config = payload["config"]
-    assert isinstance(machine, dict) and isinstance(config, dict)
-    print(f"docir speed: python {machine['python']}, {machine['cpu_count']} CPUs, sqlite {machine['sqlite']}, "
-          f"seed {config['seed']}, {config['repeat']} rounds (+{config['warmup']} warm-up)")
-    print(f'floor  python -c "import sqlite3, json": median {payload["floor_ms"]:.1f} ms, '
-          f"p90 {payload['floor_p90_ms']:.1f} ms")
-    print()
-    header = f"{'docs':>6}  {'command':<34} {'median ms':>10} {'p90 ms':>9} {'x floor':>8}"
+def print_rows(payload: dict[str, object], labels: dict[str, str], width: int) -> None:
+    """The size/command/median/p90/ratio table, then targets and warnings: shared by the speed benchmarks."""
+    header = f"{'docs':>6}  {'command':<{width}} {'median ms':>10} {'p90 ms':>9} {'x floor':>8}"
     print(header)
     print("-" * len(header))
     previous = None
@@ -351,7 +344,7 @@ def print_table(payload: dict[str, object]) -> None:
         if previous is not None and row["size"] != previous:
             print()
         previous = row["size"]
-        print(f"{row['size']:>6}  {LABELS[row['command']]:<34} {row['median_ms']:>10.1f} {row['p90_ms']:>9.1f} "
+        print(f"{row['size']:>6}  {labels[row['command']]:<{width}} {row['median_ms']:>10.1f} {row['p90_ms']:>9.1f} "
               f"{row['ratio']:>8.2f}")
     print()
     print("targets (informational)")
@@ -363,6 +356,26 @@ def print_table(payload: dict[str, object]) -> None:
     assert isinstance(warnings, list)
     for warning in warnings:
         print(f"  WARNING  {warning}")
+
+
+def write_results(out: Path, payload: dict[str, object], machine: dict[str, object]) -> None:
+    """Stamp the end-of-run load, write the JSON: shared by the benchmarks."""
+    if hasattr(os, "getloadavg"):
+        machine["loadavg_at_end"] = [round(x, 2) for x in os.getloadavg()]
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(payload, indent=2) + "\n", encoding="utf-8")
+
+
+def print_table(payload: dict[str, object]) -> None:
+    machine = payload["machine"]
+    config = payload["config"]
+    assert isinstance(machine, dict) and isinstance(config, dict)
+    print(f"docir speed: python {machine['python']}, {machine['cpu_count']} CPUs, sqlite {machine['sqlite']}, "
+          f"seed {config['seed']}, {config['repeat']} rounds (+{config['warmup']} warm-up)")
+    print(f'floor  python -c "import sqlite3, json": median {payload["floor_ms"]:.1f} ms, '
+          f"p90 {payload['floor_p90_ms']:.1f} ms")
+    print()
+    print_rows(payload, LABELS, 34)
 
 
 def main(argv: list[str] | None = None) -> int:

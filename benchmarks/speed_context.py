@@ -39,7 +39,14 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 from generate import generate_store  # benchmarks/ is not a package
-from speed import FLOOR_ARGV, PYCACHE, machine_info, percentile
+from speed import (
+    FLOOR_ARGV,
+    PYCACHE,
+    machine_info,
+    percentile,
+    print_rows,
+    write_results,
+)
 
 SEED = 7
 TASK = "add retries with exponential backoff and an idempotency key to the webhook dispatcher's queue consumer"
@@ -365,24 +372,7 @@ def print_table(payload: dict[str, object]) -> None:
         print(f'floor  python -c "import sqlite3, json" during the {name} phase: median {f["median_ms"]:.1f} ms, '
               f"p90 {f['p90_ms']:.1f} ms")
     print()
-    header = f"{'docs':>6}  {'command':<40} {'median ms':>10} {'p90 ms':>9} {'x floor':>8}"
-    print(header)
-    print("-" * len(header))
-    previous = None
-    results = payload["results"]
-    assert isinstance(results, list)
-    for row in results:
-        if previous is not None and row["size"] != previous:
-            print()
-        previous = row["size"]
-        print(f"{row['size']:>6}  {LABELS[row['command']]:<40} {row['median_ms']:>10.1f} {row['p90_ms']:>9.1f} "
-              f"{row['ratio']:>8.2f}")
-    print()
-    print("targets (informational)")
-    targets = payload["targets"]
-    assert isinstance(targets, list)
-    for target in targets:
-        print(f"  {target['status']:<4}  {target['name']}: {target['detail']}")
+    print_rows({**payload, "warnings": []}, LABELS, 40)
     for warning in payload.get("warnings") or []:  # type: ignore[union-attr]
         print(f"  WARNING  {warning}")
 
@@ -465,10 +455,7 @@ def main(argv: list[str] | None = None) -> int:
         "warnings": measured["warnings"],
         "duration_s": round(time.perf_counter() - started, 1),
     }
-    if hasattr(os, "getloadavg"):
-        machine["loadavg_at_end"] = [round(x, 2) for x in os.getloadavg()]
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(payload, indent=2) + "\n", encoding="utf-8")
+    write_results(args.out, payload, machine)
     print_table(payload)
     print(f"\nwrote {args.out} ({payload['duration_s']} s)")
     return 0

@@ -27,7 +27,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-import speed_context as sc  # noqa: E402  (benchmarks/ is not a package)
+import speed_context as sc
 
 TASK = sc.TASK
 
@@ -37,24 +37,24 @@ def median(values: list[float]) -> float:
 
 
 async def mcp_timings(root: Path, env: dict[str, str], rounds: int) -> list[float]:
+    import anyio
     from mcp import ClientSession
     from mcp.client.stdio import StdioServerParameters, stdio_client
 
     params = StdioServerParameters(command=sys.executable, args=["-m", "docir", "mcp", "--root", str(root)], env=env)
     timings: list[float] = []
-    async with stdio_client(params) as (read, write):
-        async with ClientSession(read, write) as session:
-            await session.initialize()
-            for index in range(rounds + 2):  # two warm-up calls: the server loads its model in the background
-                started = time.perf_counter()
-                result = await session.call_tool("context", {"task": TASK})
-                elapsed = (time.perf_counter() - started) * 1000
-                if result.is_error:
-                    raise sc.BenchmarkError(str(result.content))
-                if index >= 2:
-                    timings.append(elapsed)
-                else:
-                    time.sleep(3)
+    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
+        for index in range(rounds + 2):  # two warm-up calls: the server loads its model in the background
+            started = time.perf_counter()
+            result = await session.call_tool("context", {"task": TASK})
+            elapsed = (time.perf_counter() - started) * 1000
+            if result.is_error:
+                raise sc.BenchmarkError(str(result.content))
+            if index >= 2:
+                timings.append(elapsed)
+            else:
+                await anyio.sleep(3)  # let the server finish loading its model
     return timings
 
 
