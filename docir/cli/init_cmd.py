@@ -27,8 +27,10 @@ def command(
     created = init_store(home)
     hook_changes = githooks.install(githooks.repo_root(home), githooks.interpreter_command(sys.executable)) if hooks else []
     if render.wants_json(json_out):
-        render.emit_json({"root": str(home), "created": created,
-                          "hooks": [{"name": c.name, "action": c.action} for c in hook_changes]})
+        payload: dict[str, object] = {"root": str(home), "created": created}
+        if hooks:
+            payload["hooks"] = [{"name": c.name, "action": c.action} for c in hook_changes]
+        render.emit_json(payload)
     elif created:
         print(f"docir store ready in {home}: created {', '.join(created)}")
     else:
