@@ -27,6 +27,7 @@ import numpy as np
 from docir.index.fts import match_expression, query_terms
 from docir.index.records import Listing, StoredRefChunk, VectorSet
 from docir.index.vectors import cosine
+from docir.services.reads import visible_hits
 from docir.services.semantic import QuerySource
 from docir.services.session import Session
 from docir.services.skeleton import cost, skeleton
@@ -101,7 +102,9 @@ def context(session: Session, queries: list[str], source: QuerySource, *, limit:
     for index, text in enumerate(queries):
         lexical: list[Candidate] = []
         if mode != "vector":
-            per_kind = [_with_coverage(session, text, _doc_lexical(session, text, visibility), "documents_fts")]
+            lexical = [Candidate(("doc", h.rowid), bm25=h.bm25)
+                       for h in visible_hits(session, text, visibility, CANDIDATES)]
+            per_kind = [_with_coverage(session, text, lexical, "documents_fts")]
             if refs:
                 per_kind.append(_with_coverage(session, text, _ref_lexical(session, text), "ref_fts"))
         else:
@@ -147,30 +150,6 @@ def _with_coverage(session: Session, text: str, ranked: list[Candidate], table: 
     matches = session.catalog.term_rowids(terms, [c.key[1] for c in ranked], table)
     for cand in ranked:
         cand.coverage = sum(1 for rows in matches if cand.key[1] in rows) / len(terms)
-    return ranked
-
-
-def _doc_lexical(session: Session, text: str, visibility: Visibility) -> list[Candidate]:
-    """Visible documents in bm25 order (lower is better), up to CANDIDATES."""
-    match = match_expression(text)
-    if match is None:
-        return []
-    # Most matches are visible: fetch a few times what is needed, and everything only if not enough.
-    hits = session.catalog.lexical_hits(match, CANDIDATES * 4)
-    if len(hits) == CANDIDATES * 4:
-        visible = session.catalog.visibility_rows(h.rowid for h in hits)
-        if sum(1 for row in visible.values() if visibility.allows(*row)) < CANDIDATES:
-            hits = session.catalog.lexical_hits(match)
-    ranked: list[Candidate] = []
-    for start in range(0, len(hits), CANDIDATES):
-        batch = hits[start : start + CANDIDATES]
-        seen = session.catalog.visibility_rows(h.rowid for h in batch)
-        for hit in batch:
-            row = seen.get(hit.rowid)
-            if row is not None and visibility.allows(*row):
-                ranked.append(Candidate(("doc", hit.rowid), bm25=hit.bm25))
-                if len(ranked) >= CANDIDATES:
-                    return ranked
     return ranked
 
 

@@ -9,7 +9,7 @@ from docir.documents.headings import find_headings, section_span
 from docir.documents.ids import is_valid_id
 from docir.errors import UsageError
 from docir.index.fts import match_expression
-from docir.index.records import Filters, Listing
+from docir.index.records import Filters, Hit
 from docir.services.session import Session
 from docir.services.skeleton import full_document, is_stale, skeleton
 from docir.services.visibility import Visibility
@@ -109,22 +109,30 @@ def query(session: Session, filters: Filters, *, stale: bool | None = None,
     return out
 
 
-def lexical_ranking(session: Session, text: str, visibility: Visibility, limit: int | None) -> list[tuple[Listing, float]]:
-    """Visible documents in FTS5 bm25 order with their bm25 (lower is better)."""
+def visible_hits(session: Session, text: str, visibility: Visibility, limit: int) -> list[Hit]:
+    """Visible documents in bm25 order (lower is better), up to `limit`: shared by search and context.
+
+    Only type, status and archived are read to apply the visibility predicate; callers read
+    full listings for the few rows they show.
+    """
     match = match_expression(text)
     if match is None:
         return []
-    hits = session.catalog.lexical_hits(match)
-    ranked: list[tuple[Listing, float]] = []
-    batch = 100
-    for start in range(0, len(hits), batch):
-        chunk = hits[start : start + batch]
-        listings = session.catalog.listings_by_rowid(h.rowid for h in chunk)
-        for hit in chunk:
-            item = listings.get(hit.rowid)
-            if item is not None and visibility.allows(item.type, item.status, item.archived):
-                ranked.append((item, hit.bm25))
-                if limit is not None and len(ranked) >= limit:
+    # Most matches are visible: fetch a few times what is needed, and everything only if not enough.
+    hits = session.catalog.lexical_hits(match, limit * 4)
+    if len(hits) == limit * 4:
+        seen = session.catalog.visibility_rows(h.rowid for h in hits)
+        if sum(1 for row in seen.values() if visibility.allows(*row)) < limit:
+            hits = session.catalog.lexical_hits(match)
+    ranked: list[Hit] = []
+    for start in range(0, len(hits), max(limit, 100)):
+        batch = hits[start : start + max(limit, 100)]
+        seen = session.catalog.visibility_rows(h.rowid for h in batch)
+        for hit in batch:
+            row = seen.get(hit.rowid)
+            if row is not None and visibility.allows(*row):
+                ranked.append(hit)
+                if len(ranked) >= limit:
                     return ranked
     return ranked
 
@@ -133,8 +141,11 @@ def search(session: Session, text: str, *, include_inactive: bool = False, limit
     """Full-text ranking only (no model): skeletons with a rank-derived score."""
     visibility = Visibility.from_schema(session.schema, include_inactive)
     out = []
-    for rank, (item, bm25) in enumerate(lexical_ranking(session, text, visibility, limit), start=1):
-        entry = skeleton(item, session.schema, session.today)
+    hits = visible_hits(session, text, visibility, limit)
+    listings = session.catalog.listings_by_rowid(h.rowid for h in hits)
+    for rank, hit in enumerate(hits, start=1):
+        bm25 = hit.bm25
+        entry = skeleton(listings[hit.rowid], session.schema, session.today)
         entry["score"] = round(1.0 / (RRF_K + rank), 6)
         entry["similarity"] = None
         entry["fts_score"] = round(-bm25, 4)
