@@ -8,11 +8,11 @@ chunk to them is a type error, not a runtime check that defaults the safe way.
 from __future__ import annotations
 
 import hashlib
-import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from docir.documents import scan
 from docir.documents.chunk import chunk_markdown
 from docir.documents.files import decode
 
@@ -81,24 +81,8 @@ def walk(root: Path, skipped: list[Skipped] | None = None) -> Iterator[RefFile]:
 
 
 def _files(folder: Path, notes: list[Skipped]) -> Iterator[Path]:
-    stack = [folder]
-    while stack:
-        current = stack.pop()
-        try:
-            entries = list(os.scandir(current))
-        except OSError as exc:
-            notes.append(Skipped(str(current), exc.strerror or str(exc)))
-            continue
-        for entry in entries:
-            if entry.name.startswith("."):
-                continue
-            if entry.is_symlink():
-                notes.append(Skipped(entry.path, "symlink (never followed)"))
-                continue
-            if entry.is_dir(follow_symlinks=False):
-                stack.append(Path(entry.path))
-            elif entry.is_file(follow_symlinks=False):
-                yield Path(entry.path)
+    for entry in scan.walk(folder, lambda path, reason: notes.append(Skipped(path, reason))):
+        yield Path(entry.path)
 
 
 def chunk_file(ref: RefFile, count_tokens: Callable[[str], int], budget: int) -> list[RefChunk]:

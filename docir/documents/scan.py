@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import NamedTuple
 
@@ -13,32 +14,44 @@ class FileStat(NamedTuple):
     mtime_ns: int
 
 
-def scan_docs(root: Path, docs_dir: Path) -> dict[str, FileStat]:
-    """Every `*.md` under docs_dir keyed by store-relative path.
+def walk(folder: Path, on_skip: Callable[[str, str], None] | None = None) -> Iterator[os.DirEntry[str]]:
+    """Every regular file below `folder`, for docs/ and reference corpora alike.
 
-    Dotfiles and dot-folders are skipped and symlinks are never followed,
-    so a link loop cannot hang the walk and nothing outside the store is read.
+    Dotfiles and dot-folders are skipped and symlinks are never followed, so a
+    link loop cannot hang the walk and nothing outside the tree is read.
     """
-    found: dict[str, FileStat] = {}
-    if not docs_dir.is_dir():
-        return found
-    prefix = docs_dir.relative_to(root).as_posix()
-    stack = [(docs_dir, prefix)]
+    stack = [folder]
     while stack:
-        folder, rel = stack.pop()
+        current = stack.pop()
         try:
-            entries = list(os.scandir(folder))
-        except OSError:
+            entries = list(os.scandir(current))
+        except OSError as exc:
+            if on_skip is not None:
+                on_skip(str(current), exc.strerror or str(exc))
             continue
         for entry in entries:
             if entry.name.startswith("."):
                 continue
             if entry.is_symlink():
+                if on_skip is not None:
+                    on_skip(entry.path, "symlink (never followed)")
                 continue
-            entry_rel = f"{rel}/{entry.name}"
             if entry.is_dir(follow_symlinks=False):
-                stack.append((Path(entry.path), entry_rel))
-            elif entry.name.endswith(".md") and entry.is_file(follow_symlinks=False):
-                st = entry.stat(follow_symlinks=False)
-                found[entry_rel] = FileStat(entry_rel, st.st_size, st.st_mtime_ns)
+                stack.append(Path(entry.path))
+            elif entry.is_file(follow_symlinks=False):
+                yield entry
+
+
+def scan_docs(root: Path, docs_dir: Path) -> dict[str, FileStat]:
+    """Every `*.md` under docs_dir keyed by store-relative path, with its stat."""
+    found: dict[str, FileStat] = {}
+    if not docs_dir.is_dir():
+        return found
+    # String slicing, not Path objects: this runs for every file on every command.
+    base, prefix = str(docs_dir), docs_dir.relative_to(root).as_posix()
+    for entry in walk(docs_dir):
+        if entry.name.endswith(".md"):
+            rel = prefix + entry.path[len(base):].replace(os.sep, "/")
+            st = entry.stat(follow_symlinks=False)
+            found[rel] = FileStat(rel, st.st_size, st.st_mtime_ns)
     return found
