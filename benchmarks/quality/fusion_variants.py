@@ -2,17 +2,16 @@
 
     python benchmarks/quality/fusion_variants.py [--benchdata] [--out benchmarks/results/fusion_variants.json]
 
-Nothing in docir/ is edited: each variant patches module constants of
-docir.services.ranking (RRF_K, LEXICAL_WEIGHT, VECTOR_WEIGHT) or its `lexical_ranking`/`fuse`
-functions (written against the ranking.py whose fuse takes a list of lexical rankings) for the duration of one evaluation, then restores them. Uses the same
-stores, cache and queries as run.py (run that first so the vectors are cached).
+Nothing in docir/ is edited: each variant sets module constants of docir.services.ranking
+(FUSION_K, COVERAGE_POWER, LEXICAL_WEIGHT, VECTOR_WEIGHT) for the duration of one evaluation,
+then restores them. Uses the same stores, cache and queries as run.py (run that first so the
+vectors are cached).
 
 Variants:
-- current:        what docir does today (RRF k=60, weights 1:1).
-- k1-vector3:     constants only: RRF_K=1, VECTOR_WEIGHT=3.
-- coverage3-k10:  RRF k=10 where each lexical contribution is scaled by c**3, c being the
-                  fraction of the query's terms the document matches (a coordination factor).
-                  (`coverage_fusion(..., idf=True)` weights terms by idf; it measured no better.)
+- textbook-k60:   reciprocal rank fusion as usually written (k=60, no coverage weighting).
+- k1-vector3:     k=1 and the vector ranking weighted 3:1, no coverage weighting.
+- coverage3-k10:  what docir does: k=10, each lexical contribution scaled by c**3, c being
+                  the fraction of the query's terms the document contains.
 """
 
 from __future__ import annotations
@@ -43,63 +42,10 @@ def patched(**constants: Any) -> Iterator[None]:
             setattr(ranking, name, value)
 
 
-@contextmanager
-def coverage_fusion(power: float, k: int, idf: bool = False) -> Iterator[None]:
-    """Lexical RRF terms scaled by (matched query terms / query terms) ** power (terms idf-weighted if asked)."""
-    import math
-
-    from docir.index.fts import query_terms
-    from docir.services import ranking
-
-    coverage: dict[int, float] = {}  # document rowid -> coverage, for the query being ranked
-    original_lexical, original_fuse = getattr(ranking, "lexical_ranking"), ranking.fuse  # noqa: B009
-
-    def lexical_ranking(session: Any, text: str, visibility: Any, limit: int | None) -> Any:
-        hits = original_lexical(session, text, visibility, limit)
-        total = session.catalog.conn.execute("SELECT count(*) FROM documents_fts").fetchone()[0]
-        matched: list[tuple[set[int], float]] = []
-        for term in query_terms(text):
-            match = '"' + term.replace('"', '""') + '"'
-            rows = {r[0] for r in session.catalog.conn.execute(
-                "SELECT rowid FROM documents_fts WHERE documents_fts MATCH ?", (match,))}
-            weight = math.log(1 + (total - len(rows) + 0.5) / (len(rows) + 0.5)) if idf else 1.0
-            matched.append((rows, weight))
-        mass = sum(w for _, w in matched) or 1.0
-        coverage.clear()
-        for item, _ in hits:
-            coverage[item.rowid] = sum(w for rows, w in matched if item.rowid in rows) / mass
-        return hits
-
-    def fuse(lexical_rankings: Any, vector_ranking: Any) -> Any:
-        if not any(lexical_rankings) or not vector_ranking:  # single-mode rankings stay as they are today
-            return original_fuse(lexical_rankings, vector_ranking)
-        by_key: dict[Any, Any] = {}
-        for lexical in lexical_rankings:
-            for rank, cand in enumerate(lexical, start=1):
-                mine = by_key.setdefault(cand.key, cand)
-                mine.lexical_rank, mine.bm25 = rank, cand.bm25
-                share = coverage.get(cand.key[1], 0.0) if cand.key[0] == "doc" else 1.0
-                mine.score += share**power / (k + rank)
-        for rank, cand in enumerate(vector_ranking, start=1):
-            mine = by_key.setdefault(cand.key, cand)
-            mine.listing, mine.ref = mine.listing or cand.listing, mine.ref or cand.ref
-            mine.vector_rank, mine.similarity, mine.ordinal = rank, cand.similarity, cand.ordinal
-            mine.score += 1.0 / (k + rank)
-        return sorted(by_key.values(), key=lambda c: -c.score)
-
-    setattr(ranking, "lexical_ranking", lexical_ranking)  # noqa: B010 - patched on purpose
-    setattr(ranking, "fuse", fuse)  # noqa: B010
-    try:
-        yield
-    finally:
-        setattr(ranking, "lexical_ranking", original_lexical)  # noqa: B010
-        setattr(ranking, "fuse", original_fuse)  # noqa: B010
-
-
 VARIANTS: dict[str, Callable[[], Any]] = {
-    "current": lambda: patched(),
-    "k1-vector3": lambda: patched(RRF_K=1, VECTOR_WEIGHT=3.0),
-    "coverage3-k10": lambda: coverage_fusion(3.0, 10),
+    "textbook-k60": lambda: patched(FUSION_K=60, COVERAGE_POWER=0.0),
+    "k1-vector3": lambda: patched(FUSION_K=1, COVERAGE_POWER=0.0, VECTOR_WEIGHT=3.0),
+    "coverage3-k10": lambda: patched(),  # what docir does today
 }
 
 

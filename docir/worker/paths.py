@@ -73,7 +73,11 @@ def pid_alive(pid: int) -> bool:
 
 
 def find_root(argv: list[str], cwd: Path) -> Path | None:
-    """The store root the way the CLI finds it: --root, else upward for docs-schema.yaml."""
+    """The store root the way the CLI finds it: --root, else upward for docs-schema.yaml.
+
+    Not docir.store.find_root: importing docir.store pulls in dataclasses and inspect
+    (~10 ms), and this runs on every warm call before anything else.
+    """
     for index, arg in enumerate(argv):
         if arg == "--root" and index + 1 < len(argv):
             return Path(argv[index + 1]).expanduser().resolve()
