@@ -5,7 +5,7 @@
 A deterministic store (benchmarks/generate.py, seed 7) lives in
 benchmarks/.cache/embed-store-<N>-seed<S>/. The texts docir embeds for it are listed once,
 with docir's own code: for every due document (`Catalog.dirty_jobs` on a fresh index) the
-document text (`docir.services.embedding.document_text`) and its chunks
+document text (`docir.services.vectors.embedding.document_text`) and its chunks
 (`docir.documents.chunk.chunk_markdown` with the real tokenizer and `window_budget`),
 de-duplicated by sha256 as docir's drain does. Then, in rounds (floor first):
 
@@ -72,12 +72,12 @@ class BenchmarkError(Exception):
 def dump_texts(root: Path, out: Path) -> None:
     """Every text docir's drain would embed for this (freshly indexed) store, in drain order, de-duplicated."""
     from docir.documents.chunk import chunk_markdown, window_budget
-    from docir.services import semantic
-    from docir.services.embedding import document_text, text_sha
-    from docir.services.session import open_session
+    from docir.services.indexing.session import open_session
+    from docir.services.vectors import query_source
+    from docir.services.vectors.embedding import document_text, text_sha
 
-    source = semantic.load_local(None, root)
-    if not isinstance(source, semantic.LocalModel):
+    source = query_source.load_local(None, root)
+    if not isinstance(source, query_source.LocalModel):
         raise BenchmarkError(f"no model: semantic layer is {source.status}")
     embedder = source.embedder
     session = open_session(root, refresh=False)

@@ -5,7 +5,7 @@
 For each size a deterministic store is generated (benchmarks/generate.py, seed 7) into
 benchmarks/.cache/ctx-store-<N>-seed<S>/ (its own copy: speed.py edits its stores while it
 measures), indexed with `docir reindex`, and given vectors *synthetically*: docir's own drain
-(`docir.services.embedding.drain`) runs with a FakeEmbedder that carries the real model's
+(`docir.services.vectors.embedding.drain`) runs with a FakeEmbedder that carries the real model's
 model_id, dim, window and tokenizer (so chunking is real and every row counts as made by the
 active model) but returns seeded random unit vectors. Embedding 10,000 documents for real
 takes hours on 2 cores; the latency measured here depends on how many vectors there are and
@@ -76,7 +76,7 @@ class BenchmarkError(Exception):
 class FakeEmbedder:
     """The real model's identity and tokenizer, with seeded random unit vectors instead of inference.
 
-    model_id/dim/max_tokens/count_tokens come from the real model (docir.services.semantic.load_local),
+    model_id/dim/max_tokens/count_tokens come from the real model (docir.services.vectors.query_source.load_local),
     so docir chunks exactly as it would and files every vector under the active model; embed() returns
     a unit vector seeded by the text's sha256 (the same text always gets the same vector).
     """
@@ -103,11 +103,11 @@ class FakeEmbedder:
 
 def fill_vectors(root: Path) -> dict[str, object]:
     """Give every due document of the store its vectors, made by FakeEmbedder (runs in a child process)."""
-    from docir.services import embedding, semantic
-    from docir.services.session import open_session
+    from docir.services.indexing.session import open_session
+    from docir.services.vectors import embedding, query_source
 
-    source = semantic.load_local(None, root)
-    if not isinstance(source, semantic.LocalModel):
+    source = query_source.load_local(None, root)
+    if not isinstance(source, query_source.LocalModel):
         raise BenchmarkError(f"the real model is needed for its id and tokenizer: semantic layer is {source.status}")
     fake = FakeEmbedder(source.embedder)
     session = open_session(root)

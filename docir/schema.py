@@ -18,7 +18,6 @@ import yaml
 from docir import yamltext
 from docir.errors import SchemaError
 
-
 CORE_REQUIRED = ("id", "type", "title", "description", "status")
 CORE_OPTIONAL = ("tags", "related", "owner", "verified")
 PREFIX_RE = re.compile(r"^[a-z][a-z0-9]{0,15}$")

@@ -95,9 +95,9 @@ def model_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def semantic_session(tmp_path_factory: pytest.TempPathFactory, model_cache: Path):  # type: ignore[no-untyped-def]
     """fixtures/stores/semantic, indexed and embedded with the real offline model, shared by a module."""
-    from docir.services import embedding
-    from docir.services.semantic import LocalModel, load_local
-    from docir.services.session import open_session
+    from docir.services.indexing.session import open_session
+    from docir.services.vectors import embedding
+    from docir.services.vectors.query_source import LocalModel, load_local
 
     root = tmp_path_factory.mktemp("semantic") / "store"
     shutil.copytree(FIXTURES / "stores" / "semantic", root)

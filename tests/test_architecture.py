@@ -1,4 +1,4 @@
-"""The layer rules, checked by walking every import in docir/ (STYLE.md)."""
+"""The layer rules, checked by walking every import in docir/ (docs: arch-ca04975ff55d)."""
 
 import ast
 from pathlib import Path
@@ -12,6 +12,18 @@ FORBIDDEN = {
     "embed": {"documents", "index", "services", "cli"},
     "services": {"cli"},
     "worker": {"cli"},
+}
+
+
+# Inside services/: subpackage -> the other subpackages it may import. indexing is the base
+# every command stands on; nothing below reaches up to the commands built on it.
+SERVICES_MAY_IMPORT = {
+    "indexing": set(),
+    "vectors": {"indexing"},
+    "retrieval": {"indexing", "vectors"},
+    "writing": {"indexing", "retrieval"},
+    "lint": {"indexing", "retrieval", "vectors"},
+    "integrations": {"indexing", "retrieval", "writing", "lint", "vectors"},
 }
 
 
@@ -67,3 +79,28 @@ def test_no_sql_outside_the_index_layer() -> None:
             if keyword in text:
                 wrong.append(f"{rel}: {keyword.strip()}")
     assert wrong == []
+
+
+def test_services_are_subpackages_that_import_only_downward() -> None:
+    services = PACKAGE / "services"
+    loose = sorted(p.name for p in services.glob("*.py") if p.name != "__init__.py")
+    assert loose == [], f"every service belongs to a subpackage: {loose}"
+    assert {p.name for p in services.iterdir() if p.is_dir() and p.name != "__pycache__"} == set(SERVICES_MAY_IMPORT)
+    wrong = []
+    for path in services.rglob("*.py"):
+        mine = path.relative_to(services).parts[0]
+        for module in imports_of(path):
+            parts = module.split(".")
+            if parts[:2] == ["docir", "services"] and len(parts) > 2 and parts[2] != mine:
+                if parts[2] not in SERVICES_MAY_IMPORT[mine]:
+                    wrong.append(f"services/{path.relative_to(services)} imports {module}")
+    assert wrong == []
+
+
+def test_every_subpackage_says_what_it_owns() -> None:
+    for init in PACKAGE.rglob("__init__.py"):
+        if init.parent == PACKAGE:
+            continue
+        doc = ast.get_docstring(ast.parse(init.read_text(encoding="utf-8")))
+        first = doc.splitlines()[0] if doc else ""
+        assert first.endswith(".") and len(first) <= 140, f"{init.relative_to(PACKAGE)}: one line saying what it owns"

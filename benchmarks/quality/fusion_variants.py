@@ -2,7 +2,7 @@
 
     python benchmarks/quality/fusion_variants.py [--benchdata] [--out benchmarks/results/fusion_variants.json]
 
-Nothing in docir/ is edited: each variant sets module constants of docir.services.ranking
+Nothing in docir/ is edited: each variant sets module constants of docir.services.retrieval.ranking
 (FUSION_K, COVERAGE_POWER, LEXICAL_WEIGHT, VECTOR_WEIGHT) for the duration of one evaluation,
 then restores them. Uses the same stores, cache and queries as run.py (run that first so the
 vectors are cached).
@@ -30,7 +30,7 @@ import run as bench
 
 @contextmanager
 def patched(**constants: Any) -> Iterator[None]:
-    from docir.services import ranking
+    from docir.services.retrieval import ranking
 
     saved = {name: getattr(ranking, name) for name in constants}
     try:

@@ -242,9 +242,9 @@ def prepare_store(source: Path, target: Path) -> Path:
 
 def open_indexed(store_root: Path, log: Callable[[str], None] = lambda _m: None) -> tuple[Any, Any]:
     """Open a session on the store, sync it and drain every embedding: (session, query source)."""
-    from docir.services import embedding
-    from docir.services.semantic import load_local
-    from docir.services.session import open_session
+    from docir.services.vectors import embedding
+    from docir.services.vectors.query_source import load_local
+    from docir.services.indexing.session import open_session
 
     session = open_session(store_root)
     source = load_local(session.schema.model_path, session.store.root)
@@ -259,7 +259,7 @@ def open_indexed(store_root: Path, log: Callable[[str], None] = lambda _m: None)
 
 
 def run_queries(session: Any, source: Any, queries: Sequence[Query], modes: Sequence[str] = MODES) -> list[QueryRun]:
-    from docir.services import ranking
+    from docir.services.retrieval import ranking
 
     runs: list[QueryRun] = []
     for q in queries:
@@ -435,7 +435,7 @@ def write_baseline(summary: dict[str, Any], names: Sequence[str]) -> None:
                                 text=True, check=False).stdout.strip() or None
     except OSError:
         commit = None
-    from docir.services import ranking
+    from docir.services.retrieval import ranking
 
     baseline = {
         "about": "Overall numbers of benchmarks/quality/run.py; tests/test_quality_gate.py requires fused "

@@ -10,8 +10,9 @@ import typer
 from docir.cli import render
 from docir.cli.options import JsonOption, RootOption
 from docir.errors import UsageError
-from docir.services import adopt, session
-from docir.services.session import Session
+from docir.services.indexing import session
+from docir.services.indexing.session import Session
+from docir.services.integrations import adopt
 
 
 def command(

@@ -8,7 +8,7 @@ import typer
 
 from docir.cli import render
 from docir.cli.options import JsonOption, RootOption
-from docir.services import agents
+from docir.services.integrations import agents
 from docir.store import open_store
 
 

@@ -5,8 +5,26 @@ from __future__ import annotations
 import typer
 
 from docir import __version__
-from docir.cli import (add_cmd, adopt_cmd, agents_cmd, archive_cmd, context_cmd, embed_cmd, get_cmd, hooks_cmd, init_cmd, lint_cmd,
-                       mcp_cmd, query_cmd, ref_cmd, reindex_cmd, rule_cmd, search_cmd, update_cmd, worker_cmd)
+from docir.cli import (
+    add_cmd,
+    adopt_cmd,
+    agents_cmd,
+    archive_cmd,
+    context_cmd,
+    embed_cmd,
+    get_cmd,
+    hooks_cmd,
+    init_cmd,
+    lint_cmd,
+    mcp_cmd,
+    query_cmd,
+    ref_cmd,
+    reindex_cmd,
+    rule_cmd,
+    search_cmd,
+    update_cmd,
+    worker_cmd,
+)
 
 HELP = """The right few design documents of a repository, fast.
 

@@ -8,7 +8,8 @@ import typer
 
 from docir.cli import render
 from docir.cli.options import JsonOption, RootOption
-from docir.services import session, writes
+from docir.services.indexing import session
+from docir.services.writing import writes
 
 
 def command(

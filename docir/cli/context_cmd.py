@@ -8,8 +8,9 @@ import typer
 
 from docir.cli import render
 from docir.cli.options import IncludeInactiveOption, JsonOption, RootOption, StoreOption
-from docir.services import federation, refs, session
-from docir.services.session import Session
+from docir.services.indexing import references, session
+from docir.services.indexing.session import Session
+from docir.services.retrieval import federation
 
 
 def command(
@@ -28,14 +29,14 @@ def command(
 
     Then fetch the bodies you need in one call: docir get ID1 ID2 ...
     """
-    from docir.services import ranking  # numpy: imported only by the commands that rank by vectors
-    from docir.services.semantic import query_source
+    from docir.services.retrieval import ranking  # numpy: imported only by the commands that rank by vectors
+    from docir.services.vectors.query_source import query_source
 
     queries = [task, *(also or [])]
 
     def action(s: Session) -> ranking.ContextResult:
         if not no_refs:
-            refs.ensure_ingested(s)
+            references.ensure_ingested(s)
         source = query_source(s.schema.model_path, s.store.root)
         return federation.with_peers(s, store, render.warn, lambda peers: federation.context(
             s, peers, queries, source, limit=limit, expand=not no_expand, explain=explain,

@@ -9,10 +9,11 @@ import typer
 from docir.cli import render
 from docir.cli.options import JsonOption, RootOption
 from docir.embed.protocol import Embedder
-from docir.errors import DocirError
 from docir.embed.resolve import resolve
-from docir.services import semantic, session
-from docir.services.session import Session
+from docir.errors import DocirError
+from docir.services.indexing import session
+from docir.services.indexing.session import Session
+from docir.services.vectors import query_source
 
 
 def command(
@@ -54,13 +55,13 @@ def after_write(s: Session, wait: bool) -> None:
         except DocirError as exc:
             render.warn(f"{exc.message}; the document is saved and found lexically")
     else:
-        semantic.ensure_worker(s.store.root)
+        query_source.ensure_worker(s.store.root)
 
 
 def _flush(s: Session, json_out: bool) -> dict[str, Any]:
     progress = None if render.wants_json(json_out) else render.progress_bar("embedding")
 
-    from docir.services import embedding  # numpy: only when vectors are really computed
+    from docir.services.vectors import embedding  # numpy: only when vectors are really computed
 
     def drain_here(embedder: Embedder) -> dict[str, object]:
         report = embedding.drain(s.catalog, embedder, progress=progress)
@@ -68,6 +69,6 @@ def _flush(s: Session, json_out: bool) -> dict[str, Any]:
                 "texts_reused": report.texts_reused}
 
     try:
-        return dict(semantic.flush(s.schema.model_path, s.store.root, drain_here))
-    except semantic.ModelOff as exc:
+        return dict(query_source.flush(s.schema.model_path, s.store.root, drain_here))
+    except query_source.ModelOff as exc:
         raise DocirError(f"cannot compute vectors: semantic layer is {exc}") from None

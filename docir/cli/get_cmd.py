@@ -9,7 +9,8 @@ import typer
 from docir.cli import render
 from docir.cli.options import JsonOption, RootOption, StoreOption
 from docir.errors import EXIT_FINDINGS, EXIT_OK
-from docir.services import federation, session
+from docir.services.indexing import session
+from docir.services.retrieval import federation
 
 
 def command(

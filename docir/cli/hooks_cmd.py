@@ -11,11 +11,14 @@ from typing import Annotated, Optional
 import typer
 
 from docir.cli import render
+from docir.cli.lint_cmd import Format, print_findings
 from docir.cli.options import JsonOption
 from docir.errors import EXIT_OK
-from docir.services import githooks, lint, maintenance, semantic, session
-from docir.services.session import Session
-from docir.cli.lint_cmd import Format, print_findings
+from docir.services.indexing import reindex, session
+from docir.services.indexing.session import Session
+from docir.services.integrations import githooks
+from docir.services.lint import checks
+from docir.services.vectors import query_source
 from docir.store import Store, find_root
 from docir.worker import paths
 
@@ -64,9 +67,9 @@ def run(event: Annotated[str, typer.Argument(help="The git hook being run.")],
 
 def _refresh(s: Session) -> dict[str, int]:
     # Reference corpora are not re-walked here: hashing a vendor tree would make checkouts slow.
-    result = maintenance.reindex(s, refs=False)
+    result = reindex.reindex(s, refs=False)
     if result["embeddings_due"]:
-        semantic.ensure_worker(s.store.root)  # git changed text: the worker computes the vectors
+        query_source.ensure_worker(s.store.root)  # git changed text: the worker computes the vectors
     return {k: int(v) for k, v in result.items() if isinstance(v, int)}
 
 
@@ -78,8 +81,8 @@ def _lint_staged(repo: Path, root: Path) -> int:
             staged.append(relative)
     if not staged:
         return EXIT_OK
-    report, _schema, corpus = lint.lint_store(Store(root), staged)
-    lint.apply_suppressions(report, corpus, staged)
+    report, _schema, corpus = checks.lint_store(Store(root), staged)
+    checks.apply_suppressions(report, corpus, staged)
     print_findings(report, root, Format.text)
     if report.errors:
         sys.stdout.write("docir: fix the errors above, or commit with DOCIR=0 to skip this check\n")

@@ -10,8 +10,8 @@ import typer
 
 from docir.cli import render
 from docir.cli.options import JsonOption
-from docir.services import githooks
-from docir.services.init import init_store
+from docir.services.integrations import githooks
+from docir.services.integrations.setup import init_store
 from docir.store import find_root
 
 

@@ -11,8 +11,9 @@ import typer
 
 from docir.cli import render
 from docir.errors import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE
-from docir.services import lint, session
-from docir.services.session import Session
+from docir.services.indexing import session
+from docir.services.indexing.session import Session
+from docir.services.lint import checks
 from docir.store import open_store
 
 
@@ -33,19 +34,19 @@ def command(
     """Check the schema and the documents: exit 1 on errors, 0 on warnings only. See 'docir rule CODE'."""
     store = open_store(root)
     paths = None if files is None else [_store_relative(store.root, f) for f in files]
-    report, schema, corpus = lint.lint_store(store, paths)
+    report, schema, corpus = checks.lint_store(store, paths)
     if deep and schema is not None:
-        from docir.services import lint_deep
-        from docir.services.semantic import query_source
+        from docir.services.lint import deep as near_duplicate_check
+        from docir.services.vectors.query_source import query_source
 
         def action(s: Session) -> None:
-            lint_deep.near_duplicates(s, query_source(s.schema.model_path, s.store.root), report, paths)
+            near_duplicate_check.near_duplicates(s, query_source(s.schema.model_path, s.store.root), report, paths)
         session.run(store.root, action, warn=render.warn)
         if report.semantic and report.semantic != "on":
             render.note(f"near-duplicate check skipped: semantic layer is {report.semantic}")
             if require_model:
                 return EXIT_USAGE
-    lint.apply_suppressions(report, corpus, paths)
+    checks.apply_suppressions(report, corpus, paths)
     print_findings(report, store.root, output)
     return EXIT_FINDINGS if report.errors and not exit_zero else EXIT_OK
 
@@ -64,7 +65,7 @@ def _shown(root: Path, path: str) -> str:
     return path if relative.startswith("..") else relative
 
 
-def print_findings(report: lint.LintReport, root: Path, output: Format) -> None:
+def print_findings(report: checks.LintReport, root: Path, output: Format) -> None:
     if output is Format.json:
         render.emit_json({"findings": [dict(f.as_dict(), path=_shown(root, f.path)) for f in report.findings],
                           "summary": {"errors": report.errors, "warnings": report.warnings, "files": report.files},

@@ -12,7 +12,6 @@ from typing import Any
 
 from docir.errors import EXIT_BUG, EXIT_INTERRUPTED, EXIT_USAGE, DocirError
 
-
 _COMMAND: Any = None
 
 

@@ -13,8 +13,6 @@ import threading
 from pathlib import Path
 from typing import Optional
 
-import typer
-
 from docir.cli.options import RootOption
 from docir.errors import DocirError, UsageError
 from docir.store import open_store
@@ -51,7 +49,7 @@ class Tools:
 
     def warm_up(self) -> None:
         from docir.schema import load_schema
-        from docir.services.semantic import LocalModel, load_local, register_process_model
+        from docir.services.vectors.query_source import LocalModel, load_local, register_process_model
 
         source = load_local(load_schema(self.home / "docs-schema.yaml").model_path, self.home)
         if isinstance(source, LocalModel):
@@ -143,7 +141,7 @@ class Tools:
 
     def _run(self, argv: list[str], stdin: str = "", allow_not_found: bool = False) -> str:
         from docir.cli.main import main
-        from docir.services.warm import run_captured
+        from docir.services.vectors.worker_handler import run_captured
 
         env = {k: v for k, v in os.environ.items() if k.startswith("DOCIR_")}
         reply = run_captured(main, {"argv": [*argv, "--root", str(self.home), "--json"], "cwd": str(self.home),

@@ -9,7 +9,8 @@ import typer
 from docir.cli import render
 from docir.cli.options import IncludeInactiveOption, JsonOption, RootOption, StoreOption
 from docir.index.records import Filters
-from docir.services import federation, session
+from docir.services.indexing import session
+from docir.services.retrieval import federation
 
 
 def command(

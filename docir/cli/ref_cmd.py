@@ -9,9 +9,10 @@ import typer
 
 from docir.cli import render
 from docir.cli.options import JsonOption, RootOption
-from docir.services import refs, semantic, session
 from docir.schema import load_schema
-from docir.services.session import Session
+from docir.services.indexing import references, session
+from docir.services.indexing.session import Session
+from docir.services.vectors import query_source
 from docir.store import open_store
 
 app = typer.Typer(help="Reference corpora: upstream or vendor docs, searchable with context but never linted or edited.",
@@ -30,8 +31,8 @@ def add(
     if dry_run:
         # No session: opening the index would create it, and a dry run writes nothing.
         store = open_store(root)
-        counter = refs.counter_for_store(store, load_schema(store.schema_path).model_path)
-        plan = refs.plan(path.expanduser().resolve(), counter)
+        counter = references.counter_for_store(store, load_schema(store.schema_path).model_path)
+        plan = references.plan(path.expanduser().resolve(), counter)
         if render.wants_json(json_out):
             render.emit_json(plan)
         else:
@@ -40,9 +41,9 @@ def add(
 
     def action(s: Session) -> dict[str, Any]:
         progress = None if render.wants_json(json_out) else render.progress_bar("reading")
-        report = refs.add(s, path, name, progress).as_dict()
+        report = references.add(s, path, name, progress).as_dict()
         if report["added"] or report["updated"]:
-            semantic.ensure_worker(s.store.root)  # the worker embeds the new chunks
+            query_source.ensure_worker(s.store.root)  # the worker embeds the new chunks
         return report
 
     result = session.run(root, action, refresh=False, warn=render.warn)
@@ -58,7 +59,7 @@ def add(
 @app.command("list")
 def list_refs(root: RootOption = None, json_out: JsonOption = False) -> int:
     """The registered corpora, with their files and chunks in the index."""
-    rows = session.run(root, refs.listing, refresh=False, warn=render.warn)
+    rows = session.run(root, references.listing, refresh=False, warn=render.warn)
     if render.wants_json(json_out):
         render.emit_json({"refs": rows})
     elif not rows:
@@ -74,7 +75,7 @@ def list_refs(root: RootOption = None, json_out: JsonOption = False) -> int:
 def remove(name: Annotated[str, typer.Argument(help="The corpus name (see 'docir ref list').", show_default=False)],
            root: RootOption = None, json_out: JsonOption = False) -> int:
     """Unregister a corpus and drop its chunks from the index (its files are not touched)."""
-    result = session.run(root, lambda s: refs.remove(s, name), refresh=False, warn=render.warn)
+    result = session.run(root, lambda s: references.remove(s, name), refresh=False, warn=render.warn)
     if render.wants_json(json_out):
         render.emit_json(result)
     else:

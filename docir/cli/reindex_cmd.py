@@ -9,8 +9,9 @@ import typer
 from docir.cli import render
 from docir.cli.embed_cmd import flush_store
 from docir.cli.options import JsonOption, RootOption
-from docir.services import maintenance, semantic, session
-from docir.services.session import Session
+from docir.services.indexing import reindex, session
+from docir.services.indexing.session import Session
+from docir.services.vectors import query_source
 
 
 def command(
@@ -25,9 +26,9 @@ def command(
     """
     def action(s: Session) -> dict[str, Any]:
         wait = (lambda: int(flush_store(s)["documents"])) if wait_embeddings else None
-        result = maintenance.reindex(s, full=full, wait=wait)
+        result = reindex.reindex(s, full=full, wait=wait)
         if result["embeddings_due"]:
-            semantic.ensure_worker(s.store.root)  # new text: the worker makes its vectors
+            query_source.ensure_worker(s.store.root)  # new text: the worker makes its vectors
         return result
 
     report = session.run(root, action, refresh=False, warn=render.warn)

@@ -9,7 +9,7 @@ import typer
 from docir.cli import render
 from docir.cli.options import JsonOption
 from docir.errors import UsageError
-from docir.services.lint_rules import RULES, find_rule
+from docir.services.lint.rules import RULES, find_rule
 
 
 def command(

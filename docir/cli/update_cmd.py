@@ -9,11 +9,12 @@ import typer
 
 from docir.cli import render
 from docir.cli.body_input import read_body
+from docir.cli.embed_cmd import after_write
 from docir.cli.options import JsonOption, RootOption
 from docir.errors import UsageError
-from docir.cli.embed_cmd import after_write
-from docir.services import session, writes
-from docir.services.session import Session
+from docir.services.indexing import session
+from docir.services.indexing.session import Session
+from docir.services.writing import writes
 
 TODAY = "today"
 

@@ -84,8 +84,8 @@ def serve(root: RootOption = None,
     """Run the worker in the foreground (what `start` runs in the background)."""
     from docir.cli.main import main as run_cli
     from docir.schema import load_schema
-    from docir.services.session import open_session
-    from docir.services.warm import WarmWorker, load_embedder
+    from docir.services.indexing.session import open_session
+    from docir.services.vectors.worker_handler import WarmWorker, load_embedder
     from docir.worker.server import AlreadyRunning, Server
 
     store = open_store(root)

@@ -17,7 +17,6 @@ import yaml
 from docir import yamltext
 from docir.errors import InputError
 
-
 _OPEN_RE = re.compile(r"\A(?:\ufeff)?---[ \t]*(\r?\n)")
 _CLOSE_RE = re.compile(r"^(?:---|\.\.\.)[ \t]*(?:\r?\n|\Z)", re.MULTILINE)
 _TOP_KEY_RE = re.compile(r"^([A-Za-z_][\w.-]*)[ \t]*:(?:[ \t]|$)")

@@ -9,8 +9,20 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 
 from docir.index.fts import BM25_WEIGHTS, index_text
-from docir.index.records import (ChunkVector, DocRow, EmbedJob, FileState, Filters, Hit, Listing, RefChunkRow,
-                                 RefFileRow, SkippedFile, StoredRefChunk, VectorSet)
+from docir.index.records import (
+    ChunkVector,
+    DocRow,
+    EmbedJob,
+    FileState,
+    Filters,
+    Hit,
+    Listing,
+    RefChunkRow,
+    RefFileRow,
+    SkippedFile,
+    StoredRefChunk,
+    VectorSet,
+)
 
 _LISTING_COLUMNS = "rowid, path, id, type, title, description, status, tags, related, owner, verified, archived, size"
 

@@ -1,1 +1,1 @@
-"""What docir does, between the CLI and the documents/index layers."""
+"""What docir does, between the CLI and the documents/index layers, one subpackage per concern."""

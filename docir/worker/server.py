@@ -20,7 +20,6 @@ from typing import Any, Protocol
 
 from docir.worker import paths, protocol
 
-
 # Watching a worker must not keep it alive.
 PASSIVE_REQUESTS = frozenset({"status"})
 

@@ -14,7 +14,7 @@ import pytest
 from docir.documents.scan import scan_docs
 from docir.index.catalog import Catalog
 from docir.index.db import open_index
-from docir.services import githooks
+from docir.services.integrations import githooks
 from tests.conftest import FIXTURES, REPO
 
 GOOD = """---

@@ -3,8 +3,14 @@ from pathlib import Path
 
 import pytest
 
-from docir.index.db import (APPLICATION_ID, SCHEMA_VERSION, IndexCorrupt, IndexUnreadable, open_index,
-                            open_index_readonly)
+from docir.index.db import (
+    APPLICATION_ID,
+    SCHEMA_VERSION,
+    IndexCorrupt,
+    IndexUnreadable,
+    open_index,
+    open_index_readonly,
+)
 
 
 def test_new_index_is_wal_and_versioned(tmp_path: Path) -> None:

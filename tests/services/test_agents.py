@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from docir.services import agents
+from docir.services.integrations import agents
 
 
 def test_created_when_absent(tmp_path: Path) -> None:

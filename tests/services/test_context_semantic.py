@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from docir.services import ranking
+from docir.services.retrieval import ranking
 
 # Each query shares no content word with its answer's title, description or headings.
 PARAPHRASES = [

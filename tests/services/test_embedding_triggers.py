@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from docir.services import embedding, writes
-from docir.services.session import Session, open_session
+from docir.services.indexing.session import Session, open_session
+from docir.services.vectors import embedding
+from docir.services.writing import writes
 from tests.fakes import CountingEmbedder
 
 BODY = "## Context\n\nShared context paragraph.\n\n## Decision\n\nWe decide things.\n"

@@ -14,9 +14,10 @@ import typer.main
 
 from docir.cli.app import FEDERATED_COMMANDS, build_app
 from docir.index import db
-from docir.services import embedding, federation
-from docir.services.semantic import LocalModel, load_local
-from docir.services.session import open_session
+from docir.services.indexing.session import open_session
+from docir.services.retrieval import federation
+from docir.services.vectors import embedding
+from docir.services.vectors.query_source import LocalModel, load_local
 from tests.conftest import FIXTURES
 from tests.fakes import CountingEmbedder
 
@@ -77,7 +78,7 @@ def test_no_read_command_writes_a_peer(cli, stores: tuple[Path, Path], monkeypat
         conn.set_trace_callback(trace)
         return conn
 
-    monkeypatch.setattr("docir.services.session.open_index_readonly", spy)
+    monkeypatch.setattr("docir.services.indexing.session.open_index_readonly", spy)
     monkeypatch.setenv("DOCIR_MODEL_PATH", str(local / "no-model"))  # lexical: no model loads here
     before = tree_digest(peer)
     for path in [peer, *peer.rglob("*")]:

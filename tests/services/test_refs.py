@@ -123,8 +123,9 @@ def test_the_type_checker_rejects_a_reference_chunk_on_document_paths(tmp_path: 
         "from docir.documents.refs import RefChunk\n"
         "from docir.index.catalog import Catalog\n"
         "from docir.schema import Schema\n"
-        "from docir.services import lint, lint_deep, writes\n"
-        "from docir.services.session import Session\n\n"
+        "from docir.services.lint import checks as lint, deep as lint_deep\n"
+        "from docir.services.writing import writes\n"
+        "from docir.services.indexing.session import Session\n\n"
         "def misuse(session: Session, catalog: Catalog, schema: Schema, chunk: RefChunk) -> None:\n"
         "    writes.update(session, chunk, writes.Changes())\n"
         "    catalog.upsert(chunk)\n"
@@ -136,7 +137,7 @@ def test_the_type_checker_rejects_a_reference_chunk_on_document_paths(tmp_path: 
                           cwd=REPO, capture_output=True, text=True, timeout=600)
     assert proc.returncode == 1, proc.stdout
     errors = [line for line in proc.stdout.splitlines() if "error:" in line]
-    for line_no in (9, 10, 11, 12):
+    for line_no in (10, 11, 12, 13):
         assert any(f"misuse.py:{line_no}:" in e and "RefChunk" in e for e in errors), (line_no, proc.stdout)
 
 

@@ -16,7 +16,6 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -24,7 +23,7 @@ import numpy as np
 from docir.embed.protocol import Embedder
 from docir.index.catalog import Catalog
 from docir.index.db import open_index
-from docir.services import embedding, semantic
+from docir.services.vectors import embedding, query_source
 from docir.store import Store
 
 RunCli = Callable[[list[str]], int]
@@ -59,7 +58,7 @@ class WarmWorker:
         self.started = time.time()
         if embedder is not None:
             self._due = self._count_due()
-            semantic.register_process_model(_Locked(embedder, self._model_lock), drains=True)
+            query_source.register_process_model(_Locked(embedder, self._model_lock), drains=True)
             self._thread = threading.Thread(target=self._drain_loop, name="drain", daemon=True)
             self._thread.start()
 

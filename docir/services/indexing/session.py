@@ -15,12 +15,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
 
-from docir.index.catalog import Catalog
 from docir.errors import DocirError
+from docir.index.catalog import Catalog
 from docir.index.db import IndexCorrupt, IndexUnreadable, discard, is_corruption, open_index, open_index_readonly
 from docir.schema import Schema, load_schema
-from docir.services import sync
-from docir.services.locking import write_lock
+from docir.services.indexing import sync
+from docir.services.indexing.locking import write_lock
 from docir.store import Store, ensure_state_dir, open_store
 
 T = TypeVar("T")

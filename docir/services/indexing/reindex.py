@@ -6,9 +6,8 @@ from collections.abc import Callable
 from typing import Any
 
 from docir.embed.resolve import resolve
-
-from docir.services import refs as reference_corpora
-from docir.services.session import Session
+from docir.services.indexing import references as reference_corpora
+from docir.services.indexing.session import Session
 
 
 def reindex(session: Session, *, full: bool = False, wait: Callable[[], int] | None = None,

@@ -27,11 +27,11 @@ import numpy as np
 from docir.index.fts import match_expression, query_terms
 from docir.index.records import Listing, StoredRefChunk, VectorSet
 from docir.index.vectors import cosine
-from docir.services.reads import visible_hits
-from docir.services.semantic import QuerySource
-from docir.services.session import Session
-from docir.services.skeleton import cost, skeleton
-from docir.services.visibility import Visibility
+from docir.services.indexing.session import Session
+from docir.services.retrieval.reads import visible_hits
+from docir.services.retrieval.skeleton import cost, skeleton
+from docir.services.retrieval.visibility import Visibility
+from docir.services.vectors.query_source import QuerySource
 
 CANDIDATES = 60  # per ranking; past this a rank adds under 1/70 (k=10): not worth fetching
 # Measured on benchmarks/quality (89 judged queries, a third paraphrases): textbook RRF (k=60)

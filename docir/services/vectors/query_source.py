@@ -16,7 +16,6 @@ from docir.embed.protocol import Embedder, Vectors
 from docir.embed.resolve import resolve
 from docir.worker import client, paths
 
-
 DrainFn = Callable[[Embedder], dict[str, object]]
 
 

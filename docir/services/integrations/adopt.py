@@ -23,8 +23,8 @@ from docir.documents.headings import find_headings, section_span
 from docir.documents.ids import new_id
 from docir.errors import UsageError
 from docir.schema import TypeSpec
-from docir.services import sync
-from docir.services.session import Session
+from docir.services.indexing import sync
+from docir.services.indexing.session import Session
 from docir.store import DOCS_DIR
 
 SUMMARY_SECTIONS = ("summary", "simple summary", "abstract", "context and problem statement", "context", "overview",

@@ -14,11 +14,11 @@ import numpy as np
 
 from docir.index.records import Listing
 from docir.index.vectors import Matrix, unpack
-from docir.services import embedding
-from docir.services.lint import Finding, LintReport
-from docir.services.semantic import LocalModel, QuerySource
-from docir.services.session import Session
-from docir.services.visibility import Visibility
+from docir.services.indexing.session import Session
+from docir.services.lint.checks import Finding, LintReport
+from docir.services.retrieval.visibility import Visibility
+from docir.services.vectors import embedding
+from docir.services.vectors.query_source import LocalModel, QuerySource
 
 BLOCK = 2048  # rows per block of the similarity matrix, so 10,000 documents never need 400 MB at once
 

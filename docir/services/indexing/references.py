@@ -22,7 +22,7 @@ from docir.embed.resolve import resolve
 from docir.embed.tokens import TokenCounter, WordCounter
 from docir.errors import NotFound, UsageError
 from docir.index.records import RefChunkRow, RefFileRow
-from docir.services.session import Session
+from docir.services.indexing.session import Session
 from docir.store import STATE_DIR, Store
 
 REFS_FILE = "refs.yaml"

@@ -6,13 +6,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from docir.documents.headings import find_headings, section_span
-from docir.documents.ids import is_valid_id
+from docir.documents.ids import check_ids
 from docir.errors import UsageError
 from docir.index.fts import match_expression
 from docir.index.records import Filters, Hit
-from docir.services.session import Session
-from docir.services.skeleton import full_document, is_stale, skeleton
-from docir.services.visibility import Visibility
+from docir.services.indexing.session import Session
+from docir.services.retrieval.skeleton import full_document, is_stale, skeleton
+from docir.services.retrieval.visibility import Visibility
 
 RRF_K = 60  # search's score is rank-derived (1/(60+rank)) like context's: only the order means anything
 REF_PREFIX = "ref-"  # reference chunk ids; the schema reserves the prefix
@@ -23,13 +23,6 @@ class GetResult:
     documents: list[dict[str, Any]] = field(default_factory=list)
     missing: list[str] = field(default_factory=list)  # ids with no document
     no_section: list[str] = field(default_factory=list)  # ids whose document lacks the section
-
-
-def check_ids(ids: list[str]) -> None:
-    """Reject anything that is not an id before it reaches a path or a query."""
-    for doc_id in ids:
-        if not is_valid_id(doc_id):
-            raise UsageError(f"'{doc_id}' is not a document id (expected <prefix>-<12 hex>, e.g. adr-4c21693aac55)")
 
 
 def get(session: Session, ids: list[str], section: str | None = None) -> GetResult:

@@ -17,7 +17,7 @@ from docir.documents.scan import FileStat, scan_docs
 from docir.errors import InputError
 from docir.index.catalog import Catalog
 from docir.index.records import DocRow, FileState, SkippedFile
-from docir.services.convert import is_archived_path, load_document, to_row
+from docir.services.indexing.convert import is_archived_path, load_document, to_row
 
 
 @dataclass(frozen=True)

@@ -17,13 +17,13 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from docir import yamltext
 from docir.embed.protocol import Vectors
 from docir.index.records import Filters
-from docir.services import reads
-from docir.services.semantic import NoModel, QuerySource
-from docir.services.session import PeerUnreadable, Session, open_peer
+from docir.services.indexing.session import PeerUnreadable, Session, open_peer
+from docir.services.retrieval import reads
+from docir.services.vectors.query_source import NoModel, QuerySource
 from docir.store import STATE_DIR, Store
 
 if TYPE_CHECKING:
-    from docir.services.ranking import ContextResult
+    from docir.services.retrieval.ranking import ContextResult
 
 LOCAL = "."
 STORES_FILE = "stores.yaml"
@@ -168,7 +168,7 @@ def search(session: Session, peers: list[Peer], text: str, *, include_inactive: 
 def context(session: Session, peers: list[Peer], queries: list[str], source: QuerySource, *, limit: int,
             expand: bool, explain: bool, include_inactive: bool, refs: bool = True) -> ContextResult:
     """Each store ranks with its own fusion; the union is ordered by similarity."""
-    from docir.services import ranking  # numpy: only the command that ranks by vectors pays for it
+    from docir.services.retrieval import ranking  # numpy: only the command that ranks by vectors pays for it
 
     if not peers:
         return ranking.context(session, queries, source, limit=limit, expand=expand, explain=explain,

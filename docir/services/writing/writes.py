@@ -11,19 +11,17 @@ import datetime as dt
 import os
 import re
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from docir.documents import frontmatter, sections
 from docir.documents.files import atomic_write, read_text
-from docir.documents.ids import new_id
+from docir.documents.ids import check_ids, new_id
 from docir.errors import InputError, NotFound, UsageError
 from docir.index.records import DocRow, FileState
 from docir.schema import TypeSpec
-from docir.services import sync
-from docir.services.convert import is_archived_path
-from docir.services.reads import check_ids
-from docir.services.session import Session
+from docir.services.indexing import sync
+from docir.services.indexing.convert import is_archived_path
+from docir.services.indexing.session import Session
 from docir.store import ARCHIVE_DIR, DOCS_DIR
 
 # Only these are embedded; changing anything else (status, tags, links) keeps the vectors.

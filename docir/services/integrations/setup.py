@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from docir.documents.files import atomic_write
-from docir.services import agents
 from docir.schema import default_schema_text
+from docir.services.integrations import agents
 from docir.store import DOCS_DIR, SCHEMA_FILE, STATE_DIR, ensure_state_dir
 
 STORES_TEMPLATE = "# Peer stores whose documents docir reads (never writes), one home folder per line.\nstores: []\n"

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from collections.abc import Mapping
 from typing import Any
 
 from docir.documents import frontmatter
@@ -22,9 +22,9 @@ from docir.documents.model import Document, as_date
 from docir.documents.scan import scan_docs
 from docir.errors import InputError
 from docir.schema import CORE_REQUIRED, Schema, parse_schema
-from docir.services.convert import is_archived_path
-from docir.services.lint_rules import RULES
-from docir.services.skeleton import is_stale
+from docir.services.indexing.convert import is_archived_path
+from docir.services.lint.rules import RULES
+from docir.services.retrieval.skeleton import is_stale
 from docir.store import SCHEMA_FILE, Store
 
 SUPPRESS_RE = re.compile(r"<!--\s*docir:\s*ignore\[([^\]]*)\]\s*-->")

@@ -1,0 +1,1 @@
+"""Lint: the rules, the per-document and schema checks, and near-duplicate detection."""

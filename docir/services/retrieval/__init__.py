@@ -1,0 +1,1 @@
+"""Reading and ranking: get, query, search, context, skeletons, visibility, federation across stores."""

@@ -1,0 +1,1 @@
+"""Writing documents: add, update, archive, under the store's write lock."""
