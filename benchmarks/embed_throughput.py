@@ -5,7 +5,7 @@
 A deterministic store (benchmarks/generate.py, seed 7) lives in
 benchmarks/.cache/embed-store-<N>-seed<S>/. The texts docir embeds for it are listed once,
 with docir's own code: for every due document (`Catalog.dirty_jobs` on a fresh index) the
-document text (`docir.services.vectors.embedding.document_text`) and its chunks
+document text (`docir.documents.model.embedded_text`) and its chunks
 (`docir.documents.chunk.chunk_markdown` with the real tokenizer and `window_budget`),
 de-duplicated by sha256 as docir's drain does. Then, in rounds (floor first):
 
@@ -74,7 +74,7 @@ def dump_texts(root: Path, out: Path) -> None:
     from docir.documents.chunk import chunk_markdown, window_budget
     from docir.services.indexing.session import open_session
     from docir.services.vectors import query_source
-    from docir.services.vectors.embedding import document_text, text_sha
+    from docir.documents.model import embedded_text as document_text, text_sha
 
     source = query_source.load_local(None, root)
     if not isinstance(source, query_source.LocalModel):

@@ -54,3 +54,21 @@ def test_readme_opens_with_the_two_commands_and_ci_runs_the_second() -> None:
     for part in second.split(" && "):
         words = [w for w in part.split() if w != "--quiet"]
         assert any([w for w in line.split() if w != "--quiet"] == words for line in ci.splitlines()), part
+
+
+def test_update_knows_which_of_its_options_take_a_value_from_its_own_signature() -> None:
+    """`update --verified` may stand alone; the pre-parse must skip every value, and click agrees which."""
+    import typer.main
+
+    from docir.cli import update_cmd
+
+    app = typer.Typer()
+    app.command()(update_cmd.command)
+    click_command = typer.main.get_command(app)
+    takes_value = {name for param in click_command.params if not getattr(param, "is_flag", False)
+                   and param.param_type_name == "option" for name in param.opts if name.startswith("--")}
+    assert update_cmd._VALUE_OPTIONS == takes_value - {"--verified"}
+    assert update_cmd.optional_value(["update", "adr-000000000001", "--title", "--verified"]) == [
+        "update", "adr-000000000001", "--title", "--verified"]
+    assert update_cmd.optional_value(["update", "adr-000000000001", "--verified", "--owner", "x"]) == [
+        "update", "adr-000000000001", "--verified", "today", "--owner", "x"]

@@ -2,7 +2,7 @@
 
     python benchmarks/quality/fusion_variants.py [--benchdata] [--out benchmarks/results/fusion_variants.json]
 
-Nothing in docir/ is edited: each variant sets module constants of docir.services.retrieval.ranking
+Nothing in docir/ is edited: each variant sets module constants of docir.services.retrieval.fusion
 (FUSION_K, COVERAGE_POWER, LEXICAL_WEIGHT, VECTOR_WEIGHT) for the duration of one evaluation,
 then restores them. Uses the same stores, cache and queries as run.py (run that first so the
 vectors are cached).
@@ -30,16 +30,16 @@ import run as bench
 
 @contextmanager
 def patched(**constants: Any) -> Iterator[None]:
-    from docir.services.retrieval import ranking
+    from docir.services.retrieval import fusion
 
-    saved = {name: getattr(ranking, name) for name in constants}
+    saved = {name: getattr(fusion, name) for name in constants}
     try:
         for name, value in constants.items():
-            setattr(ranking, name, value)
+            setattr(fusion, name, value)
         yield
     finally:
         for name, value in saved.items():
-            setattr(ranking, name, value)
+            setattr(fusion, name, value)
 
 
 VARIANTS: dict[str, Callable[[], Any]] = {

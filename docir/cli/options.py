@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated, Any, Optional, get_args, get_origin, get_type_hints
 
 import typer
+from typer.models import OptionInfo
 
 RootOption = Annotated[
     Optional[Path],
@@ -25,3 +27,18 @@ StoreOption = Annotated[
     typer.Option("--store", help="Also read this peer store (repeatable), on top of .docir/stores.yaml. Read-only.",
                  show_default=False, file_okay=False),
 ]
+
+
+def value_options(command: Callable[..., Any]) -> frozenset[str]:
+    """The long options of a typer command function that take a value, read from its signature."""
+    found: set[str] = set()
+    for hint in get_type_hints(command, include_extras=True).values():
+        if get_origin(hint) is not Annotated:
+            continue
+        base, *extras = get_args(hint)
+        for extra in extras:
+            if isinstance(extra, OptionInfo) and base is not bool:
+                # Inside Annotated, typer reads the first name from `default` (there is no default there).
+                names = (extra.default, *(extra.param_decls or ()))
+                found.update(n for n in names if isinstance(n, str) and n.startswith("--"))
+    return frozenset(found)

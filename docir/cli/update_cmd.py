@@ -10,7 +10,7 @@ import typer
 from docir.cli import render
 from docir.cli.body_input import read_body
 from docir.cli.embed_cmd import after_write
-from docir.cli.options import JsonOption, RootOption
+from docir.cli.options import JsonOption, RootOption, value_options
 from docir.errors import UsageError
 from docir.services.indexing import session
 from docir.services.indexing.session import Session
@@ -92,8 +92,8 @@ def _date(value: str | None) -> dt.date | None:
 
 
 # update's options that take a value: the token after them is that value, never a flag.
-_VALUE_OPTIONS = frozenset({"--title", "--description", "--status", "--tags", "--add-related", "--remove-related",
-                            "--owner", "--append-section", "--replace-section", "--body", "--field", "--root"})
+# --verified takes one only when a date follows, which is what optional_value decides.
+_VALUE_OPTIONS = value_options(command) - {"--verified"}
 
 
 def optional_value(argv: list[str]) -> list[str]:

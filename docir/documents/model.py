@@ -3,10 +3,25 @@
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 from dataclasses import dataclass
 from typing import Any
 
 from docir.documents.headings import find_headings
+
+# What a document's vector is computed from, so also what marks its vectors due when it
+# changes (adr-1ed1c975c861): status, tags and links are not in it and recompute nothing.
+EMBEDDED_FIELDS = ("title", "description", "body")
+
+
+def embedded_text(title: str, description: str, body: str) -> str:
+    """The text of a document's own vector (its sections get vectors of their own)."""
+    return f"{title}\n\n{description}\n\n{body}"
+
+
+def text_sha(text: str) -> str:
+    """The content key of a text: vectors are stored by it, so equal text is embedded once."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,6 @@ from docir.worker import paths, protocol
 # Commands that must run in the calling process: they manage the worker itself, create the store,
 # or own the process's stdin and stdout for a long session (the MCP server).
 LOCAL_COMMANDS = frozenset({"worker", "init", "mcp"})
-FORWARDED_ENV = ("COLUMNS", "LINES", "NO_COLOR", "FORCE_COLOR", "TERM")
 
 
 def enabled() -> bool:
@@ -65,7 +64,7 @@ def run_via_worker(argv: list[str]) -> int | None:
     stdin = ""
     if "-" in argv and not sys.stdin.isatty():
         stdin = sys.stdin.read()
-    env = {k: v for k, v in os.environ.items() if k.startswith("DOCIR_") or k in FORWARDED_ENV}
+    env = protocol.forwarded_env(os.environ)
     reply = request(root, {
         "cmd": "run", "argv": argv, "cwd": str(cwd), "stdin": stdin, "env": env,
         "stdout_tty": sys.stdout.isatty(), "stderr_tty": sys.stderr.isatty(),

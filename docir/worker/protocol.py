@@ -5,9 +5,21 @@ from __future__ import annotations
 import json
 import socket
 import struct
+from collections.abc import Mapping
 from typing import Any
 
 MAX_FRAME = 256 * 1024 * 1024
+# The caller's environment a forwarded command may depend on: docir's settings and the terminal's.
+TERMINAL_ENV = ("COLUMNS", "LINES", "NO_COLOR", "FORCE_COLOR", "TERM")
+
+
+def is_forwarded(name: str) -> bool:
+    return name.startswith("DOCIR_") or name in TERMINAL_ENV
+
+
+def forwarded_env(environ: Mapping[str, str]) -> dict[str, str]:
+    """What the client sends with a command, and what the worker sets and restores around it."""
+    return {k: v for k, v in environ.items() if is_forwarded(k)}
 
 
 class ProtocolError(Exception):

@@ -133,6 +133,10 @@ def test_search_json_shape(sample_store: Path, cli) -> None:  # type: ignore[no-
         assert isinstance(item["fts_score"], float)
         scores.append(item["score"])
     assert scores == sorted(scores, reverse=True)
+    # Rank-derived by the same formula as context's fusion: first place scores what first place scores there.
+    from docir.services.retrieval import fusion
+
+    assert scores[0] == round(fusion.rank_score(1), 6)
 
 
 def test_get_json_shape(sample_store: Path, cli) -> None:  # type: ignore[no-untyped-def]

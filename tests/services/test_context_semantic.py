@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from docir.services.retrieval import ranking
+from docir.services.retrieval import fusion, ranking
 
 # Each query shares no content word with its answer's title, description or headings.
 PARAPHRASES = [
@@ -104,5 +104,5 @@ def test_score_is_rank_derived_and_similarity_is_the_cosine(semantic_session) ->
     result = ranking.context(session, ["offline mode for the mobile client"], source, limit=5, expand=False)
     scores = [r["score"] for r in result.results]
     assert scores == sorted(scores, reverse=True)
-    assert all(s <= 2 / (ranking.FUSION_K + 1) + 1e-6 for s in scores)  # at best first in both rankings
+    assert all(s <= 2 / (fusion.FUSION_K + 1) + 1e-6 for s in scores)  # at best first in both rankings
     assert -1.0 <= result.results[0]["similarity"] <= 1.0

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from docir.documents.model import EMBEDDED_FIELDS, text_sha
 from docir.services.indexing.session import Session, open_session
 from docir.services.vectors import embedding
 from docir.services.writing import writes
@@ -117,3 +118,23 @@ def test_full_reindex_reembeds_nothing_it_already_knows(store: Path) -> None:
     session.refresh()
     assert embedding.drain(session.catalog, fake).documents == 1
     assert fake.texts == []
+
+
+def test_the_text_embedded_is_the_text_whose_change_marks_a_document_due(store: Path) -> None:
+    """One definition of a document's embedded text: the drain embeds exactly what text_sha hashes."""
+    session, doc_id = make(store)
+    fake = CountingEmbedder()
+    (job,) = session.catalog.dirty_jobs(fake.model_id)
+    embedding.drain(session.catalog, fake)
+    assert job.text_sha in {text_sha(t) for t in fake.texts}
+    changes = {"title": writes.Changes(title="Pick a message queue"),
+               "description": writes.Changes(description="Which message queue the platform runs on."),
+               "body": writes.Changes(replace_body="## Decision\n\nRabbitMQ.\n")}
+    assert set(changes) == set(EMBEDDED_FIELDS)
+    for name, change in changes.items():
+        result = writes.update(session, doc_id, change)
+        assert result["embedding"] == "scheduled", name
+        (job,) = session.catalog.dirty_jobs(fake.model_id)
+        fake.texts.clear()
+        embedding.drain(session.catalog, fake)
+        assert job.text_sha in {text_sha(t) for t in fake.texts}, name

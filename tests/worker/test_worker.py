@@ -158,3 +158,29 @@ def test_the_mcp_server_runs_in_its_own_process_beside_a_warm_worker(warm_store:
 
     payload = anyio.run(call)
     assert payload["documents"][0]["id"] == ID
+
+
+def test_one_clients_terminal_settings_never_reach_the_next_command(monkeypatch: pytest.MonkeyPatch,
+                                                                    tmp_path: Path) -> None:
+    """The worker sets exactly what the client forwards, and restores all of it afterwards."""
+    from docir.services.vectors.worker_handler import run_captured
+    from docir.worker.client import protocol
+
+    seen: list[dict[str, str | None]] = []
+
+    def run_cli(argv: list[str]) -> int:
+        seen.append({k: os.environ.get(k) for k in (*protocol.TERMINAL_ENV, "DOCIR_X")})
+        return 0
+
+    for name in (*protocol.TERMINAL_ENV, "DOCIR_X"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("TERM", "worker-term")
+    client_env = {"COLUMNS": "33", "LINES": "11", "NO_COLOR": "1", "FORCE_COLOR": "1", "TERM": "xterm",
+                  "DOCIR_X": "1", "HOME": "/elsewhere"}
+    first = protocol.forwarded_env(client_env)
+    assert "HOME" not in first and set(first) == {*protocol.TERMINAL_ENV, "DOCIR_X"}
+    run_captured(run_cli, {"argv": [], "cwd": str(tmp_path), "env": first})
+    run_captured(run_cli, {"argv": [], "cwd": str(tmp_path), "env": {}})
+    assert seen[0] == {k: client_env[k] for k in seen[0]}
+    assert seen[1] == {k: None for k in seen[1]}  # what this client has, not what the last one had
+    assert os.environ.get("TERM") == "worker-term" and "LINES" not in os.environ

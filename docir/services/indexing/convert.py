@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import datetime as dt
-import hashlib
 import json
 from pathlib import Path
 from typing import Any
 
 from docir.documents import frontmatter
 from docir.documents.files import read_text
-from docir.documents.model import Document
+from docir.documents.model import Document, embedded_text, text_sha
 from docir.index.records import DocRow
 from docir.store import ARCHIVE_DIR, DOCS_DIR
 
@@ -50,13 +49,8 @@ def to_row(doc: Document, sha256: str, size: int, mtime_ns: int) -> DocRow:
         size=size,
         mtime_ns=mtime_ns,
         archived=is_archived_path(doc.path),
-        text_sha=embedded_text_sha(doc.title, doc.description, doc.body),
+        text_sha=text_sha(embedded_text(doc.title, doc.description, doc.body)),
     )
-
-
-def embedded_text_sha(title: str, description: str, body: str) -> str:
-    """What decides whether vectors are due: only title, description and body are embedded."""
-    return hashlib.sha256("\x00".join((title, description, body)).encode("utf-8")).hexdigest()
 
 
 def _json_default(value: Any) -> Any:

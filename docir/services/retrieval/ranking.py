@@ -28,21 +28,13 @@ from docir.index.fts import match_expression, query_terms
 from docir.index.records import Listing, StoredRefChunk, VectorSet
 from docir.index.vectors import cosine
 from docir.services.indexing.session import Session
+from docir.services.retrieval import fusion
 from docir.services.retrieval.reads import visible_hits
 from docir.services.retrieval.skeleton import cost, skeleton
 from docir.services.retrieval.visibility import Visibility
 from docir.services.vectors.query_source import QuerySource
 
 CANDIDATES = 60  # per ranking; past this a rank adds under 1/70 (k=10): not worth fetching
-# Measured on benchmarks/quality (89 judged queries, a third paraphrases): textbook RRF (k=60)
-# scored 0.859 nDCG@10, below the vector ranking alone (0.885), because OR-matched bm25 puts
-# documents that share one incidental word with the task in both lists. Scaling each lexical
-# contribution by coverage**3 (the share of the task's terms a document contains) with k=10
-# scored 0.910: fusion then beats both rankings on every query group.
-FUSION_K = 10
-COVERAGE_POWER = 3.0
-LEXICAL_WEIGHT = 1.0
-VECTOR_WEIGHT = 1.0
 
 Key = tuple[str, int]  # ("doc", rowid) or ("ref", chunk rowid)
 
@@ -133,12 +125,12 @@ def fuse(lexical_rankings: list[list[Candidate]], vector_ranking: list[Candidate
         for rank, cand in enumerate(ranking, start=1):
             mine = by_key.setdefault(cand.key, cand)
             mine.lexical_rank, mine.bm25, mine.coverage = rank, cand.bm25, cand.coverage
-            mine.score += LEXICAL_WEIGHT * cand.coverage ** COVERAGE_POWER / (FUSION_K + rank)
+            mine.score += fusion.rank_score(rank, fusion.LEXICAL_WEIGHT * cand.coverage ** fusion.COVERAGE_POWER)
     for rank, cand in enumerate(vector_ranking, start=1):
         mine = by_key.setdefault(cand.key, cand)
         mine.listing, mine.ref = mine.listing or cand.listing, mine.ref or cand.ref
         mine.vector_rank, mine.similarity, mine.ordinal = rank, cand.similarity, cand.ordinal
-        mine.score += VECTOR_WEIGHT / (FUSION_K + rank)
+        mine.score += fusion.rank_score(rank, fusion.VECTOR_WEIGHT)
     return sorted(by_key.values(), key=lambda c: -c.score)
 
 

@@ -11,10 +11,10 @@ from docir.errors import UsageError
 from docir.index.fts import match_expression
 from docir.index.records import Filters, Hit
 from docir.services.indexing.session import Session
+from docir.services.retrieval import fusion
 from docir.services.retrieval.skeleton import full_document, is_stale, skeleton
 from docir.services.retrieval.visibility import Visibility
 
-RRF_K = 60  # search's score is rank-derived (1/(60+rank)) like context's: only the order means anything
 REF_PREFIX = "ref-"  # reference chunk ids; the schema reserves the prefix
 
 
@@ -139,7 +139,7 @@ def search(session: Session, text: str, *, include_inactive: bool = False, limit
     for rank, hit in enumerate(hits, start=1):
         bm25 = hit.bm25
         entry = skeleton(listings[hit.rowid], session.schema, session.today)
-        entry["score"] = round(1.0 / (RRF_K + rank), 6)
+        entry["score"] = round(fusion.rank_score(rank), 6)  # rank-derived, as in context: only order counts
         entry["similarity"] = None
         entry["fts_score"] = round(-bm25, 4)
         out.append(entry)

@@ -8,12 +8,12 @@ with its chunk rows, and only if its text did not change meanwhile.
 
 from __future__ import annotations
 
-import hashlib
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from docir.documents.chunk import chunk_markdown, window_budget
+from docir.documents.model import embedded_text, text_sha
 from docir.embed.protocol import Embedder
 from docir.index.catalog import Catalog
 from docir.index.records import ChunkVector, EmbedJob
@@ -29,14 +29,6 @@ class DrainReport:
     texts_embedded: int = 0  # texts that went through the model
     texts_reused: int = 0  # texts whose vector was already stored (content-hash reuse)
     reference_chunks: int = 0  # reference chunks given their vector
-
-
-def document_text(title: str, description: str, body: str) -> str:
-    return f"{title}\n\n{description}\n\n{body}"
-
-
-def text_sha(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def drain(catalog: Catalog, embedder: Embedder, *, debounce: float = 0.0,
@@ -78,7 +70,7 @@ def _embed_batch(catalog: Catalog, embedder: Embedder, jobs: list[EmbedJob], bud
     plans: list[tuple[EmbedJob, str, list[ChunkVector]]] = []
     texts: dict[str, str] = {}
     for job in jobs:
-        doc_text = document_text(job.title, job.description, job.body)
+        doc_text = embedded_text(job.title, job.description, job.body)
         doc_sha = text_sha(doc_text)
         texts[doc_sha] = doc_text
         chunks = []

@@ -25,6 +25,7 @@ from docir.index.catalog import Catalog
 from docir.index.db import open_index
 from docir.services.vectors import embedding, query_source
 from docir.store import Store
+from docir.worker import protocol
 
 RunCli = Callable[[list[str]], int]
 
@@ -210,7 +211,7 @@ def run_captured(run_cli: RunCli, request: dict[str, Any]) -> dict[str, Any]:
 def _client_context(request: dict[str, Any], out: io.StringIO, err: io.StringIO) -> Iterator[None]:
     """The client's cwd, DOCIR_* environment, stdin and terminal, for the length of one command."""
     saved_cwd = os.getcwd()
-    saved_env = {k: v for k, v in os.environ.items() if k.startswith("DOCIR_") or k in ("COLUMNS", "NO_COLOR")}
+    saved_env = protocol.forwarded_env(os.environ)
     saved_streams = (sys.stdin, sys.stdout, sys.stderr)
     env = {str(k): str(v) for k, v in dict(request.get("env", {})).items()}
     try:
@@ -224,7 +225,7 @@ def _client_context(request: dict[str, Any], out: io.StringIO, err: io.StringIO)
         yield
     finally:
         sys.stdin, sys.stdout, sys.stderr = saved_streams
-        for key in [k for k in os.environ if k.startswith("DOCIR_") or k in ("COLUMNS", "NO_COLOR")]:
+        for key in [k for k in os.environ if protocol.is_forwarded(k)]:
             del os.environ[key]
         os.environ.update(saved_env)
         os.chdir(saved_cwd)

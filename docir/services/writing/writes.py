@@ -16,6 +16,7 @@ from typing import Any
 from docir.documents import frontmatter, sections
 from docir.documents.files import atomic_write, read_text
 from docir.documents.ids import check_ids, new_id
+from docir.documents.model import EMBEDDED_FIELDS
 from docir.errors import InputError, NotFound, UsageError
 from docir.index.records import DocRow, FileState
 from docir.schema import TypeSpec
@@ -23,9 +24,6 @@ from docir.services.indexing import sync
 from docir.services.indexing.convert import is_archived_path
 from docir.services.indexing.session import Session
 from docir.store import ARCHIVE_DIR, DOCS_DIR
-
-# Only these are embedded; changing anything else (status, tags, links) keeps the vectors.
-EMBEDDED_FIELDS = frozenset({"title", "description", "body"})
 
 
 @dataclass(frozen=True)
@@ -116,7 +114,7 @@ def update(session: Session, doc_id: str, changes: Changes) -> dict[str, Any]:
         if new_text != text:
             atomic_write(file, new_text)
             sync.index_file(session.store.root, session.catalog, row.path)
-    embedding = "scheduled" if EMBEDDED_FIELDS.intersection(changed) else "unchanged"
+    embedding = "scheduled" if set(EMBEDDED_FIELDS).intersection(changed) else "unchanged"
     return {"id": doc_id, "path": row.path, "changed": changed, "embedding": embedding}
 
 
