@@ -21,7 +21,7 @@ SERVICES_MAY_IMPORT = {
     "indexing": set(),
     "vectors": {"indexing"},
     "retrieval": {"indexing", "vectors"},
-    "writing": {"indexing", "retrieval"},
+    "writing": {"indexing", "vectors"},
     "lint": {"indexing", "retrieval", "vectors"},
     "integrations": {"indexing", "retrieval", "writing", "lint", "vectors"},
 }

@@ -72,3 +72,27 @@ def test_update_knows_which_of_its_options_take_a_value_from_its_own_signature()
         "update", "adr-000000000001", "--title", "--verified"]
     assert update_cmd.optional_value(["update", "adr-000000000001", "--verified", "--owner", "x"]) == [
         "update", "adr-000000000001", "--verified", "today", "--owner", "x"]
+
+
+# CLI parameter -> request field, where the CLI spells an option differently (--no-expand for expand=False).
+RENAMED = {"doc_type": "type", "doc_id": "id", "no_expand": "expand", "no_refs": "refs"}
+CLI_ONLY = {"root", "json_out"}  # where the store is and how to print: the MCP server fixes both
+
+
+@pytest.mark.parametrize("module, request_name", [
+    ("context_cmd", "retrieval.commands.ContextRequest"), ("get_cmd", "retrieval.commands.GetRequest"),
+    ("query_cmd", "retrieval.commands.QueryRequest"), ("search_cmd", "retrieval.commands.SearchRequest"),
+    ("add_cmd", "writing.commands.AddRequest"), ("update_cmd", "writing.commands.UpdateRequest"),
+    ("archive_cmd", "writing.commands.ArchiveRequest"),
+])
+def test_each_command_and_its_request_declare_the_same_options(module: str, request_name: str) -> None:
+    """The request is the one definition MCP tools are generated from: the CLI may not grow an option it lacks."""
+    import dataclasses
+    import importlib
+    import inspect
+
+    command = importlib.import_module(f"docir.cli.{module}").command
+    package, cls = request_name.rsplit(".", 1)
+    request = getattr(importlib.import_module(f"docir.services.{package}"), cls)
+    cli = {RENAMED.get(name, name) for name in inspect.signature(command).parameters} - CLI_ONLY
+    assert cli == {f.name for f in dataclasses.fields(request)}

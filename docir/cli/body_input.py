@@ -8,6 +8,8 @@ from pathlib import Path
 from docir.documents.files import decode
 from docir.errors import UsageError
 
+BODY_HELP = "text, '-' for stdin, '@FILE' for a file"
+
 
 def read_body(value: str) -> str:
     if value == "-":

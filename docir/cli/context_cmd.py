@@ -8,16 +8,19 @@ import typer
 
 from docir.cli import render
 from docir.cli.options import IncludeInactiveOption, JsonOption, RootOption, StoreOption
-from docir.services.indexing import references, session
-from docir.services.indexing.session import Session
-from docir.services.retrieval import federation
+from docir.requests import help_of, info
+from docir.services.indexing import session
+from docir.services.retrieval import commands
+from docir.services.retrieval.commands import ContextRequest as R
+
+_LIMIT = info(R, "limit")
 
 
 def command(
-    task: Annotated[str, typer.Argument(help="What you are about to do, in plain words.", show_default=False)],
-    also: Annotated[Optional[list[str]], typer.Option("--also", help="Another task; the tasks take turns at the head of the result (repeatable).", show_default=False)] = None,
-    limit: Annotated[int, typer.Option("--limit", min=1, help="How many ranked documents (linked ones come on top).")] = 8,
-    explain: Annotated[bool, typer.Option("--explain", help="Show why each ranked: lexical and vector ranks, fts score, matched terms, winning chunk.")] = False,
+    task: Annotated[str, typer.Argument(help=help_of(R, "task"), show_default=False)],
+    also: Annotated[Optional[list[str]], typer.Option("--also", help=help_of(R, "also"), show_default=False)] = None,
+    limit: Annotated[int, typer.Option("--limit", min=_LIMIT.min, max=_LIMIT.max, help=_LIMIT.help)] = 8,
+    explain: Annotated[bool, typer.Option("--explain", help=help_of(R, "explain"))] = False,
     no_expand: Annotated[bool, typer.Option("--no-expand", help="Do not add documents linked to the results.")] = False,
     no_refs: Annotated[bool, typer.Option("--no-refs", help="Leave reference corpora out.")] = False,
     include_inactive: IncludeInactiveOption = False,
@@ -29,28 +32,16 @@ def command(
 
     Then fetch the bodies you need in one call: docir get ID1 ID2 ...
     """
-    from docir.services.retrieval import ranking  # numpy: imported only by the commands that rank by vectors
-    from docir.services.vectors.query_source import query_source
-
-    queries = [task, *(also or [])]
-
-    def action(s: Session) -> ranking.ContextResult:
-        if not no_refs:
-            references.ensure_ingested(s)
-        source = query_source(s.schema.model_path, s.store.root)
-        return federation.with_peers(s, store, render.warn, lambda peers: federation.context(
-            s, peers, queries, source, limit=limit, expand=not no_expand, explain=explain,
-            include_inactive=include_inactive, refs=not no_refs))
-
-    result = session.run(root, action, warn=render.warn)
+    request = R(task=task, also=tuple(also or ()), limit=limit, explain=explain, expand=not no_expand,
+                refs=not no_refs, include_inactive=include_inactive, store=tuple(str(s) for s in store or ()))
+    result = session.run(root, lambda s: commands.context(s, request, render.warn), warn=render.warn)
     if result.semantic != "on":
         render.note(f"semantic ranking is {result.semantic}; results are lexical only")
     elif result.pending:
         render.note(f"{result.pending} document(s) are still being embedded in the background; "
                     "they are found lexically until then ('docir embed --flush' waits for them)")
     if render.wants_json(json_out):
-        render.emit_json({"query": task, "also": also or [], "semantic": result.semantic, "pending": result.pending,
-                          "results": result.results, "count": len(result.results)})
+        render.emit_json(result.to_json())
     else:
         render.skeleton_table(result.results, heading=f"context: {task}")
     return 0

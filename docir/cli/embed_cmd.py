@@ -8,9 +8,7 @@ import typer
 
 from docir.cli import render
 from docir.cli.options import JsonOption, RootOption
-from docir.embed.protocol import Embedder
 from docir.embed.resolve import resolve
-from docir.errors import DocirError
 from docir.services.indexing import session
 from docir.services.indexing.session import Session
 from docir.services.vectors import query_source
@@ -42,33 +40,5 @@ def command(
     return 0
 
 
-def flush_store(s: Session) -> dict[str, Any]:
-    """Compute every due vector now (reindex --wait-embeddings)."""
-    return _flush(s, json_out=True)
-
-
-def after_write(s: Session, wait: bool) -> None:
-    """A write scheduled vectors: wait for them (--wait-embeddings), or let the worker make them."""
-    if wait:
-        try:
-            _flush(s, json_out=True)
-        except DocirError as exc:
-            render.warn(f"{exc.message}; the document is saved and found lexically")
-    else:
-        query_source.ensure_worker(s.store.root)
-
-
-def _flush(s: Session, json_out: bool) -> dict[str, Any]:
-    progress = None if render.wants_json(json_out) else render.progress_bar("embedding")
-
-    from docir.services.vectors import embedding  # numpy: only when vectors are really computed
-
-    def drain_here(embedder: Embedder) -> dict[str, object]:
-        report = embedding.drain(s.catalog, embedder, progress=progress)
-        return {"documents": report.documents, "texts_embedded": report.texts_embedded,
-                "texts_reused": report.texts_reused}
-
-    try:
-        return dict(query_source.flush(s.schema.model_path, s.store.root, drain_here))
-    except query_source.ModelOff as exc:
-        raise DocirError(f"cannot compute vectors: semantic layer is {exc}") from None
+def _flush(s: Session, json_out: bool) -> query_source.FlushReport:
+    return query_source.flush_session(s, None if render.wants_json(json_out) else render.progress_bar("embedding"))

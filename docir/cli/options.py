@@ -9,6 +9,8 @@ from typing import Annotated, Any, Optional, get_args, get_origin, get_type_hint
 import typer
 from typer.models import OptionInfo
 
+from docir.services.retrieval.commands import INCLUDE_INACTIVE, STORE
+
 RootOption = Annotated[
     Optional[Path],
     typer.Option("--root", help="The store's root folder. Default: found upward from the current folder, like git.",
@@ -18,14 +20,10 @@ JsonOption = Annotated[
     bool, typer.Option("--json", help="Print JSON. This is the default when stdout is not a terminal."),
 ]
 IncludeInactiveOption = Annotated[
-    bool,
-    typer.Option("--include-inactive", "--include-resolved",
-                 help="Also show closed documents (each type's inactive statuses, e.g. superseded, resolved)."),
+    bool, typer.Option("--include-inactive", "--include-resolved", help=INCLUDE_INACTIVE),
 ]
 StoreOption = Annotated[
-    Optional[list[Path]],
-    typer.Option("--store", help="Also read this peer store (repeatable), on top of .docir/stores.yaml. Read-only.",
-                 show_default=False, file_okay=False),
+    Optional[list[Path]], typer.Option("--store", help=STORE, show_default=False, file_okay=False),
 ]
 
 

@@ -8,34 +8,37 @@ import typer
 
 from docir.cli import render
 from docir.cli.options import IncludeInactiveOption, JsonOption, RootOption, StoreOption
-from docir.index.records import Filters
+from docir.requests import help_of, info
 from docir.services.indexing import session
-from docir.services.retrieval import federation
+from docir.services.retrieval import commands
+from docir.services.retrieval.commands import QueryRequest as R
+
+_LIMIT = info(R, "limit")
 
 
 def command(
-    doc_type: Annotated[Optional[list[str]], typer.Option("--type", help="Only this type (repeatable).", show_default=False)] = None,
-    status: Annotated[Optional[list[str]], typer.Option("--status", help="Only this status (repeatable); naming a closed status shows it without --include-inactive.", show_default=False)] = None,
-    tag: Annotated[Optional[list[str]], typer.Option("--tag", help="Only documents with this tag (repeatable: all must match).", show_default=False)] = None,
-    owner: Annotated[Optional[str], typer.Option("--owner", help="Only documents with this owner.", show_default=False)] = None,
-    stale: Annotated[Optional[bool], typer.Option("--stale/--fresh", help="Only stale (or only fresh) documents.", show_default=False)] = None,
-    related_to: Annotated[Optional[str], typer.Option("--related-to", help="Only documents with an edge to or from this id.", show_default=False)] = None,
-    limit: Annotated[int, typer.Option("--limit", min=1, help="At most this many results.")] = 50,
+    doc_type: Annotated[Optional[list[str]], typer.Option("--type", help=help_of(R, "type"), show_default=False)] = None,
+    status: Annotated[Optional[list[str]], typer.Option("--status", help=help_of(R, "status"),
+                                                        show_default=False)] = None,
+    tag: Annotated[Optional[list[str]], typer.Option("--tag", help=help_of(R, "tag"), show_default=False)] = None,
+    owner: Annotated[Optional[str], typer.Option("--owner", help=help_of(R, "owner"), show_default=False)] = None,
+    stale: Annotated[Optional[bool], typer.Option("--stale/--fresh", help="Only stale (or only fresh) documents.",
+                                                  show_default=False)] = None,
+    related_to: Annotated[Optional[str], typer.Option("--related-to", help=help_of(R, "related_to"),
+                                                      show_default=False)] = None,
+    limit: Annotated[int, typer.Option("--limit", min=_LIMIT.min, max=_LIMIT.max, help=_LIMIT.help)] = 50,
     include_inactive: IncludeInactiveOption = False,
     store: StoreOption = None,
     root: RootOption = None,
     json_out: JsonOption = False,
 ) -> int:
     """List skeletons by structured filters (no ranking, no model)."""
-    filters = Filters(tuple(doc_type or ()), tuple(status or ()), tuple(tag or ()), owner, related_to)
-    results = session.run(
-        root,
-        lambda s: federation.with_peers(s, store, render.warn, lambda peers: federation.query(
-            s, peers, filters, stale=stale, include_inactive=include_inactive, limit=limit)),
-        warn=render.warn,
-    )
+    request = R(type=tuple(doc_type or ()), status=tuple(status or ()), tag=tuple(tag or ()), owner=owner,
+                stale=stale, related_to=related_to, limit=limit, include_inactive=include_inactive,
+                store=tuple(str(s) for s in store or ()))
+    result = session.run(root, lambda s: commands.query(s, request, render.warn), warn=render.warn)
     if render.wants_json(json_out):
-        render.emit_json({"results": results, "count": len(results)})
+        render.emit_json(result.to_json())
     else:
-        render.skeleton_table(results, heading="query")
+        render.skeleton_table(result.results, heading="query")
     return 0

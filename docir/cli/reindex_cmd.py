@@ -7,7 +7,6 @@ from typing import Annotated, Any
 import typer
 
 from docir.cli import render
-from docir.cli.embed_cmd import flush_store
 from docir.cli.options import JsonOption, RootOption
 from docir.services.indexing import reindex, session
 from docir.services.indexing.session import Session
@@ -25,7 +24,7 @@ def command(
     Unchanged files (same size and mtime) are not even opened.
     """
     def action(s: Session) -> dict[str, Any]:
-        wait = (lambda: int(flush_store(s)["documents"])) if wait_embeddings else None
+        wait = (lambda: query_source.flush_session(s)["documents"]) if wait_embeddings else None
         result = reindex.reindex(s, full=full, wait=wait)
         if result["embeddings_due"]:
             query_source.ensure_worker(s.store.root)  # new text: the worker makes its vectors

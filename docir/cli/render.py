@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 
@@ -37,7 +38,7 @@ def _console() -> Any:
     return Console(highlight=False, soft_wrap=False)
 
 
-def skeleton_table(results: list[dict[str, Any]], *, heading: str) -> None:
+def skeleton_table(results: Sequence[Mapping[str, Any]], *, heading: str) -> None:
     """Ranked or filtered skeletons as a table: id, type, status, title over its description."""
     from rich.table import Table
     from rich.text import Text
@@ -57,9 +58,15 @@ def skeleton_table(results: list[dict[str, Any]], *, heading: str) -> None:
     if ranked:
         table.add_column("sim", justify="right", style="dim")
     for position, item in enumerate(results, start=1):
-        status = item["status"] + (" [yellow](stale)[/yellow]" if item.get("stale") else "")
-        cell = Text(item["title"], style="bold")
-        cell.append("\n" + item["description"], style="dim")
+        if item.get("kind") == "reference":  # a chunk of a reference corpus: its breadcrumb says what it is
+            status, doc_type = "", f"ref:{item['ref']}"
+            cell = Text(item["title"], style="bold")
+            cell.append("\n" + " > ".join(item["heading_path"]), style="dim")
+        else:
+            status = item["status"] + (" [yellow](stale)[/yellow]" if item.get("stale") else "")
+            doc_type = item["type"]
+            cell = Text(item["title"], style="bold")
+            cell.append("\n" + item["description"], style="dim")
         extra = []
         if item.get("matched_section"):
             extra.append(f"§ {item['matched_section']}")
@@ -70,7 +77,7 @@ def skeleton_table(results: list[dict[str, Any]], *, heading: str) -> None:
             extra.append(f"store {item['store']}")
         if extra:
             cell.append("\n" + " · ".join(extra), style="italic dim")
-        row = [item["id"], item["type"], status, cell]
+        row = [item["id"], doc_type, status, cell]
         if ranked:
             sim = item.get("similarity")
             row = [str(position), *row, "" if sim is None else f"{sim:.2f}"]
@@ -79,12 +86,18 @@ def skeleton_table(results: list[dict[str, Any]], *, heading: str) -> None:
     console.print(f"[dim]{len(results)} result(s); read bodies with: docir get {' '.join(r['id'] for r in results[:3])}[/dim]")
 
 
-def documents(docs: list[dict[str, Any]]) -> None:
+def documents(docs: Sequence[Mapping[str, Any]]) -> None:
     from rich.markdown import Markdown
     from rich.rule import Rule
 
     console = _console()
     for doc in docs:
+        if doc.get("kind") == "reference":
+            console.print(Rule(f"[bold]{doc['title']}[/bold]", align="left"))
+            console.print(f"[cyan]{doc['id']}[/cyan] · ref {doc['ref']} · [dim]{doc['source_uri']}[/dim]")
+            console.print(f"[dim]{' > '.join(doc['heading_path'])}[/dim]\n")
+            console.print(Markdown(doc["text"]))
+            continue
         flags = " [yellow]archived[/yellow]" if doc.get("archived") else ""
         console.print(Rule(f"[bold]{doc['title']}[/bold]", align="left"))
         console.print(f"[cyan]{doc['id']}[/cyan] · {doc['type']} · {doc['status']}{flags} · [dim]{doc['path']}[/dim]")

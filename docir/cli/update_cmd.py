@@ -2,93 +2,66 @@
 
 from __future__ import annotations
 
-import datetime as dt
-from typing import Annotated, Any, Optional
+from typing import Annotated, Optional
 
 import typer
 
 from docir.cli import render
-from docir.cli.body_input import read_body
-from docir.cli.embed_cmd import after_write
+from docir.cli.body_input import BODY_HELP, read_body
 from docir.cli.options import JsonOption, RootOption, value_options
-from docir.errors import UsageError
+from docir.requests import help_of
 from docir.services.indexing import session
-from docir.services.indexing.session import Session
-from docir.services.writing import writes
-
-TODAY = "today"
+from docir.services.writing import commands
+from docir.services.writing.commands import UpdateRequest as R
 
 
 def command(
-    doc_id: Annotated[str, typer.Argument(metavar="ID", help="The document to change.", show_default=False)],
-    title: Annotated[Optional[str], typer.Option("--title", show_default=False, help="New title.")] = None,
-    description: Annotated[Optional[str], typer.Option("--description", show_default=False, help="New description.")] = None,
-    status: Annotated[Optional[str], typer.Option("--status", show_default=False, help="New status; must be allowed for the type.")] = None,
-    tags: Annotated[Optional[str], typer.Option("--tags", show_default=False, help="Replace the tags (comma-separated; '' clears).")] = None,
-    add_related: Annotated[Optional[list[str]], typer.Option("--add-related", metavar="KIND:ID", show_default=False, help="Add an edge (repeatable).")] = None,
-    remove_related: Annotated[Optional[list[str]], typer.Option("--remove-related", metavar="KIND:ID", show_default=False, help="Remove an edge (repeatable).")] = None,
-    owner: Annotated[Optional[str], typer.Option("--owner", show_default=False, help="New owner.")] = None,
-    verified: Annotated[Optional[str], typer.Option("--verified", metavar="[DATE]", show_default=False, help="Mark as verified on DATE (YYYY-MM-DD); alone, today.")] = None,
-    append_section: Annotated[Optional[str], typer.Option("--append-section", metavar="HEADING", show_default=False, help="Add a '## HEADING' section with --body at the end.")] = None,
-    replace_section: Annotated[Optional[str], typer.Option("--replace-section", metavar="HEADING", show_default=False, help="Replace the '## HEADING' section's content with --body.")] = None,
+    doc_id: Annotated[str, typer.Argument(metavar="ID", help=help_of(R, "id"), show_default=False)],
+    title: Annotated[Optional[str], typer.Option("--title", show_default=False, help=help_of(R, "title"))] = None,
+    description: Annotated[Optional[str], typer.Option("--description", show_default=False,
+                                                       help=help_of(R, "description"))] = None,
+    status: Annotated[Optional[str], typer.Option("--status", show_default=False, help=help_of(R, "status"))] = None,
+    tags: Annotated[Optional[str], typer.Option("--tags", show_default=False,
+                                                help="Replace the tags (comma-separated; '' clears).")] = None,
+    add_related: Annotated[Optional[list[str]], typer.Option("--add-related", metavar="KIND:ID", show_default=False,
+                                                             help=help_of(R, "add_related"))] = None,
+    remove_related: Annotated[Optional[list[str]], typer.Option("--remove-related", metavar="KIND:ID",
+                                                                show_default=False,
+                                                                help=help_of(R, "remove_related"))] = None,
+    owner: Annotated[Optional[str], typer.Option("--owner", show_default=False, help=help_of(R, "owner"))] = None,
+    verified: Annotated[Optional[str], typer.Option("--verified", metavar="[DATE]", show_default=False,
+                                                    help="Mark as verified on DATE (YYYY-MM-DD); alone, today.")] = None,
+    append_section: Annotated[Optional[str], typer.Option("--append-section", metavar="HEADING", show_default=False,
+                                                          help="Add a '## HEADING' section with --body at the end.")
+                              ] = None,
+    replace_section: Annotated[Optional[str], typer.Option("--replace-section", metavar="HEADING",
+                                                           show_default=False,
+                                                           help="Replace the '## HEADING' section's content with "
+                                                                "--body.")] = None,
     replace_body: Annotated[bool, typer.Option("--replace-body", help="Replace the whole body with --body.")] = False,
-    body: Annotated[Optional[str], typer.Option("--body", show_default=False, help="Text for the section/body edit: text, '-' for stdin, '@FILE'.")] = None,
-    field: Annotated[Optional[list[str]], typer.Option("--field", metavar="KEY=VALUE", show_default=False, help="Set any other frontmatter field; KEY= removes it (repeatable).")] = None,
-    wait_embeddings: Annotated[bool, typer.Option("--wait-embeddings", help="Return only once the new vectors are computed.")] = False,
+    body: Annotated[Optional[str], typer.Option("--body", show_default=False,
+                                                help=f"Text for the section or body edit: {BODY_HELP}.")] = None,
+    field: Annotated[Optional[list[str]], typer.Option("--field", metavar="KEY=VALUE", show_default=False,
+                                                       help=help_of(R, "field"))] = None,
+    wait_embeddings: Annotated[bool, typer.Option("--wait-embeddings", help=help_of(R, "wait_embeddings"))] = False,
     root: RootOption = None,
     json_out: JsonOption = False,
 ) -> int:
     """Change a document in place: only the lines of what changed are rewritten."""
-    edits = [name for name, on in (("--append-section", append_section is not None),
-                                   ("--replace-section", replace_section is not None),
-                                   ("--replace-body", replace_body)) if on]
-    if len(edits) > 1:
-        raise UsageError(f"{' and '.join(edits)} cannot be combined; make one body edit per call")
-    if edits and body is None:
-        raise UsageError(f"{edits[0]} needs --body TEXT (or '-' for stdin, '@FILE' for a file)")
-    if body is not None and not edits:
-        raise UsageError("--body goes with --append-section, --replace-section or --replace-body")
-    text = read_body(body) if body is not None else ""
-    changes = writes.Changes(
-        title=title,
-        description=description,
-        status=status,
-        tags=None if tags is None else tuple(t.strip() for t in tags.split(",") if t.strip()),
-        add_related=writes.parse_related(add_related or []),
-        remove_related=writes.parse_related(remove_related or []),
-        owner=owner,
-        verified=_date(verified),
-        append_section=(append_section, text) if append_section is not None else None,
-        replace_section=(replace_section, text) if replace_section is not None else None,
-        replace_body=text if replace_body else None,
-        fields=writes.parse_fields(field or []),
-    )
-    if changes == writes.Changes():
-        raise UsageError("nothing to change; see 'docir update --help' for what can be changed")
-    def action(s: Session) -> dict[str, Any]:
-        result = writes.update(s, doc_id, changes)
-        if "embedding" in result and result["embedding"] == "scheduled":
-            after_write(s, wait_embeddings)
-        return result
-
-    result = session.run(root, action, warn=render.warn)
+    request = R(id=doc_id, title=title, description=description, status=status,
+                tags=None if tags is None else tuple(tags.split(",")), add_related=tuple(add_related or ()),
+                remove_related=tuple(remove_related or ()), owner=owner, verified=verified,
+                append_section=append_section, replace_section=replace_section, replace_body=replace_body,
+                body=read_body(body) if body is not None else None, field=tuple(field or ()),
+                wait_embeddings=wait_embeddings)
+    commands.changes(request)  # a usage error before the store is even opened
+    result = session.run(root, lambda s: commands.update(s, request, render.warn), warn=render.warn)
     if render.wants_json(json_out):
         render.emit_json(result)
     else:
         what = ", ".join(result["changed"]) or "nothing (already so)"
         print(f"{result['id']} {result['path']}: {what}")
     return 0
-
-
-def _date(value: str | None) -> dt.date | None:
-    if value is None:
-        return None
-    if value == TODAY:
-        return dt.date.today()
-    try:
-        return dt.date.fromisoformat(value)
-    except ValueError:
-        raise UsageError(f"--verified {value!r} is not a date; use YYYY-MM-DD, or --verified alone for today") from None
 
 
 # update's options that take a value: the token after them is that value, never a flag.
@@ -119,5 +92,5 @@ def optional_value(argv: list[str]) -> list[str]:
         elif arg == "--verified":
             following = argv[index] if index < len(argv) else None
             if following is None or not following[:1].isdigit():
-                out.append(TODAY)
+                out.append(commands.TODAY)
     return out

@@ -42,7 +42,7 @@ def test_mcp_tools_mirror_the_cli(tmp_path: Path) -> None:
              ("search", {"text": "sessions"}),
              ("query", {"type": ["decision"], "include_inactive": True})]
     names, results = anyio.run(_session_calls, root, env, calls)
-    assert set(names) == {"context", "get", "query", "search", "add", "update"}
+    assert set(names) == {"context", "get", "query", "search", "add", "update", "archive"}
     cli_argv = [["context", "users logged out after a deploy", "--limit", "4"],
                 ["get", "adr-0000000000a1", "arch-0000000000b1"],
                 ["get", "arch-0000000000b1", "--section", "Expiry"],
@@ -77,3 +77,39 @@ def test_mcp_write_tools(tmp_path: Path) -> None:
     assert updated["changed"] == ["status"]  # type: ignore[index]
     assert "## Decision\n\nRotate weekly." in (root / added["path"]).read_text()  # type: ignore[index]
     assert run_process("get", added["id"], "--root", str(root)).code == 0  # type: ignore[index]
+
+
+async def _listing_and_bad_call(root: Path, env: dict[str, str]) -> tuple[list[object], object]:
+    params = mcp_client.StdioServerParameters(command=sys.executable, args=["-m", "docir", "mcp", "--root", str(root)],
+                                              env=env)
+    async with mcp_client.stdio_client(params) as (read, write):
+        async with ClientSession(read, write) as session:
+            await session.initialize()
+            listed = await session.list_tools()
+            bad = await session.call_tool("query", {"limit": 100000000000000000000})
+            return list(listed.tools), bad
+
+
+def test_mcp_tools_are_generated_from_the_requests_with_every_option(tmp_path: Path) -> None:
+    import dataclasses
+
+    from docir.cli.mcp_cmd import TOOLS
+    from docir.requests import help_of
+
+    root = tmp_path / "sample"
+    shutil.copytree(FIXTURES / "stores" / "sample", root)
+    env = {**os.environ, "DOCIR_WORKER": "0", "DOCIR_MODEL_PATH": str(tmp_path / "no-model")}
+    tools, bad = anyio.run(_listing_and_bad_call, root, env)
+    by_name = {tool.name: tool for tool in tools}  # type: ignore[attr-defined]
+    for spec in TOOLS:
+        listed = by_name[spec.name]
+        properties = listed.input_schema["properties"]
+        assert set(properties) == {f.name for f in dataclasses.fields(spec.request)}, spec.name
+        for name, schema in properties.items():
+            assert schema["description"] == help_of(spec.request, name)
+        assert listed.annotations.read_only_hint is spec.read_only, spec.name
+    assert by_name["context"].input_schema["properties"]["limit"]["minimum"] == 1
+    assert by_name["add"].input_schema["properties"]["field"]["type"] == "array"  # KEY=VALUE pairs, as --field
+    assert by_name["context"].input_schema["properties"]["limit"]["maximum"] >= 100
+    assert "store" in by_name["search"].input_schema["properties"]
+    assert bad.is_error  # type: ignore[attr-defined]  # out of range: refused before the store is read

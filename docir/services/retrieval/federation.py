@@ -12,18 +12,16 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TypeVar
 
 from docir import yamltext
 from docir.embed.protocol import Vectors
 from docir.index.records import Filters
 from docir.services.indexing.session import PeerUnreadable, Session, open_peer
 from docir.services.retrieval import reads
+from docir.services.retrieval.results import ContextResult, ContextRow, Fetched, GetResult, SearchHit, Skeleton
 from docir.services.vectors.query_source import NoModel, QuerySource
 from docir.store import STATE_DIR, Store
-
-if TYPE_CHECKING:
-    from docir.services.retrieval.ranking import ContextResult
 
 LOCAL = "."
 STORES_FILE = "stores.yaml"
@@ -89,13 +87,17 @@ def with_peers(session: Session, extra: list[Path] | None, warn: Warn, read: Cal
             peer.session.close()
 
 
-def tag(rows: list[dict[str, Any]], label: str) -> list[dict[str, Any]]:
+# Every kind of row a federated read returns; each carries an optional `store`.
+Row = TypeVar("Row", Skeleton, SearchHit, ContextRow, Fetched)
+
+
+def tag(rows: list[Row], label: str) -> list[Row]:
     for row in rows:
         row["store"] = label
     return rows
 
 
-def merge_by_similarity(groups: list[list[dict[str, Any]]], limit: int) -> list[dict[str, Any]]:
+def merge_by_similarity(groups: list[list[ContextRow]], limit: int) -> list[ContextRow]:
     """Ranked rows of several stores ordered by similarity, the one number comparable across stores.
 
     Rows with no similarity (a store searched lexically) cannot be placed on that scale:
@@ -103,14 +105,14 @@ def merge_by_similarity(groups: list[list[dict[str, Any]]], limit: int) -> list[
     """
     ranked = [row for rows in groups for row in rows if row.get("via") is None]
     expanded = [row for rows in groups for row in rows if row.get("via") is not None]
-    scored = sorted((row for row in ranked if row.get("similarity") is not None), key=lambda row: -row["similarity"])
-    unscored = [[row for row in rows if row.get("via") is None and row.get("similarity") is None] for rows in groups]
+    scored = sorted((row for row in ranked if row["similarity"] is not None), key=lambda row: -(row["similarity"] or 0.0))
+    unscored = [[row for row in rows if row.get("via") is None and row["similarity"] is None] for rows in groups]
     return take_turns([scored, *[rows for rows in unscored if rows]], limit) + expanded
 
 
-def take_turns(groups: list[list[dict[str, Any]]], limit: int) -> list[dict[str, Any]]:
+def take_turns(groups: list[list[Row]], limit: int) -> list[Row]:
     """Rows of several stores in turn, each store's best first: for rankings with no comparable number."""
-    merged: list[dict[str, Any]] = []
+    merged: list[Row] = []
     for position in range(max((len(g) for g in groups), default=0)):
         for rows in groups:
             if position < len(rows) and len(merged) < limit:
@@ -121,7 +123,7 @@ def take_turns(groups: list[list[dict[str, Any]]], limit: int) -> list[dict[str,
 # --- the four federated reads ---------------------------------------------------------------
 
 
-def get(session: Session, peers: list[Peer], ids: list[str], section: str | None) -> reads.GetResult:
+def get(session: Session, peers: list[Peer], ids: list[str], section: str | None) -> GetResult:
     """Local documents first; an id the local store lacks is looked up in each peer in turn."""
     result = reads.get(session, ids, section)
     if not peers:
@@ -140,7 +142,7 @@ def get(session: Session, peers: list[Peer], ids: list[str], section: str | None
 
 
 def query(session: Session, peers: list[Peer], filters: Filters, *, stale: bool | None, include_inactive: bool,
-          limit: int) -> list[dict[str, Any]]:
+          limit: int) -> list[Skeleton]:
     rows = reads.query(session, filters, stale=stale, include_inactive=include_inactive, limit=limit)
     if not peers:
         return rows
@@ -154,7 +156,7 @@ def query(session: Session, peers: list[Peer], filters: Filters, *, stale: bool 
     return merged
 
 
-def search(session: Session, peers: list[Peer], text: str, *, include_inactive: bool, limit: int) -> list[dict[str, Any]]:
+def search(session: Session, peers: list[Peer], text: str, *, include_inactive: bool, limit: int) -> list[SearchHit]:
     """bm25 ranks within one store only, so stores take turns at the head of the list."""
     rows = reads.search(session, text, include_inactive=include_inactive, limit=limit)
     if not peers:
@@ -189,7 +191,7 @@ def context(session: Session, peers: list[Peer], queries: list[str], source: Que
         found = ranking.context(peer.session, queries, peer_source, limit=limit, expand=expand, explain=explain,
                                 include_inactive=include_inactive, refs=False)  # a peer's own corpora stay its own
         groups.append(tag(found.results, peer.label))
-    return ranking.ContextResult(merge_by_similarity(groups, limit), local.semantic, queries, local.pending)
+    return ContextResult(merge_by_similarity(groups, limit), local.semantic, queries, local.pending)
 
 
 @dataclass

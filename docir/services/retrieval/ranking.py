@@ -19,8 +19,8 @@ FTS table) and the shared vector ranking, where cosines are comparable.
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
+from typing import Literal
 
 import numpy as np
 
@@ -30,6 +30,7 @@ from docir.index.vectors import cosine
 from docir.services.indexing.session import Session
 from docir.services.retrieval import fusion
 from docir.services.retrieval.reads import visible_hits
+from docir.services.retrieval.results import ContextHit, ContextResult, ContextRow, ExplainedHit, ReferenceHit, Via
 from docir.services.retrieval.skeleton import cost, skeleton
 from docir.services.retrieval.visibility import Visibility
 from docir.services.vectors.query_source import QuerySource
@@ -53,14 +54,6 @@ class Candidate:
     similarity: float | None = None
     ordinal: int | None = None  # winning chunk of a document; -1 = its document vector
     score: float = 0.0
-
-
-@dataclass
-class ContextResult:
-    results: list[dict[str, Any]]
-    semantic: str  # "on" or "off: <reason>"
-    queries: list[str] = field(default_factory=list)
-    pending: int = 0  # documents whose vectors are not computed yet: found lexically meanwhile
 
 
 @dataclass
@@ -229,39 +222,44 @@ def _take_turns(per_query: list[list[Candidate]], limit: int) -> list[Candidate]
     return order
 
 
-def _entry(session: Session, cand: Candidate, explain: bool, queries: list[str]) -> dict[str, Any]:
+def _entry(session: Session, cand: Candidate, explain: bool, queries: list[str]) -> ContextRow:
     if cand.ref is not None:
-        return _ref_entry(cand, explain, queries, session)
+        return _ref_entry(cand, explain, queries)
     assert cand.listing is not None
-    entry = skeleton(cand.listing, session.schema, session.today)
-    entry["kind"] = "document"
-    entry["score"] = round(cand.score, 6)
-    entry["similarity"] = None if cand.similarity is None else round(cand.similarity, 4)
+    similarity = None if cand.similarity is None else round(cand.similarity, 4)
     chunk = session.catalog.chunk_rows(cand.listing.rowid).get(cand.ordinal) if cand.ordinal not in (None, -1) else None
-    entry["matched_section"] = chunk.section if chunk is not None and chunk.section else None
-    entry["matched_section_size"] = cost(chunk.end - chunk.start) if entry["matched_section"] and chunk else None
-    entry["via"] = None
+    section = chunk.section if chunk is not None and chunk.section else None
+    entry: ContextHit = {
+        **skeleton(cand.listing, session.schema, session.today),
+        "kind": "document",
+        "score": round(cand.score, 6),
+        "similarity": similarity,
+        "matched_section": section,
+        "matched_section_size": cost(chunk.end - chunk.start) if section and chunk else None,
+        "via": None,
+    }
     if explain:
         text = ""
         if chunk is not None:
             text = session.catalog.body_of(cand.listing.rowid)[chunk.start : chunk.end].strip()
-        entry["explain"] = {
+        return ExplainedHit(**entry, explain={
             "lexical_rank": cand.lexical_rank,
             "vector_rank": cand.vector_rank,
             "fts_score": None if cand.bm25 is None else round(-cand.bm25, 4),
             "coverage": round(cand.coverage, 3) if cand.lexical_rank is not None else None,
-            "similarity": entry["similarity"],
+            "similarity": similarity,
             "matched_terms": _matched_terms(session, cand.listing.rowid, queries),
             "chunk": {"heading": chunk.heading, "continuation": chunk.continuation, "text": text[:600]}
             if chunk is not None else ({"heading": None, "text": "(document vector)"} if cand.ordinal == -1 else None),
-        }
+        })
     return entry
 
 
-def _ref_entry(cand: Candidate, explain: bool, queries: list[str], session: Session) -> dict[str, Any]:
+def _ref_entry(cand: Candidate, explain: bool, queries: list[str]) -> ReferenceHit:
     assert cand.ref is not None
     chunk = cand.ref.chunk
-    entry: dict[str, Any] = {
+    similarity = None if cand.similarity is None else round(cand.similarity, 4)
+    entry: ReferenceHit = {
         "kind": "reference",
         "id": chunk.id,
         "ref": cand.ref.ref,
@@ -271,7 +269,7 @@ def _ref_entry(cand: Candidate, explain: bool, queries: list[str], session: Sess
         "continuation": chunk.continuation,
         "size": cost(len(chunk.text.encode("utf-8"))),
         "score": round(cand.score, 6),
-        "similarity": None if cand.similarity is None else round(cand.similarity, 4),
+        "similarity": similarity,
         "via": None,
     }
     if explain:
@@ -279,7 +277,7 @@ def _ref_entry(cand: Candidate, explain: bool, queries: list[str], session: Sess
         lowered = chunk.text.lower()
         entry["explain"] = {"lexical_rank": cand.lexical_rank, "vector_rank": cand.vector_rank,
                             "fts_score": None if cand.bm25 is None else round(-cand.bm25, 4),
-                            "similarity": entry["similarity"], "matched_terms": [t for t in terms if t in lowered],
+                            "similarity": similarity, "matched_terms": [t for t in terms if t in lowered],
                             "chunk": {"heading": " > ".join(chunk.heading_path), "text": chunk.text[:600]}}
     return entry
 
@@ -290,14 +288,15 @@ def _matched_terms(session: Session, rowid: int, queries: list[str]) -> list[str
 
 
 def _expand(session: Session, seeds: list[Candidate], visibility: Visibility, vectors: _Vectors | None,
-            query_vectors: np.ndarray | None, limit: int) -> list[dict[str, Any]]:
+            query_vectors: np.ndarray | None, limit: int) -> list[ContextHit]:
     """One hop from each seed: incoming successor edges first, then outgoing edges."""
     seen = {c.listing.id for c in seeds if c.listing is not None}
     successor_kinds = session.schema.successor_kinds
-    out: list[dict[str, Any]] = []
+    out: list[ContextHit] = []
     for seed in seeds:
         assert seed.listing is not None
-        hops = [(kind, src, "successor") for kind, src in session.catalog.edges_to(seed.listing.id, successor_kinds)]
+        hops: list[tuple[str, str, Literal["successor", "outgoing"]]] = [
+            (kind, src, "successor") for kind, src in session.catalog.edges_to(seed.listing.id, successor_kinds)]
         hops += [(kind, dst, "outgoing") for kind, dst in session.catalog.edges_from(seed.listing.id)]
         targets = session.catalog.listings_by_ids(doc_id for _, doc_id, _ in hops)
         for kind, doc_id, direction in hops:
@@ -305,18 +304,13 @@ def _expand(session: Session, seeds: list[Candidate], visibility: Visibility, ve
             if item is None or doc_id in seen or not visibility.allows(item.type, item.status, item.archived):
                 continue
             seen.add(doc_id)
-            entry = skeleton(item, session.schema, session.today)
-            entry["kind"] = "document"
-            entry["score"] = None
-            entry["similarity"] = None
+            similarity = None
             rows = vectors.rows_of(item.rowid) if vectors is not None and query_vectors is not None else []
             if rows and query_vectors is not None and vectors is not None:
-                sims = vectors.docs.matrix[rows] @ query_vectors.T
-                entry["similarity"] = round(float(np.max(sims)), 4)
-            entry["matched_section"] = None
-            entry["matched_section_size"] = None
-            entry["via"] = {"id": seed.listing.id, "kind": kind, "direction": direction}
-            out.append(entry)
+                similarity = round(float(np.max(vectors.docs.matrix[rows] @ query_vectors.T)), 4)
+            out.append({**skeleton(item, session.schema, session.today), "kind": "document", "score": None,
+                        "similarity": similarity, "matched_section": None, "matched_section_size": None,
+                        "via": Via(id=seed.listing.id, kind=kind, direction=direction)})
             if len(out) >= limit:
                 return out
     return out

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
-
 from docir.documents.headings import find_headings, section_span
 from docir.documents.ids import check_ids
 from docir.errors import UsageError
@@ -12,17 +9,11 @@ from docir.index.fts import match_expression
 from docir.index.records import Filters, Hit
 from docir.services.indexing.session import Session
 from docir.services.retrieval import fusion
+from docir.services.retrieval.results import DocumentSection, GetResult, ReferenceText, SearchHit, Skeleton
 from docir.services.retrieval.skeleton import full_document, is_stale, skeleton
 from docir.services.retrieval.visibility import Visibility
 
 REF_PREFIX = "ref-"  # reference chunk ids; the schema reserves the prefix
-
-
-@dataclass
-class GetResult:
-    documents: list[dict[str, Any]] = field(default_factory=list)
-    missing: list[str] = field(default_factory=list)  # ids with no document
-    no_section: list[str] = field(default_factory=list)  # ids whose document lacks the section
 
 
 def get(session: Session, ids: list[str], section: str | None = None) -> GetResult:
@@ -51,13 +42,15 @@ def get(session: Session, ids: list[str], section: str | None = None) -> GetResu
                 result.no_section.append(doc_id)
                 continue
             start, end, heading = span
-            doc["section"] = heading.text
-            doc["body"] = row.body[start:end]
+            part = DocumentSection(**doc, section=heading.text)
+            part["body"] = row.body[start:end]
+            result.documents.append(part)
+            continue
         result.documents.append(doc)
     return result
 
 
-def reference_chunk(session: Session, chunk_id: str) -> dict[str, Any] | None:
+def reference_chunk(session: Session, chunk_id: str) -> ReferenceText | None:
     """A reference chunk by id, its section shown whole: the pieces of a split section are rejoined."""
     found = session.catalog.ref_chunks(ids=[chunk_id])
     if not found:
@@ -85,12 +78,12 @@ def validate_filters(session: Session, filters: Filters) -> None:
 
 
 def query(session: Session, filters: Filters, *, stale: bool | None = None,
-          include_inactive: bool = False, limit: int = 50) -> list[dict[str, Any]]:
+          include_inactive: bool = False, limit: int = 50) -> list[Skeleton]:
     """Skeletons matching structured filters, visible ones only unless widened."""
     validate_filters(session, filters)
     # Asking for a status by name is asking to see it, closed or not; archived stays out.
     visibility = Visibility.from_schema(session.schema, include_inactive or bool(filters.statuses))
-    out: list[dict[str, Any]] = []
+    out: list[Skeleton] = []
     for item in session.catalog.listings(filters):
         if not visibility.allows(item.type, item.status, item.archived):
             continue
@@ -130,17 +123,11 @@ def visible_hits(session: Session, text: str, visibility: Visibility, limit: int
     return ranked
 
 
-def search(session: Session, text: str, *, include_inactive: bool = False, limit: int = 10) -> list[dict[str, Any]]:
+def search(session: Session, text: str, *, include_inactive: bool = False, limit: int = 10) -> list[SearchHit]:
     """Full-text ranking only (no model): skeletons with a rank-derived score."""
     visibility = Visibility.from_schema(session.schema, include_inactive)
-    out = []
     hits = visible_hits(session, text, visibility, limit)
     listings = session.catalog.listings_by_rowid(h.rowid for h in hits)
-    for rank, hit in enumerate(hits, start=1):
-        bm25 = hit.bm25
-        entry = skeleton(listings[hit.rowid], session.schema, session.today)
-        entry["score"] = round(fusion.rank_score(rank), 6)  # rank-derived, as in context: only order counts
-        entry["similarity"] = None
-        entry["fts_score"] = round(-bm25, 4)
-        out.append(entry)
-    return out
+    # score is rank-derived, as in context: only the order means anything
+    return [{**skeleton(listings[hit.rowid], session.schema, session.today), "score": round(fusion.rank_score(rank), 6),
+             "similarity": None, "fts_score": round(-hit.bm25, 4)} for rank, hit in enumerate(hits, start=1)]

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-from typing import Any
 
 from docir.index.records import DocRow, Listing
 from docir.schema import Schema
+from docir.services.retrieval.results import FullDocument, Size, Skeleton
 
 
 def is_stale(schema: Schema, doc_type: str, verified: str | None, today: dt.date) -> bool:
@@ -26,8 +26,8 @@ def is_stale(schema: Schema, doc_type: str, verified: str | None, today: dt.date
     return (today - when).days > spec.max_age_days
 
 
-def skeleton(item: Listing | DocRow, schema: Schema, today: dt.date) -> dict[str, Any]:
-    """The stable skeleton shape of SPEC §2.2 (ranking fields are added by the ranker)."""
+def skeleton(item: Listing | DocRow, schema: Schema, today: dt.date) -> Skeleton:
+    """The skeleton of a document (ranking fields are added by the ranker)."""
     return {
         "id": item.id,
         "type": item.type,
@@ -44,15 +44,12 @@ def skeleton(item: Listing | DocRow, schema: Schema, today: dt.date) -> dict[str
     }
 
 
-def cost(size_bytes: int) -> dict[str, int]:
+def cost(size_bytes: int) -> Size:
     """What reading it costs an agent: bytes, and tokens at about four bytes each."""
     return {"bytes": size_bytes, "tokens": (size_bytes + 3) // 4}
 
 
-def full_document(row: DocRow, schema: Schema, today: dt.date) -> dict[str, Any]:
+def full_document(row: DocRow, schema: Schema, today: dt.date) -> FullDocument:
     """A skeleton plus what `get` adds: archived flag, the whole frontmatter and the body."""
-    out = skeleton(row, schema, today)
-    out["archived"] = row.archived
-    out["frontmatter"] = json.loads(row.meta_json)
-    out["body"] = row.body
-    return out
+    return {**skeleton(row, schema, today), "archived": row.archived, "frontmatter": json.loads(row.meta_json),
+            "body": row.body}

@@ -10,13 +10,15 @@ import base64
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Protocol
+from typing import Callable, Protocol, TypedDict
 
 from docir.embed.protocol import Embedder, Vectors
 from docir.embed.resolve import resolve
+from docir.errors import DocirError
+from docir.services.indexing.session import Session
 from docir.worker import client, paths
 
-DrainFn = Callable[[Embedder], dict[str, object]]
+DrainFn = Callable[[Embedder], "FlushReport"]
 
 
 class QuerySource(Protocol):
@@ -153,12 +155,13 @@ def ensure_worker(store_root: Path) -> None:
         client.spawn(store_root)
 
 
-def flush(schema_model_path: str | None, store_root: Path, catalog_drain: DrainFn) -> dict[str, object]:
+def flush(schema_model_path: str | None, store_root: Path, catalog_drain: DrainFn) -> FlushReport:
     """Compute every due vector now: in the warm worker when one runs, else in this process."""
     if _PROCESS_MODEL is None and client.enabled() and _worker_model(store_root) is not None:
         reply = client.request(store_root, {"cmd": "flush"}, timeout=2.0)
         if reply is not None and "error" not in reply:
-            return dict(reply)
+            return {"documents": int(reply["documents"]), "texts_embedded": int(reply["texts_embedded"]),
+                    "texts_reused": int(reply["texts_reused"])}
     source = LocalModel(_PROCESS_MODEL) if _PROCESS_MODEL is not None else load_local(schema_model_path, store_root)
     if not isinstance(source, LocalModel):
         raise ModelOff(source.status)
@@ -167,3 +170,38 @@ def flush(schema_model_path: str | None, store_root: Path, catalog_drain: DrainF
 
 class ModelOff(Exception):
     pass
+
+
+Progress = Callable[[int, int], None]
+
+
+class FlushReport(TypedDict):
+    documents: int  # documents whose vectors were written
+    texts_embedded: int  # texts that went through the model
+    texts_reused: int  # texts whose vector was already stored
+
+
+def flush_session(session: Session, progress: Progress | None = None) -> FlushReport:
+    """Compute every due vector of the session's store now; an error if there is no model."""
+    from docir.services.vectors import embedding  # numpy: only when vectors are really computed
+
+    def drain_here(embedder: Embedder) -> FlushReport:
+        report = embedding.drain(session.catalog, embedder, progress=progress)
+        return {"documents": report.documents, "texts_embedded": report.texts_embedded,
+                "texts_reused": report.texts_reused}
+
+    try:
+        return flush(session.schema.model_path, session.store.root, drain_here)
+    except ModelOff as exc:
+        raise DocirError(f"cannot compute vectors: semantic layer is {exc}") from None
+
+
+def after_write(session: Session, wait: bool, warn: Callable[[str], None]) -> None:
+    """A write scheduled vectors: wait for them (--wait-embeddings), or let the worker make them."""
+    if not wait:
+        ensure_worker(session.store.root)
+        return
+    try:
+        flush_session(session)
+    except DocirError as exc:
+        warn(f"{exc.message}; the document is saved and found lexically")

@@ -11,7 +11,7 @@ import datetime as dt
 import os
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal, TypedDict
 
 from docir.documents import frontmatter, sections
 from docir.documents.files import atomic_write, read_text
@@ -24,6 +24,26 @@ from docir.services.indexing import sync
 from docir.services.indexing.convert import is_archived_path
 from docir.services.indexing.session import Session
 from docir.store import ARCHIVE_DIR, DOCS_DIR
+
+
+class AddResult(TypedDict):
+    id: str
+    path: str
+    embedding: Literal["scheduled"]
+
+
+class UpdateResult(TypedDict):
+    id: str
+    path: str
+    changed: list[str]  # the names of what changed: title, status, body, ...
+    embedding: Literal["scheduled", "unchanged"]
+
+
+class ArchiveResult(TypedDict):
+    id: str
+    path: str
+    archived: Literal[True]
+    moved: bool  # false when it already was under docs/archive/
 
 
 @dataclass(frozen=True)
@@ -71,7 +91,7 @@ def parse_fields(values: list[str]) -> tuple[tuple[str, Any], ...]:
 
 def add(session: Session, doc_type: str, *, title: str, description: str, status: str | None = None,
         tags: tuple[str, ...] = (), related: tuple[tuple[str, str], ...] = (), owner: str | None = None,
-        body: str = "", path: str | None = None, fields: tuple[tuple[str, Any], ...] = ()) -> dict[str, Any]:
+        body: str = "", path: str | None = None, fields: tuple[tuple[str, Any], ...] = ()) -> AddResult:
     """Create a document file and index it; return its id and path."""
     spec = _type_spec(session, doc_type)
     status = status or spec.default_status
@@ -102,7 +122,7 @@ def add(session: Session, doc_type: str, *, title: str, description: str, status
     return {"id": meta["id"], "path": relpath, "embedding": "scheduled"}
 
 
-def update(session: Session, doc_id: str, changes: Changes) -> dict[str, Any]:
+def update(session: Session, doc_id: str, changes: Changes) -> UpdateResult:
     """Apply `changes` to the document's file in place; only the touched lines change."""
     check_ids([doc_id])
     with session.locked():
@@ -114,11 +134,11 @@ def update(session: Session, doc_id: str, changes: Changes) -> dict[str, Any]:
         if new_text != text:
             atomic_write(file, new_text)
             sync.index_file(session.store.root, session.catalog, row.path)
-    embedding = "scheduled" if set(EMBEDDED_FIELDS).intersection(changed) else "unchanged"
-    return {"id": doc_id, "path": row.path, "changed": changed, "embedding": embedding}
+    scheduled = bool(set(EMBEDDED_FIELDS).intersection(changed))
+    return {"id": doc_id, "path": row.path, "changed": changed, "embedding": "scheduled" if scheduled else "unchanged"}
 
 
-def archive(session: Session, doc_id: str) -> dict[str, Any]:
+def archive(session: Session, doc_id: str) -> ArchiveResult:
     """Move the document under docs/archive/ (bytes unchanged) and out of search and the graph."""
     check_ids([doc_id])
     with session.locked():

@@ -1,0 +1,104 @@
+"""The four read commands as requests: what `docir get|query|search|context` and the MCP tools both run.
+
+Each request declares its options once (docir/requests.py); each function here
+opens the peers, runs the read and returns the typed result whose `to_json` is the
+command's output.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from docir.index.records import Filters
+from docir.requests import LIMIT_MAX, check_ranges, option
+from docir.services.indexing import references
+from docir.services.indexing.session import Session
+from docir.services.retrieval import federation
+from docir.services.retrieval.results import ContextResult, GetResult, QueryResult, SearchResult
+
+Warn = Callable[[str], None]
+
+INCLUDE_INACTIVE = "Also show closed documents (each type's inactive statuses, e.g. superseded, resolved)."
+STORE = "Also read this peer store (repeatable), on top of .docir/stores.yaml. Read-only."
+
+
+@dataclass(frozen=True)
+class ContextRequest:
+    task: str = option(help="What you are about to do, in plain words.")
+    also: tuple[str, ...] = option((), help="Another task; the tasks take turns at the head of the result (repeatable).")
+    limit: int = option(8, help="How many ranked documents (linked ones come on top).", min=1, max=LIMIT_MAX)
+    explain: bool = option(False, help="Show why each ranked: each ranking's rank and score, matched terms, "
+                                       "the winning chunk.")
+    expand: bool = option(True, help="Add the documents linked to the results (a superseded decision's "
+                                     "successor among them).")
+    refs: bool = option(True, help="Include chunks of reference corpora.")
+    include_inactive: bool = option(False, help=INCLUDE_INACTIVE)
+    store: tuple[str, ...] = option((), help=STORE)
+
+
+@dataclass(frozen=True)
+class GetRequest:
+    ids: tuple[str, ...] = option(help="One or more document ids; fetch all you need in one call.")
+    section: str | None = option(None, help="Return only the section with this heading (e.g. a matched_section).")
+    store: tuple[str, ...] = option((), help=STORE)
+
+
+@dataclass(frozen=True)
+class QueryRequest:
+    type: tuple[str, ...] = option((), help="Only this type (repeatable).")
+    status: tuple[str, ...] = option((), help="Only this status (repeatable); naming a closed status shows it "
+                                              "without --include-inactive.")
+    tag: tuple[str, ...] = option((), help="Only documents with this tag (repeatable: all must match).")
+    owner: str | None = option(None, help="Only documents with this owner.")
+    stale: bool | None = option(None, help="Only stale (true) or only fresh (false) documents.")
+    related_to: str | None = option(None, help="Only documents with an edge to or from this id.")
+    limit: int = option(50, help="At most this many results.", min=1, max=LIMIT_MAX)
+    include_inactive: bool = option(False, help=INCLUDE_INACTIVE)
+    store: tuple[str, ...] = option((), help=STORE)
+
+
+@dataclass(frozen=True)
+class SearchRequest:
+    text: str = option(help="Words to look for; any text is safe, it is never query syntax.")
+    limit: int = option(10, help="At most this many results.", min=1, max=LIMIT_MAX)
+    include_inactive: bool = option(False, help=INCLUDE_INACTIVE)
+    store: tuple[str, ...] = option((), help=STORE)
+
+
+def _stores(request: ContextRequest | GetRequest | QueryRequest | SearchRequest) -> list[Path]:
+    return [Path(s) for s in request.store]
+
+
+def get(session: Session, request: GetRequest, warn: Warn) -> GetResult:
+    return federation.with_peers(session, _stores(request), warn,
+                                 lambda peers: federation.get(session, peers, list(request.ids), request.section))
+
+
+def query(session: Session, request: QueryRequest, warn: Warn) -> QueryResult:
+    check_ranges(request)
+    filters = Filters(request.type, request.status, request.tag, request.owner, request.related_to)
+    return QueryResult(federation.with_peers(session, _stores(request), warn, lambda peers: federation.query(
+        session, peers, filters, stale=request.stale, include_inactive=request.include_inactive,
+        limit=request.limit)))
+
+
+def search(session: Session, request: SearchRequest, warn: Warn) -> SearchResult:
+    check_ranges(request)
+    return SearchResult(request.text, federation.with_peers(session, _stores(request), warn, lambda peers: (
+        federation.search(session, peers, request.text, include_inactive=request.include_inactive,
+                          limit=request.limit))))
+
+
+def context(session: Session, request: ContextRequest, warn: Warn) -> ContextResult:
+    check_ranges(request)
+    from docir.services.vectors.query_source import query_source  # the model: only the ranking command pays
+
+    if request.refs:
+        references.ensure_ingested(session)
+    source = query_source(session.schema.model_path, session.store.root)
+    queries = [request.task, *request.also]
+    return federation.with_peers(session, _stores(request), warn, lambda peers: federation.context(
+        session, peers, queries, source, limit=request.limit, expand=request.expand, explain=request.explain,
+        include_inactive=request.include_inactive, refs=request.refs))

@@ -1,0 +1,127 @@
+"""The write commands as requests: what `docir add|update|archive` and the MCP tools both run.
+
+Each request declares its options once (docir/requests.py). Values arrive as the
+words a person types (`KIND:ID`, `KEY=VALUE`, a date or "today") and are checked
+here, so a bad value is the same one-line usage error from the CLI and over MCP.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from docir.errors import UsageError
+from docir.requests import option
+from docir.services.indexing.session import Session
+from docir.services.vectors.query_source import after_write
+from docir.services.writing import writes
+
+Warn = Callable[[str], None]
+TODAY = "today"
+WAIT = "Return only once the new vectors are computed."
+FIELD = "Any other frontmatter field, KEY=VALUE (repeatable); with update, KEY= removes it."
+
+
+@dataclass(frozen=True)
+class AddRequest:
+    type: str = option(help="A type from docs-schema.yaml, e.g. decision.")
+    title: str = option(help="The document's title.")
+    description: str = option(help="One or two sentences that let a reader judge relevance without the body.")
+    status: str | None = option(None, help="Default: the type's default_status.")
+    tags: tuple[str, ...] = option((), help="Tags, e.g. ranking, context.")
+    related: tuple[str, ...] = option((), help="A typed edge KIND:ID, e.g. supersedes:adr-4c21693aac55 (repeatable).")
+    owner: str | None = option(None, help="Who answers for it, e.g. @team.")
+    body: str = option("", help="The Markdown body.")
+    path: str | None = option(None, help="Where to write it, relative to the store root and inside docs/, e.g. "
+                                         "docs/adr/0042.md. Default: the type's folder and a slug of the title.")
+    field: tuple[str, ...] = option((), help=FIELD)
+    wait_embeddings: bool = option(False, help=WAIT)
+
+
+@dataclass(frozen=True)
+class UpdateRequest:
+    id: str = option(help="The document to change.")
+    title: str | None = option(None, help="New title.")
+    description: str | None = option(None, help="New description.")
+    status: str | None = option(None, help="New status; must be allowed for the type.")
+    tags: tuple[str, ...] | None = option(None, help="Replace the tags (an empty list clears them).")
+    add_related: tuple[str, ...] = option((), help="Add an edge KIND:ID (repeatable).")
+    remove_related: tuple[str, ...] = option((), help="Remove an edge KIND:ID (repeatable).")
+    owner: str | None = option(None, help="New owner.")
+    verified: str | None = option(None, help="Mark as verified on this date (YYYY-MM-DD), or 'today'.")
+    append_section: str | None = option(None, help="Add a '## HEADING' section with body at the end.")
+    replace_section: str | None = option(None, help="Replace the '## HEADING' section's content with body.")
+    replace_body: bool = option(False, help="Replace the whole body with body.")
+    body: str | None = option(None, help="Text for the section or body edit.")
+    field: tuple[str, ...] = option((), help=FIELD)
+    wait_embeddings: bool = option(False, help=WAIT)
+
+
+@dataclass(frozen=True)
+class ArchiveRequest:
+    id: str = option(help="The document to archive.")
+
+
+def add(session: Session, request: AddRequest, warn: Warn) -> writes.AddResult:
+    edges = writes.parse_related(list(request.related))
+    fields = writes.parse_fields(list(request.field))
+    tags = tuple(t.strip() for t in request.tags if t.strip())
+    result = writes.add(session, request.type, title=request.title, description=request.description,
+                        status=request.status, tags=tags, related=edges, owner=request.owner, body=request.body,
+                        path=request.path, fields=fields)
+    after_write(session, request.wait_embeddings, warn)
+    return result
+
+
+def update(session: Session, request: UpdateRequest, warn: Warn) -> writes.UpdateResult:
+    result = writes.update(session, request.id, changes(request))
+    if result["embedding"] == "scheduled":
+        after_write(session, request.wait_embeddings, warn)
+    return result
+
+
+def archive(session: Session, request: ArchiveRequest, warn: Warn) -> writes.ArchiveResult:
+    return writes.archive(session, request.id)
+
+
+def changes(request: UpdateRequest) -> writes.Changes:
+    """What an update request asks for; a usage error for combinations that make no sense."""
+    edits = [name for name, on in (("--append-section", request.append_section is not None),
+                                   ("--replace-section", request.replace_section is not None),
+                                   ("--replace-body", request.replace_body)) if on]
+    if len(edits) > 1:
+        raise UsageError(f"{' and '.join(edits)} cannot be combined; make one body edit per call")
+    if edits and request.body is None:
+        raise UsageError(f"{edits[0]} needs --body TEXT (or '-' for stdin, '@FILE' for a file)")
+    if request.body is not None and not edits:
+        raise UsageError("--body goes with --append-section, --replace-section or --replace-body")
+    text = request.body or ""
+    found = writes.Changes(
+        title=request.title,
+        description=request.description,
+        status=request.status,
+        tags=None if request.tags is None else tuple(t.strip() for t in request.tags if t.strip()),
+        add_related=writes.parse_related(list(request.add_related)),
+        remove_related=writes.parse_related(list(request.remove_related)),
+        owner=request.owner,
+        verified=verified_date(request.verified),
+        append_section=(request.append_section, text) if request.append_section is not None else None,
+        replace_section=(request.replace_section, text) if request.replace_section is not None else None,
+        replace_body=text if request.replace_body else None,
+        fields=writes.parse_fields(list(request.field)),
+    )
+    if found == writes.Changes():
+        raise UsageError("nothing to change; see 'docir update --help' for what can be changed")
+    return found
+
+
+def verified_date(value: str | None) -> dt.date | None:
+    if value is None:
+        return None
+    if value == TODAY:
+        return dt.date.today()
+    try:
+        return dt.date.fromisoformat(value)
+    except ValueError:
+        raise UsageError(f"--verified {value!r} is not a date; use YYYY-MM-DD, or --verified alone for today") from None
