@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any, Optional
+from typing import Annotated, Optional
 
 import typer
 
@@ -39,7 +39,7 @@ def add(
             _print_plan(plan)
         return 0
 
-    def action(s: Session) -> dict[str, Any]:
+    def action(s: Session) -> references.IngestJSON:
         progress = None if render.wants_json(json_out) else render.progress_bar("reading")
         report = references.add(s, path, name, progress).as_dict()
         if report["added"] or report["updated"]:
@@ -83,7 +83,7 @@ def remove(name: Annotated[str, typer.Argument(help="The corpus name (see 'docir
     return 0
 
 
-def _print_plan(plan: dict[str, Any]) -> None:
+def _print_plan(plan: references.AddPlan) -> None:
     for file in plan["files"]:
         print(f"{file['file']}: {file['chunk_count']} chunk(s)")
         for chunk in file["chunks"]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
@@ -23,7 +23,7 @@ def command(
 
     Unchanged files (same size and mtime) are not even opened.
     """
-    def action(s: Session) -> dict[str, Any]:
+    def action(s: Session) -> reindex.ReindexReport:
         wait = (lambda: query_source.flush_session(s)["documents"]) if wait_embeddings else None
         result = reindex.reindex(s, full=full, wait=wait)
         if result["embeddings_due"]:

@@ -12,7 +12,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Protocol, TypedDict
 
 from docir import yamltext
 from docir.documents import refs as refdocs
@@ -44,6 +44,59 @@ class Entry:
     home: Path  # resolved
 
 
+class Skip(TypedDict):
+    path: str
+    reason: str
+
+
+class IngestJSON(TypedDict):
+    name: str
+    files: int
+    added: int
+    updated: int
+    removed: int
+    unchanged: int
+    chunks: int
+    skipped: list[Skip]
+
+
+class ChunkPlan(TypedDict):
+    heading_path: list[str]
+    tokens: int
+    continuation: bool
+
+
+class FilePlan(TypedDict):
+    file: str
+    source_uri: str
+    sha256: str
+    chunk_count: int
+    chunks: list[ChunkPlan]
+
+
+class AddPlan(TypedDict):
+    """`ref add --dry-run`: what would be stored, per file and chunk."""
+
+    path: str
+    files: list[FilePlan]
+    chunk_count: int
+    budget: int
+    skipped: list[Skip]
+
+
+class RemoveResult(TypedDict):
+    name: str
+    removed_files: int
+
+
+class CorpusListing(TypedDict):
+    name: str
+    path: str
+    exists: bool
+    files: int
+    chunks: int
+
+
 @dataclass
 class IngestReport:
     name: str
@@ -53,10 +106,11 @@ class IngestReport:
     removed: int = 0
     unchanged: int = 0
     chunks: int = 0
-    skipped: list[dict[str, str]] = field(default_factory=list)
+    skipped: list[Skip] = field(default_factory=list)
 
-    def as_dict(self) -> dict[str, Any]:
-        return dict(self.__dict__)
+    def as_dict(self) -> IngestJSON:
+        return {"name": self.name, "files": self.files, "added": self.added, "updated": self.updated,
+                "removed": self.removed, "unchanged": self.unchanged, "chunks": self.chunks, "skipped": self.skipped}
 
 
 def registry(store: Store) -> list[Entry]:
@@ -91,10 +145,10 @@ def counter_for_store(store: Store, schema_model_path: str | None) -> Counter:
     return TokenCounter(choice) if choice.path is not None else WordCounter()
 
 
-def plan(target: Path, counter: Counter) -> dict[str, Any]:
+def plan(target: Path, counter: Counter) -> AddPlan:
     """What `ref add` would store: per file, each chunk's heading path and token count. No writes, no model."""
     skipped: list[refdocs.Skipped] = []
-    files = []
+    files: list[FilePlan] = []
     budget = window_budget(counter.max_tokens)
     for ref in refdocs.walk(target, skipped):
         chunks = refdocs.chunk_file(ref, counter.count_tokens, budget)
@@ -128,7 +182,7 @@ def add(session: Session, target: Path, name: str | None, progress: Progress | N
         return ingest(session, Entry(name, _as_written(session.store, home), home), counter_for(session), progress)
 
 
-def remove(session: Session, name: str) -> dict[str, Any]:
+def remove(session: Session, name: str) -> RemoveResult:
     with session.locked():
         entries = registry(session.store)
         if not any(e.name == name for e in entries):
@@ -142,7 +196,7 @@ def remove(session: Session, name: str) -> dict[str, Any]:
     return {"name": name, "removed_files": len(files)}
 
 
-def listing(session: Session) -> list[dict[str, Any]]:
+def listing(session: Session) -> list[CorpusListing]:
     counts = session.catalog.ref_counts()
     return [{"name": e.name, "path": e.path, "exists": e.home.exists(), "files": counts.get(e.name, (0, 0))[0],
              "chunks": counts.get(e.name, (0, 0))[1]} for e in registry(session.store)]

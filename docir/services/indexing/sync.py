@@ -50,16 +50,6 @@ class SyncReport:
     skipped: list[tuple[str, str]] = field(default_factory=list)  # newly skipped (path, reason)
     changed_rowids: list[int] = field(default_factory=list)  # whose text changed: embeddings due
 
-    def as_dict(self) -> dict[str, object]:
-        return {
-            "added": self.added,
-            "updated": self.updated,
-            "moved": self.moved,
-            "removed": self.removed,
-            "unchanged": self.unchanged,
-            "skipped": [{"path": p, "reason": r} for p, r in self.skipped],
-        }
-
 
 def plan_stats(disk: dict[str, FileStat], indexed: dict[str, FileState],
                skipped: dict[str, SkippedFile]) -> StatPlan:

@@ -15,7 +15,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from docir.documents import frontmatter
 from docir.documents.files import atomic_write, decode
@@ -43,6 +43,17 @@ LINK_RE = re.compile(r"\[([^\]]*)\]\(([^)]+)\)")
 REVIEW_FIELD = "review"
 
 
+class PlannedJSON(TypedDict):
+    source: str
+    path: str
+    id: str
+    added: list[str]  # docir fields it gains
+    mapped: dict[str, dict[str, str]]  # field -> {"from": original, "to": docir's}
+    review: list[str]  # derived fields a person should check
+    related: list[dict[str, str]]
+    skipped: str | None
+
+
 @dataclass
 class Planned:
     """What adopt will do to one file."""
@@ -57,7 +68,7 @@ class Planned:
     edges: list[tuple[str, str]] = field(default_factory=list)  # (kind, target id)
     skipped: str | None = None
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> PlannedJSON:
         return {"source": str(self.source), "path": self.target, "id": self.doc_id, "added": self.added,
                 "mapped": {k: {"from": a, "to": b} for k, (a, b) in self.mapped.items()}, "review": self.review,
                 "related": [{"kind": k, "id": t} for k, t in self.edges], "skipped": self.skipped}

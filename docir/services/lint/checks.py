@@ -12,7 +12,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TypedDict
 
 from docir.documents import frontmatter
 from docir.documents.files import read_text
@@ -31,6 +31,16 @@ SUPPRESS_RE = re.compile(r"<!--\s*docir:\s*ignore\[([^\]]*)\]\s*-->")
 DATE_FIELDS = ("verified", "date")
 
 
+class FindingJSON(TypedDict):
+    path: str
+    line: int
+    col: int
+    code: str
+    alias: str
+    severity: str
+    message: str
+
+
 @dataclass(frozen=True)
 class Finding:
     path: str
@@ -44,7 +54,7 @@ class Finding:
     def alias(self) -> str:
         return RULES[self.code].alias
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> FindingJSON:
         return {"path": self.path, "line": self.line, "col": self.col, "code": self.code, "alias": self.alias,
                 "severity": self.severity, "message": self.message}
 
