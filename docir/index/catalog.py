@@ -211,13 +211,6 @@ class Catalog:
         ).fetchone()[0])
         return due, total
 
-    def next_settle_time(self, model_id: str) -> float | None:
-        """When the oldest due document was last changed (the debounce clock), or None."""
-        found = self.conn.execute(
-            "SELECT min(dirty_since) FROM embeddings WHERE dirty = 1 OR model_id IS NOT ?", (model_id,)
-        ).fetchone()
-        return None if found is None or found[0] is None else float(found[0])
-
     def cached_vectors(self, shas: Iterable[str], model_id: str) -> set[str]:
         """Which of these texts already have a vector from this model."""
         wanted = list(dict.fromkeys(shas))
@@ -356,9 +349,6 @@ class Catalog:
                               [(model_id, rowid, sha) for rowid, sha in done])
         self._bump_vectors()
 
-    def ref_queue(self, model_id: str | None) -> int:
-        return int(self.conn.execute("SELECT count(*) FROM ref_chunks WHERE model_id IS NOT ?", (model_id,)).fetchone()[0])
-
     def ref_lexical_hits(self, match: str, limit: int) -> list[Hit]:
         rows = self.conn.execute(
             "SELECT rowid, bm25(ref_fts, 3.0, 1.0) AS score FROM ref_fts WHERE ref_fts MATCH ? ORDER BY score LIMIT ?",
@@ -409,10 +399,6 @@ class Catalog:
         """Every row carrying `doc_id` (more than one means a duplicate id), ordered by path."""
         rows = self.conn.execute("SELECT rowid FROM documents WHERE id = ? ORDER BY path", (doc_id,))
         return [(int(r[0]), self._row(int(r[0]))) for r in rows.fetchall()]
-
-    def document_at(self, path: str) -> tuple[int, DocRow] | None:
-        found = self.conn.execute("SELECT rowid FROM documents WHERE path = ?", (path,)).fetchone()
-        return None if found is None else (int(found[0]), self._row(int(found[0])))
 
     def listings(self, filters: Filters = Filters()) -> Iterator[Listing]:
         """Documents matching the structured filters, in path order, read lazily."""
@@ -527,21 +513,9 @@ class Catalog:
         )
         return [(r[0], r[1]) for r in rows]
 
-    def duplicate_ids(self) -> dict[str, list[str]]:
-        rows = self.conn.execute(
-            "SELECT id, group_concat(path, char(10)) FROM documents GROUP BY id HAVING count(*) > 1"
-        )
-        return {r[0]: sorted(r[1].split("\n")) for r in rows}
-
     def get_setting(self, key: str) -> str | None:
         found = self.conn.execute("SELECT value FROM settings WHERE key = ?", (key,)).fetchone()
         return None if found is None else str(found[0])
-
-    def set_setting(self, key: str, value: str) -> None:
-        self.conn.execute("INSERT OR REPLACE INTO settings (key, value) VALUES (?, ?)", (key, value))
-
-    def count(self) -> int:
-        return int(self.conn.execute("SELECT count(*) FROM documents").fetchone()[0])
 
 
 def _stored_ref(r: sqlite3.Row) -> StoredRefChunk:
