@@ -8,6 +8,7 @@ import time
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 
+from docir.index.chunked import in_chunks
 from docir.index.fts import BM25_WEIGHTS, index_text
 from docir.index.records import (
     ChunkVector,
@@ -25,6 +26,10 @@ from docir.index.records import (
 )
 
 _LISTING_COLUMNS = "rowid, path, id, type, title, description, status, tags, related, owner, verified, archived, size"
+_REF_CHUNK_SELECT = (
+    "SELECT c.rowid, f.ref, f.source_uri, f.sha256, c.id, c.ordinal, c.heading_path, c.text,"
+    " c.continuation, c.start, c.end, c.text_sha FROM ref_chunks c JOIN ref_files f ON f.rowid = c.file"
+)
 
 
 class Catalog:
@@ -213,16 +218,9 @@ class Catalog:
 
     def cached_vectors(self, shas: Iterable[str], model_id: str) -> set[str]:
         """Which of these texts already have a vector from this model."""
-        wanted = list(dict.fromkeys(shas))
-        found: set[str] = set()
-        for start in range(0, len(wanted), 500):
-            chunk = wanted[start : start + 500]
-            rows = self.conn.execute(
-                f"SELECT text_sha FROM vectors WHERE model_id = ? AND text_sha IN ({','.join('?' * len(chunk))})",
-                (model_id, *chunk),
-            )
-            found.update(r[0] for r in rows)
-        return found
+        rows = in_chunks(self.conn, "SELECT text_sha FROM vectors WHERE model_id = ? AND text_sha IN (...)",
+                         dict.fromkeys(shas), before=(model_id,))
+        return {r[0] for r in rows}
 
     def store_vectors(self, model_id: str, dim: int, items: Iterable[tuple[str, bytes]]) -> None:
         self.conn.executemany(
@@ -372,23 +370,14 @@ class Catalog:
         """Reference chunks by row number or by id."""
         found: list[StoredRefChunk] = []
         for column, values in (("c.rowid", list(rowids)), ("c.id", list(ids))):
-            for start in range(0, len(values), 500):
-                chunk = values[start : start + 500]
-                rows = self.conn.execute(
-                    "SELECT c.rowid, f.ref, f.source_uri, f.sha256, c.id, c.ordinal, c.heading_path, c.text,"
-                    " c.continuation, c.start, c.end, c.text_sha FROM ref_chunks c JOIN ref_files f ON f.rowid = c.file"
-                    f" WHERE {column} IN ({','.join('?' * len(chunk))})",
-                    chunk,
-                )
-                found.extend(_stored_ref(r) for r in rows)
+            rows = in_chunks(self.conn, f"{_REF_CHUNK_SELECT} WHERE {column} IN (...)", values)
+            found.extend(_stored_ref(r) for r in rows)
         return found
 
     def ref_section(self, source_uri: str, heading_path: tuple[str, ...]) -> list[StoredRefChunk]:
         """Every piece of one section, in order: split sections are shown whole again."""
         rows = self.conn.execute(
-            "SELECT c.rowid, f.ref, f.source_uri, f.sha256, c.id, c.ordinal, c.heading_path, c.text,"
-            " c.continuation, c.start, c.end, c.text_sha FROM ref_chunks c JOIN ref_files f ON f.rowid = c.file"
-            " WHERE f.source_uri = ? AND c.heading_path = ? ORDER BY c.ordinal",
+            f"{_REF_CHUNK_SELECT} WHERE f.source_uri = ? AND c.heading_path = ? ORDER BY c.ordinal",
             (source_uri, json.dumps(list(heading_path))),
         )
         return [_stored_ref(r) for r in rows]
@@ -428,29 +417,17 @@ class Catalog:
             yield _listing(r)
 
     def listings_by_rowid(self, rowids: Iterable[int]) -> dict[int, Listing]:
-        ids = list(rowids)
-        found: dict[int, Listing] = {}
-        for start in range(0, len(ids), 500):
-            chunk = ids[start : start + 500]
-            rows = self.conn.execute(
-                f"SELECT {_LISTING_COLUMNS} FROM documents WHERE rowid IN ({','.join('?' * len(chunk))})", chunk
-            )
-            for r in rows:
-                found[int(r[0])] = _listing(r)
-        return found
+        rows = in_chunks(self.conn, f"SELECT {_LISTING_COLUMNS} FROM documents WHERE rowid IN (...)", rowids)
+        return {int(r[0]): _listing(r) for r in rows}
 
     def listings_by_ids(self, doc_ids: Iterable[str]) -> dict[str, Listing]:
         """The first (by path) row of each id."""
-        ids = list(dict.fromkeys(doc_ids))
         found: dict[str, Listing] = {}
-        for start in range(0, len(ids), 500):
-            chunk = ids[start : start + 500]
-            rows = self.conn.execute(
-                f"SELECT {_LISTING_COLUMNS} FROM documents WHERE id IN ({','.join('?' * len(chunk))}) ORDER BY path",
-                chunk,
-            )
-            for r in rows:
-                found.setdefault(r[2], _listing(r))
+        # A chunk holds every row of its ids, so ordering each chunk by path finds each id's first.
+        rows = in_chunks(self.conn, f"SELECT {_LISTING_COLUMNS} FROM documents WHERE id IN (...) ORDER BY path",
+                         dict.fromkeys(doc_ids))
+        for r in rows:
+            found.setdefault(r[2], _listing(r))
         return found
 
     def lexical_hits(self, match: str, limit: int = -1) -> list[Hit]:
@@ -478,16 +455,8 @@ class Catalog:
 
     def visibility_rows(self, rowids: Iterable[int]) -> dict[int, tuple[str, str, bool]]:
         """rowid -> (type, status, archived): all a ranking needs to apply the visibility predicate."""
-        ids = list(rowids)
-        found: dict[int, tuple[str, str, bool]] = {}
-        for start in range(0, len(ids), 500):
-            chunk = ids[start : start + 500]
-            rows = self.conn.execute(
-                f"SELECT rowid, type, status, archived FROM documents WHERE rowid IN ({','.join('?' * len(chunk))})",
-                chunk,
-            )
-            found.update((int(r[0]), (r[1], r[2], bool(r[3]))) for r in rows)
-        return found
+        rows = in_chunks(self.conn, "SELECT rowid, type, status, archived FROM documents WHERE rowid IN (...)", rowids)
+        return {int(r[0]): (r[1], r[2], bool(r[3])) for r in rows}
 
     def term_matches(self, rowid: int, term: str) -> bool:
         """Whether one query term (as FTS matches it: stemmed, any column) occurs in the document."""
