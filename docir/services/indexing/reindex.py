@@ -25,5 +25,5 @@ def reindex(session: Session, *, full: bool = False, wait: Callable[[], int] | N
     out["references"] = [r.as_dict() for r in reference_corpora.sync_all(session)] if refs else []
     out["embeddings_recomputed"] = wait() if wait is not None else 0
     choice = resolve(session.schema.model_path, session.store.root)
-    out["embeddings_due"] = session.catalog.queue_counts(choice.model_id if choice.available else None)[0]
+    out["embeddings_due"] = session.catalog.vectors.queue_counts(choice.model_id if choice.available else None)[0]
     return out
