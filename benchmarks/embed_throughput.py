@@ -4,7 +4,7 @@
 
 A deterministic store (benchmarks/generate.py, seed 7) lives in
 benchmarks/.cache/embed-store-<N>-seed<S>/. The texts docir embeds for it are listed once,
-with docir's own code: for every due document (`Catalog.dirty_jobs` on a fresh index) the
+with docir's own code: for every due document (`VectorStore.dirty_jobs` on a fresh index) the
 document text (`docir.documents.model.embedded_text`) and its chunks
 (`docir.documents.chunk.chunk_markdown` with the real tokenizer and `window_budget`),
 de-duplicated by sha256 as docir's drain does. Then, in rounds (floor first):
@@ -82,7 +82,7 @@ def dump_texts(root: Path, out: Path) -> None:
     embedder = source.embedder
     session = open_session(root, refresh=False)
     try:
-        jobs = session.catalog.dirty_jobs(embedder.model_id, limit=1 << 30)
+        jobs = session.catalog.vectors.dirty_jobs(embedder.model_id, limit=1 << 30)
     finally:
         session.close()
     budget = window_budget(embedder.max_tokens)

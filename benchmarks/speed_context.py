@@ -114,7 +114,7 @@ def fill_vectors(root: Path) -> dict[str, object]:
     try:
         started = time.perf_counter()
         report = embedding.drain(session.catalog, fake)
-        due, total = session.catalog.queue_counts(fake.model_id)
+        due, total = session.catalog.vectors.queue_counts(fake.model_id)
         vectors = int(session.catalog.conn.execute("SELECT count(*) FROM vectors").fetchone()[0])
         chunks = int(session.catalog.conn.execute("SELECT count(*) FROM chunk_embeddings").fetchone()[0])
     finally:

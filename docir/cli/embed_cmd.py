@@ -28,7 +28,7 @@ def command(
         out: dict[str, Any] = {"semantic": "on" if choice.available else choice.source, "model": model_id}
         if flush:
             out.update(_flush(s, json_out))
-        due, total = s.catalog.queue_counts(model_id)
+        due, total = s.catalog.vectors.queue_counts(model_id)
         out.update({"due": due, "total": total})
         return out
 

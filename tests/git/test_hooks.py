@@ -64,7 +64,7 @@ def index_matches_files(root: Path, unindexable: tuple[str, ...] = ()) -> bool:
     """Compare the index as the hook left it (no command refreshes it here) with the files."""
     conn = open_index(root / ".docir" / "index.db")
     try:
-        indexed = {p: s.sha256 for p, s in Catalog(conn).file_states().items()}
+        indexed = {p: s.sha256 for p, s in Catalog(conn).docs.file_states().items()}
     finally:
         conn.close()
     on_disk = {p: hashlib.sha256((root / p).read_bytes()).hexdigest() for p in scan_docs(root, root / "docs")

@@ -21,21 +21,21 @@ def make(store: Path) -> tuple[Session, str]:
 
 
 def vectors_of(session: Session, doc_id: str, model_id: str) -> tuple[bytes | None, dict[int, str]]:
-    rowid = session.catalog.documents_by_id(doc_id)[0][0]
-    chunks = {o: c.vector_sha for o, c in session.catalog.chunk_rows(rowid).items()}
-    return session.catalog.document_vector(rowid, model_id), chunks
+    rowid = session.catalog.docs.by_id(doc_id)[0][0]
+    chunks = {o: c.vector_sha for o, c in session.catalog.vectors.chunk_rows(rowid).items()}
+    return session.catalog.vectors.document_vector(rowid, model_id), chunks
 
 
 def test_add_schedules_and_drain_writes_document_and_section_vectors(store: Path) -> None:
     session, doc_id = make(store)
     fake = CountingEmbedder()
-    assert session.catalog.queue_counts(fake.model_id) == (1, 1)
+    assert session.catalog.vectors.queue_counts(fake.model_id) == (1, 1)
     report = embedding.drain(session.catalog, fake)
     assert report.documents == 1
     doc_vector, chunks = vectors_of(session, doc_id, fake.model_id)
     assert doc_vector is not None and len(doc_vector) == 16 * 4
     assert len(chunks) == 2
-    assert session.catalog.queue_counts(fake.model_id) == (0, 1)
+    assert session.catalog.vectors.queue_counts(fake.model_id) == (0, 1)
     # Each section chunk carries the title as its breadcrumb, inside the embedded text.
     assert any(t.startswith("Pick a queue > Context") for t in fake.texts)
 
@@ -49,7 +49,7 @@ def test_status_only_update_leaves_vectors_untouched(store: Path) -> None:
                    writes.Changes(owner="@other")):
         result = writes.update(session, doc_id, change)
         assert result["embedding"] == "unchanged"
-        assert session.catalog.queue_counts(fake.model_id) == (0, 1)
+        assert session.catalog.vectors.queue_counts(fake.model_id) == (0, 1)
     assert vectors_of(session, doc_id, fake.model_id) == before
 
 
@@ -60,7 +60,7 @@ def test_text_changes_schedule_and_only_new_text_reaches_the_model(store: Path) 
     fake.texts.clear()
     result = writes.update(session, doc_id, writes.Changes(append_section=("Consequences", "Fewer outages.")))
     assert result["embedding"] == "scheduled"
-    assert session.catalog.queue_counts(fake.model_id) == (1, 1)
+    assert session.catalog.vectors.queue_counts(fake.model_id) == (1, 1)
     report = embedding.drain(session.catalog, fake)
     # The document text and the new section are new; the two old sections are reused by hash.
     assert report.texts_embedded == 2
@@ -73,7 +73,7 @@ def test_identical_text_is_never_embedded_twice(store: Path) -> None:
     embedding.drain(session.catalog, fake)
     # Same title and body under another path: every text is already known.
     path = store / "docs" / "decisions" / "copy.md"
-    text = (store / session.catalog.documents_by_id(first)[0][1].path).read_text()
+    text = (store / session.catalog.docs.by_id(first)[0][1].path).read_text()
     path.write_text(text.replace(first, "adr-0123456789ab"))
     session.refresh()
     fake.texts.clear()
@@ -88,17 +88,17 @@ def test_archive_removes_vectors_in_the_same_transaction(store: Path) -> None:
     embedding.drain(session.catalog, fake)
     writes.archive(session, doc_id)
     assert vectors_of(session, doc_id, fake.model_id) == (None, {})
-    assert session.catalog.vector_set(fake.model_id).rowids == []
-    assert session.catalog.queue_counts(fake.model_id) == (0, 0)
+    assert session.catalog.vectors.vector_set(fake.model_id).rowids == []
+    assert session.catalog.vectors.queue_counts(fake.model_id) == (0, 0)
 
 
 def test_rows_of_another_model_count_as_dirty(store: Path) -> None:
     session, _ = make(store)
     embedding.drain(session.catalog, CountingEmbedder(model_id="old@test"))
     newer = CountingEmbedder(model_id="new@test")
-    assert session.catalog.queue_counts(newer.model_id) == (1, 1)
+    assert session.catalog.vectors.queue_counts(newer.model_id) == (1, 1)
     assert embedding.drain(session.catalog, newer).documents == 1
-    assert session.catalog.queue_counts(newer.model_id) == (0, 1)
+    assert session.catalog.vectors.queue_counts(newer.model_id) == (0, 1)
 
 
 def test_debounce_waits_for_a_quiet_document(store: Path) -> None:
@@ -124,7 +124,7 @@ def test_the_text_embedded_is_the_text_whose_change_marks_a_document_due(store: 
     """One definition of a document's embedded text: the drain embeds exactly what text_sha hashes."""
     session, doc_id = make(store)
     fake = CountingEmbedder()
-    (job,) = session.catalog.dirty_jobs(fake.model_id)
+    (job,) = session.catalog.vectors.dirty_jobs(fake.model_id)
     embedding.drain(session.catalog, fake)
     assert job.text_sha in {text_sha(t) for t in fake.texts}
     changes = {"title": writes.Changes(title="Pick a message queue"),
@@ -134,7 +134,7 @@ def test_the_text_embedded_is_the_text_whose_change_marks_a_document_due(store: 
     for name, change in changes.items():
         result = writes.update(session, doc_id, change)
         assert result["embedding"] == "scheduled", name
-        (job,) = session.catalog.dirty_jobs(fake.model_id)
+        (job,) = session.catalog.vectors.dirty_jobs(fake.model_id)
         fake.texts.clear()
         embedding.drain(session.catalog, fake)
         assert job.text_sha in {text_sha(t) for t in fake.texts}, name

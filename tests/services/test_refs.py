@@ -128,7 +128,7 @@ def test_the_type_checker_rejects_a_reference_chunk_on_document_paths(tmp_path: 
         "from docir.services.indexing.session import Session\n\n"
         "def misuse(session: Session, catalog: Catalog, schema: Schema, chunk: RefChunk) -> None:\n"
         "    writes.update(session, chunk, writes.Changes())\n"
-        "    catalog.upsert(chunk)\n"
+        "    catalog.docs.upsert(chunk)\n"
         "    lint.check(schema, {'x.md': chunk}, datetime.date.today())\n"
         "    lint_deep.near_duplicate_pairs([chunk], 0.9)\n"
     )

@@ -189,15 +189,15 @@ def remove(session: Session, name: str) -> RemoveResult:
             known = ", ".join(e.name for e in entries) or "none"
             raise NotFound(f"no reference corpus named {name!r} (registered: {known})")
         save_registry(session.store, [e for e in entries if e.name != name])
-        files = session.catalog.ref_files(name)
+        files = session.catalog.refs.files(name)
         with session.catalog.transaction():
             for uri in files:
-                session.catalog.remove_ref_file(uri)
+                session.catalog.refs.remove_file(uri)
     return {"name": name, "removed_files": len(files)}
 
 
 def listing(session: Session) -> list[CorpusListing]:
-    counts = session.catalog.ref_counts()
+    counts = session.catalog.refs.counts()
     return [{"name": e.name, "path": e.path, "exists": e.home.exists(), "files": counts.get(e.name, (0, 0))[0],
              "chunks": counts.get(e.name, (0, 0))[1]} for e in registry(session.store)]
 
@@ -205,7 +205,7 @@ def listing(session: Session) -> list[CorpusListing]:
 def ingest(session: Session, entry: Entry, counter: Counter, progress: Progress | None = None) -> IngestReport:
     """Bring the index's chunks of one corpus in line with its files, by sha256 per file."""
     report = IngestReport(entry.name)
-    known = session.catalog.ref_files(entry.name)
+    known = session.catalog.refs.files(entry.name)
     skipped: list[refdocs.Skipped] = []
     budget = window_budget(counter.max_tokens)
     seen: set[str] = set()
@@ -224,7 +224,7 @@ def ingest(session: Session, entry: Entry, counter: Counter, progress: Progress 
         rows = [RefChunkRow(c.id, c.ordinal, c.heading_path, c.text, c.continuation, c.start, c.end,
                             sha256_text(c.text)) for c in chunks]
         with session.catalog.transaction():
-            session.catalog.replace_ref_file(RefFileRow(entry.name, ref.source_uri, ref.relpath, ref.sha256), rows)
+            session.catalog.refs.replace_file(RefFileRow(entry.name, ref.source_uri, ref.relpath, ref.sha256), rows)
         report.chunks += len(rows)
         if before is None:
             report.added += 1
@@ -236,7 +236,7 @@ def ingest(session: Session, entry: Entry, counter: Counter, progress: Progress 
     if gone:
         with session.catalog.transaction():
             for uri in gone:
-                session.catalog.remove_ref_file(uri)
+                session.catalog.refs.remove_file(uri)
     report.removed = len(gone)
     report.skipped.extend({"path": s.path, "reason": s.reason} for s in skipped)
     return report
@@ -266,7 +266,7 @@ def ensure_ingested(session: Session) -> None:
     entries = registry(session.store)
     if not entries:
         return
-    present = session.catalog.ref_counts()
+    present = session.catalog.refs.counts()
     missing = [e for e in entries if e.name not in present and e.home.exists()]
     if missing:
         counter = counter_for(session)

@@ -99,8 +99,8 @@ class Scan:
 def scan(root: Path, docs_dir: Path, catalog: Catalog, disk: dict[str, FileStat] | None = None) -> Scan:
     """Walk docs/ (unless `disk` is given) and plan against the index as it is now."""
     disk = scan_docs(root, docs_dir) if disk is None else disk
-    indexed = catalog.file_states()
-    return Scan(disk, indexed, plan_stats(disk, indexed, catalog.skipped_files()))
+    indexed = catalog.docs.file_states()
+    return Scan(disk, indexed, plan_stats(disk, indexed, catalog.docs.skipped_files()))
 
 
 def apply(root: Path, catalog: Catalog, current: Scan) -> SyncReport:
@@ -130,23 +130,23 @@ def apply(root: Path, catalog: Catalog, current: Scan) -> SyncReport:
     with catalog.transaction():
         for old, new in plan.moved:
             st = disk[new]
-            catalog.move(old, FileState(new, st.size, st.mtime_ns, hashes[new]), is_archived_path(new))
+            catalog.docs.move(old, FileState(new, st.size, st.mtime_ns, hashes[new]), is_archived_path(new))
             report.moved += 1
         for path in plan.removed:
-            catalog.remove(path)
+            catalog.docs.remove(path)
             report.removed += 1
         for path in plan.added + plan.changed:
-            rowid = catalog.upsert(rows[path])
+            rowid = catalog.docs.upsert(rows[path])
             report.changed_rowids.append(rowid)
-            catalog.clear_skipped(path)
+            catalog.docs.clear_skipped(path)
         for path in plan.touched:
             st = disk[path]
-            catalog.touch(FileState(path, st.size, st.mtime_ns, hashes[path]))
-            catalog.clear_skipped(path)
+            catalog.docs.touch(FileState(path, st.size, st.mtime_ns, hashes[path]))
+            catalog.docs.clear_skipped(path)
         for item in skipped:
-            catalog.set_skipped(item)
+            catalog.docs.set_skipped(item)
         for path in stat_plan.gone_skipped:
-            catalog.clear_skipped(path)
+            catalog.docs.clear_skipped(path)
     report.added = len(plan.added)
     report.updated = len(plan.changed)
     report.skipped = [(s.path, s.reason) for s in skipped]
@@ -159,8 +159,8 @@ def index_file(root: Path, catalog: Catalog, relpath: str) -> int:
     doc, _text, sha = load_document(root, relpath)
     st = os.stat(root / relpath)
     with catalog.transaction():
-        rowid = catalog.upsert(to_row(doc, sha, st.st_size, st.st_mtime_ns))
-        catalog.clear_skipped(relpath)
+        rowid = catalog.docs.upsert(to_row(doc, sha, st.st_size, st.st_mtime_ns))
+        catalog.docs.clear_skipped(relpath)
     return rowid
 
 

@@ -56,8 +56,8 @@ def near_duplicates(session: Session, source: QuerySource, report: LintReport, p
     if isinstance(source, LocalModel):
         # Staged documents not yet embedded are embedded for the check.
         embedding.drain(session.catalog, source.embedder)
-    rowids, blobs = session.catalog.document_vectors(source.model_id)
-    listings = session.catalog.listings_by_rowid(rowids)
+    rowids, blobs = session.catalog.vectors.document_vectors(source.model_id)
+    listings = session.catalog.docs.listings_by_rowid(rowids)
     visible = Visibility.from_schema(session.schema)
     docs = [DocumentVector(listings[r], unpack(blob, len(blob) // 4)) for r, blob in zip(rowids, blobs)
             if r in listings and visible.allows(listings[r].type, listings[r].status, listings[r].archived)]

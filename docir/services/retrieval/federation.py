@@ -181,7 +181,7 @@ def context(session: Session, peers: list[Peer], queries: list[str], source: Que
                             include_inactive=include_inactive, refs=refs)
     groups = [tag(local.results, LOCAL)]
     for peer in peers:
-        models = peer.session.catalog.model_ids()
+        models = peer.session.catalog.vectors.model_ids()
         peer_source: QuerySource = shared
         if shared.model_id is None or (models and shared.model_id not in models):
             reason = f"its vectors are from {', '.join(models)}" if models else "no model here"

@@ -82,7 +82,7 @@ def context(session: Session, queries: list[str], source: QuerySource, *, limit:
     if mode != "lexical" and source.model_id is not None:
         vectors = _cached_vectors(session, source.model_id, refs)
         query_vectors = source.embed(queries)
-        pending = session.catalog.queue_counts(source.model_id)[0]
+        pending = session.catalog.vectors.queue_counts(source.model_id)[0]
     per_query: list[list[Candidate]] = []
     for index, text in enumerate(queries):
         lexical: list[Candidate] = []
@@ -99,7 +99,7 @@ def context(session: Session, queries: list[str], source: QuerySource, *, limit:
         per_query.append(fuse(per_kind, vector))
     ordered = _take_turns(per_query, limit)
     # Full listings only for what is shown: candidates needed no more than their visibility.
-    listings = session.catalog.listings_by_rowid(c.key[1] for c in ordered if c.key[0] == "doc")
+    listings = session.catalog.docs.listings_by_rowid(c.key[1] for c in ordered if c.key[0] == "doc")
     for cand in ordered:
         if cand.key[0] == "doc":
             cand.listing = listings[cand.key[1]]
@@ -132,7 +132,7 @@ def _with_coverage(session: Session, text: str, ranked: list[Candidate], table: 
     terms = query_terms(text)
     if not ranked or len(terms) < 2:
         return ranked
-    matches = session.catalog.term_rowids(terms, [c.key[1] for c in ranked], table)
+    matches = session.catalog.search.term_rowids(terms, [c.key[1] for c in ranked], table)
     for cand in ranked:
         cand.coverage = sum(1 for rows in matches if cand.key[1] in rows) / len(terms)
     return ranked
@@ -142,8 +142,8 @@ def _ref_lexical(session: Session, text: str) -> list[Candidate]:
     match = match_expression(text)
     if match is None:
         return []
-    hits = session.catalog.ref_lexical_hits(match, CANDIDATES)
-    chunks = {c.rowid: c for c in session.catalog.ref_chunks(rowids=[h.rowid for h in hits])}
+    hits = session.catalog.search.ref_lexical_hits(match, CANDIDATES)
+    chunks = {c.rowid: c for c in session.catalog.refs.chunks(rowids=[h.rowid for h in hits])}
     return [Candidate(("ref", h.rowid), ref=chunks[h.rowid], bm25=h.bm25) for h in hits if h.rowid in chunks]
 
 
@@ -158,7 +158,7 @@ def _vector_ranking(session: Session, vectors: _Vectors, query: np.ndarray, visi
             best[rowid] = (float(sims[index]), vectors.docs.ordinals[index])
     order = list(best)
     for start in range(0, len(order), CANDIDATES):
-        seen = session.catalog.visibility_rows(order[start : start + CANDIDATES])
+        seen = session.catalog.docs.visibility_rows(order[start : start + CANDIDATES])
         for rowid in order[start : start + CANDIDATES]:
             row = seen.get(rowid)
             if row is not None and visibility.allows(*row):
@@ -169,7 +169,7 @@ def _vector_ranking(session: Session, vectors: _Vectors, query: np.ndarray, visi
     if vectors.refs is not None and vectors.refs.rowids:
         ref_sims = cosine(vectors.refs.matrix, query)
         top = [int(i) for i in np.argsort(-ref_sims)[:CANDIDATES]]
-        chunks = {c.rowid: c for c in session.catalog.ref_chunks(rowids=[vectors.refs.rowids[i] for i in top])}
+        chunks = {c.rowid: c for c in session.catalog.refs.chunks(rowids=[vectors.refs.rowids[i] for i in top])}
         for i in top:
             rowid = vectors.refs.rowids[i]
             if rowid in chunks:
@@ -184,12 +184,12 @@ _VECTOR_CACHE: dict[tuple[str, str, bool], tuple[int, _Vectors]] = {}
 
 def _cached_vectors(session: Session, model_id: str, refs: bool) -> _Vectors:
     key = (str(session.store.index_path), model_id, refs)
-    generation = session.catalog.vectors_generation()
+    generation = session.catalog.vectors.generation()
     cached = _VECTOR_CACHE.get(key)
     if cached is not None and cached[0] == generation:
         return cached[1]
-    vectors = _Vectors(session.catalog.vector_set(model_id),
-                       session.catalog.ref_vector_set(model_id) if refs else None)
+    vectors = _Vectors(session.catalog.vectors.vector_set(model_id),
+                       session.catalog.refs.vector_set(model_id) if refs else None)
     _VECTOR_CACHE[key] = (generation, vectors)
     return vectors
 
@@ -227,7 +227,7 @@ def _entry(session: Session, cand: Candidate, explain: bool, queries: list[str])
         return _ref_entry(cand, explain, queries)
     assert cand.listing is not None
     similarity = None if cand.similarity is None else round(cand.similarity, 4)
-    chunk = session.catalog.chunk_rows(cand.listing.rowid).get(cand.ordinal) if cand.ordinal not in (None, -1) else None
+    chunk = session.catalog.vectors.chunk_rows(cand.listing.rowid).get(cand.ordinal) if cand.ordinal not in (None, -1) else None
     section = chunk.section if chunk is not None and chunk.section else None
     entry: ContextHit = {
         **skeleton(cand.listing, session.schema, session.today),
@@ -241,7 +241,7 @@ def _entry(session: Session, cand: Candidate, explain: bool, queries: list[str])
     if explain:
         text = ""
         if chunk is not None:
-            text = session.catalog.body_of(cand.listing.rowid)[chunk.start : chunk.end].strip()
+            text = session.catalog.docs.body_of(cand.listing.rowid)[chunk.start : chunk.end].strip()
         return ExplainedHit(**entry, explain={
             "lexical_rank": cand.lexical_rank,
             "vector_rank": cand.vector_rank,
@@ -284,7 +284,7 @@ def _ref_entry(cand: Candidate, explain: bool, queries: list[str]) -> ReferenceH
 
 def _matched_terms(session: Session, rowid: int, queries: list[str]) -> list[str]:
     terms = list(dict.fromkeys(t for q in queries for t in query_terms(q)))
-    return [t for t in terms if session.catalog.term_matches(rowid, t)]
+    return [t for t in terms if session.catalog.search.term_matches(rowid, t)]
 
 
 def _expand(session: Session, seeds: list[Candidate], visibility: Visibility, vectors: _Vectors | None,
@@ -296,9 +296,9 @@ def _expand(session: Session, seeds: list[Candidate], visibility: Visibility, ve
     for seed in seeds:
         assert seed.listing is not None
         hops: list[tuple[str, str, Literal["successor", "outgoing"]]] = [
-            (kind, src, "successor") for kind, src in session.catalog.edges_to(seed.listing.id, successor_kinds)]
-        hops += [(kind, dst, "outgoing") for kind, dst in session.catalog.edges_from(seed.listing.id)]
-        targets = session.catalog.listings_by_ids(doc_id for _, doc_id, _ in hops)
+            (kind, src, "successor") for kind, src in session.catalog.docs.edges_to(seed.listing.id, successor_kinds)]
+        hops += [(kind, dst, "outgoing") for kind, dst in session.catalog.docs.edges_from(seed.listing.id)]
+        targets = session.catalog.docs.listings_by_ids(doc_id for _, doc_id, _ in hops)
         for kind, doc_id, direction in hops:
             item = targets.get(doc_id)
             if item is None or doc_id in seen or not visibility.allows(item.type, item.status, item.archived):

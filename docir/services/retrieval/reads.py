@@ -21,7 +21,7 @@ def get(session: Session, ids: list[str], section: str | None = None) -> GetResu
     check_ids(ids)
     result = GetResult()
     for doc_id in dict.fromkeys(ids):
-        rows = session.catalog.documents_by_id(doc_id)
+        rows = session.catalog.docs.by_id(doc_id)
         if not rows:
             reference = reference_chunk(session, doc_id) if doc_id.startswith(REF_PREFIX) else None
             if reference is None:
@@ -52,11 +52,11 @@ def get(session: Session, ids: list[str], section: str | None = None) -> GetResu
 
 def reference_chunk(session: Session, chunk_id: str) -> ReferenceText | None:
     """A reference chunk by id, its section shown whole: the pieces of a split section are rejoined."""
-    found = session.catalog.ref_chunks(ids=[chunk_id])
+    found = session.catalog.refs.chunks(ids=[chunk_id])
     if not found:
         return None
     stored = found[0]
-    pieces = session.catalog.ref_section(stored.source_uri, stored.chunk.heading_path)
+    pieces = session.catalog.refs.section(stored.source_uri, stored.chunk.heading_path)
     # Each piece starts with the breadcrumb line; the section text follows the blank line.
     text = "\n\n".join(p.chunk.text.split("\n\n", 1)[-1] for p in pieces)
     return {"kind": "reference", "id": stored.chunk.id, "ref": stored.ref, "title": stored.chunk.heading_path[-1],
@@ -84,7 +84,7 @@ def query(session: Session, filters: Filters, *, stale: bool | None = None,
     # Asking for a status by name is asking to see it, closed or not; archived stays out.
     visibility = Visibility.from_schema(session.schema, include_inactive or bool(filters.statuses))
     out: list[Skeleton] = []
-    for item in session.catalog.listings(filters):
+    for item in session.catalog.docs.listings(filters):
         if not visibility.allows(item.type, item.status, item.archived):
             continue
         if stale is not None and is_stale(session.schema, item.type, item.verified, session.today) != stale:
@@ -105,15 +105,15 @@ def visible_hits(session: Session, text: str, visibility: Visibility, limit: int
     if match is None:
         return []
     # Most matches are visible: fetch a few times what is needed, and everything only if not enough.
-    hits = session.catalog.lexical_hits(match, limit * 4)
+    hits = session.catalog.search.lexical_hits(match, limit * 4)
     if len(hits) == limit * 4:
-        seen = session.catalog.visibility_rows(h.rowid for h in hits)
+        seen = session.catalog.docs.visibility_rows(h.rowid for h in hits)
         if sum(1 for row in seen.values() if visibility.allows(*row)) < limit:
-            hits = session.catalog.lexical_hits(match)
+            hits = session.catalog.search.lexical_hits(match)
     ranked: list[Hit] = []
     for start in range(0, len(hits), max(limit, 100)):
         batch = hits[start : start + max(limit, 100)]
-        seen = session.catalog.visibility_rows(h.rowid for h in batch)
+        seen = session.catalog.docs.visibility_rows(h.rowid for h in batch)
         for hit in batch:
             row = seen.get(hit.rowid)
             if row is not None and visibility.allows(*row):
@@ -127,7 +127,7 @@ def search(session: Session, text: str, *, include_inactive: bool = False, limit
     """Full-text ranking only (no model): skeletons with a rank-derived score."""
     visibility = Visibility.from_schema(session.schema, include_inactive)
     hits = visible_hits(session, text, visibility, limit)
-    listings = session.catalog.listings_by_rowid(h.rowid for h in hits)
+    listings = session.catalog.docs.listings_by_rowid(h.rowid for h in hits)
     # score is rank-derived, as in context: only the order means anything
     return [{**skeleton(listings[hit.rowid], session.schema, session.today), "score": round(fusion.rank_score(rank), 6),
              "similarity": None, "fts_score": round(-hit.bm25, 4)} for rank, hit in enumerate(hits, start=1)]

@@ -37,12 +37,12 @@ def drain(catalog: Catalog, embedder: Embedder, *, debounce: float = 0.0,
     """Embed every due document that has been quiet for `debounce` seconds."""
     report = DrainReport()
     budget = window_budget(embedder.max_tokens)
-    due_total, _ = catalog.queue_counts(embedder.model_id)
+    due_total, _ = catalog.vectors.queue_counts(embedder.model_id)
     while True:
         if should_stop is not None and should_stop():
             break
         settled = time.time() - debounce if debounce > 0 else None
-        jobs = catalog.dirty_jobs(embedder.model_id, settled_before=settled, limit=BATCH_DOCUMENTS)
+        jobs = catalog.vectors.dirty_jobs(embedder.model_id, settled_before=settled, limit=BATCH_DOCUMENTS)
         if not jobs:
             break
         # A job whose text changed while it was embedded stays dirty and comes back next round.
@@ -57,12 +57,12 @@ def _drain_references(catalog: Catalog, embedder: Embedder, report: DrainReport,
                       should_stop: Callable[[], bool] | None) -> None:
     """Reference chunks: their text is stored whole, so only unknown texts reach the model."""
     while not (should_stop is not None and should_stop()):
-        jobs = catalog.ref_jobs(embedder.model_id)
+        jobs = catalog.refs.jobs(embedder.model_id)
         if not jobs:
             return
         _embed_unknown(catalog, embedder, {sha: text for _, sha, text in jobs}, report)
         with catalog.transaction():
-            catalog.mark_refs_embedded([(rowid, sha) for rowid, sha, _ in jobs], embedder.model_id)
+            catalog.refs.mark_embedded([(rowid, sha) for rowid, sha, _ in jobs], embedder.model_id)
         report.reference_chunks += len(jobs)
 
 
@@ -84,13 +84,13 @@ def _embed_batch(catalog: Catalog, embedder: Embedder, jobs: list[EmbedJob], bud
     _embed_unknown(catalog, embedder, texts, report)
     with catalog.transaction():
         for job, doc_sha, chunks in plans:
-            if catalog.write_embedding(job, embedder.model_id, doc_sha, chunks):
+            if catalog.vectors.write_embedding(job, embedder.model_id, doc_sha, chunks):
                 report.documents += 1
 
 
 def _embed_unknown(catalog: Catalog, embedder: Embedder, texts: dict[str, str], report: DrainReport) -> None:
     """Embed only the texts (by sha256) this model has never embedded, shortest first, and store them."""
-    known = catalog.cached_vectors(texts, embedder.model_id)
+    known = catalog.vectors.cached(texts, embedder.model_id)
     missing = sorted((sha for sha in texts if sha not in known), key=lambda sha: len(texts[sha]))
     report.texts_reused += len(texts) - len(missing)
     if not missing:
@@ -98,4 +98,4 @@ def _embed_unknown(catalog: Catalog, embedder: Embedder, texts: dict[str, str], 
     vectors = embedder.embed([texts[sha] for sha in missing])
     report.texts_embedded += len(missing)
     with catalog.transaction():
-        catalog.store_vectors(embedder.model_id, embedder.dim, zip(missing, (pack(v) for v in vectors)))
+        catalog.vectors.store(embedder.model_id, embedder.dim, zip(missing, (pack(v) for v in vectors)))

@@ -118,7 +118,7 @@ class WarmWorker:
         assert self.embedder is not None
         conn = open_index(self.store.index_path)
         try:
-            return Catalog(conn).queue_counts(self.embedder.model_id)[0]
+            return Catalog(conn).vectors.queue_counts(self.embedder.model_id)[0]
         finally:
             conn.close()
 
@@ -147,7 +147,7 @@ class WarmWorker:
                                      progress=progress, should_stop=lambda: self._stopping)
             self.documents_embedded = base + report.documents
             self.texts_embedded += report.texts_embedded
-            self._due = catalog.queue_counts(self.embedder.model_id)[0]
+            self._due = catalog.vectors.queue_counts(self.embedder.model_id)[0]
             return report
         finally:
             self._draining = False

@@ -154,7 +154,7 @@ def archive(session: Session, doc_id: str) -> ArchiveResult:
         os.replace(source, target)
         st = target.stat()
         with session.catalog.transaction():
-            session.catalog.move(row.path, FileState(new_rel, st.st_size, st.st_mtime_ns, row.sha256),
+            session.catalog.docs.move(row.path, FileState(new_rel, st.st_size, st.st_mtime_ns, row.sha256),
                                  is_archived_path(new_rel))
     return {"id": doc_id, "path": new_rel, "archived": True, "moved": True}
 
@@ -232,7 +232,7 @@ def _edit_related(raw: Any, changes: Changes) -> list[dict[str, str]] | None:
 def _locate(session: Session, doc_id: str) -> DocRow:
     """The document's current row, re-syncing once if its file moved or vanished behind our back."""
     for attempt in (1, 2):
-        rows = session.catalog.documents_by_id(doc_id)
+        rows = session.catalog.docs.by_id(doc_id)
         if rows:
             row = rows[0][1]
             if (session.store.root / row.path).is_file():
@@ -261,7 +261,7 @@ def _check_related(session: Session, related: tuple[tuple[str, str], ...]) -> No
         if kind not in session.schema.relations:
             raise UsageError(f"unknown relation kind '{kind}'; the schema has: {', '.join(session.schema.relations)}")
         check_ids([target])
-        if not session.catalog.documents_by_id(target):
+        if not session.catalog.docs.by_id(target):
             raise UsageError(f"--related {kind}:{target}: no document has id {target}")
 
 

@@ -1,0 +1,213 @@
+"""The document rows: documents with their FTS and relation rows, the skipped files, and the reads by row."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterable, Iterator
+
+from docir.index.chunked import in_chunks
+from docir.index.fts import index_text
+from docir.index.records import DocRow, FileState, Filters, Listing, SkippedFile
+from docir.index.vector_store import VectorStore
+
+_LISTING_COLUMNS = "rowid, path, id, type, title, description, status, tags, related, owner, verified, archived, size"
+_ANY = Filters()
+
+
+class DocsTable:
+    """One row per file under docs/, keyed by path; a change also schedules or drops its vectors."""
+
+    def __init__(self, conn: sqlite3.Connection, vectors: VectorStore) -> None:
+        self.conn = conn
+        self._vectors = vectors
+
+    # --- what the sync compares against -------------------------------------------------
+
+    def file_states(self) -> dict[str, FileState]:
+        rows = self.conn.execute("SELECT path, size, mtime_ns, sha256 FROM documents")
+        return {r[0]: FileState(r[0], r[1], r[2], r[3]) for r in rows}
+
+    def skipped_files(self) -> dict[str, SkippedFile]:
+        rows = self.conn.execute("SELECT path, size, mtime_ns, reason FROM skipped")
+        return {r[0]: SkippedFile(r[0], r[1], r[2], r[3]) for r in rows}
+
+    # --- writes -----------------------------------------------------------------------
+
+    def upsert(self, row: DocRow) -> int:
+        """Insert or replace the document at row.path with its FTS and relation rows; return its rowid."""
+        values = (
+            row.id, row.type, row.title, row.description, row.status,
+            json.dumps(list(row.tags)), json.dumps([list(e) for e in row.related]),
+            row.owner, row.verified, row.meta_json, row.body, json.dumps(list(row.headings)),
+            row.sha256, row.size, row.mtime_ns, int(row.archived), row.text_sha,
+        )
+        existing = self.conn.execute("SELECT rowid FROM documents WHERE path = ?", (row.path,)).fetchone()
+        if existing is None:
+            cur = self.conn.execute(
+                "INSERT INTO documents (id, type, title, description, status, tags, related, owner, verified,"
+                " meta, body, headings, sha256, size, mtime_ns, archived, text_sha, path)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (*values, row.path),
+            )
+            rowid = int(cur.lastrowid or 0)
+        else:
+            rowid = int(existing[0])
+            self.conn.execute(
+                "UPDATE documents SET id = ?, type = ?, title = ?, description = ?, status = ?, tags = ?,"
+                " related = ?, owner = ?, verified = ?, meta = ?, body = ?, headings = ?, sha256 = ?,"
+                " size = ?, mtime_ns = ?, archived = ?, text_sha = ? WHERE rowid = ?",
+                (*values, rowid),
+            )
+        self._refresh_searchable(rowid, row)
+        return rowid
+
+    def move(self, old_path: str, state: FileState, archived: bool) -> int:
+        """Record that the file at old_path now lives at state.path, its content unchanged."""
+        found = self.conn.execute("SELECT rowid, archived FROM documents WHERE path = ?", (old_path,)).fetchone()
+        rowid, was_archived = int(found[0]), bool(found[1])
+        self.conn.execute(
+            "UPDATE documents SET path = ?, size = ?, mtime_ns = ?, archived = ? WHERE rowid = ?",
+            (state.path, state.size, state.mtime_ns, int(archived), rowid),
+        )
+        if archived != was_archived:
+            self._refresh_searchable(rowid, self._row(rowid))
+        return rowid
+
+    def touch(self, state: FileState) -> None:
+        """The file's stat changed but not its content: remember the new stat only."""
+        self.conn.execute(
+            "UPDATE documents SET size = ?, mtime_ns = ? WHERE path = ?",
+            (state.size, state.mtime_ns, state.path),
+        )
+
+    def remove(self, path: str) -> int | None:
+        """Delete the document at `path` with its FTS and relation rows (same transaction)."""
+        found = self.conn.execute("SELECT rowid FROM documents WHERE path = ?", (path,)).fetchone()
+        if found is None:
+            return None
+        rowid = int(found[0])
+        self.conn.execute("DELETE FROM documents_fts WHERE rowid = ?", (rowid,))
+        self.conn.execute("DELETE FROM relations WHERE doc = ?", (rowid,))
+        self._vectors.forget(rowid)
+        self.conn.execute("DELETE FROM documents WHERE rowid = ?", (rowid,))
+        return rowid
+
+    def set_skipped(self, skipped: SkippedFile) -> None:
+        self.conn.execute(
+            "INSERT OR REPLACE INTO skipped (path, size, mtime_ns, reason) VALUES (?, ?, ?, ?)",
+            (skipped.path, skipped.size, skipped.mtime_ns, skipped.reason),
+        )
+
+    def clear_skipped(self, path: str) -> None:
+        self.conn.execute("DELETE FROM skipped WHERE path = ?", (path,))
+
+    def _refresh_searchable(self, rowid: int, row: DocRow) -> None:
+        # Archived documents keep their row (get still finds them) but leave FTS, vectors and the graph.
+        self.conn.execute("DELETE FROM documents_fts WHERE rowid = ?", (rowid,))
+        self.conn.execute("DELETE FROM relations WHERE doc = ?", (rowid,))
+        if row.archived:
+            self._vectors.forget(rowid)
+            return
+        self._vectors.schedule(rowid, row.text_sha)
+        self.conn.execute(
+            "INSERT INTO documents_fts (rowid, title, description, tags, headings, body) VALUES (?, ?, ?, ?, ?, ?)",
+            (rowid, index_text(row.title), index_text(row.description), index_text(" ".join(row.tags)),
+             index_text("\n".join(row.headings)), index_text(row.body)),
+        )
+        self.conn.executemany(
+            "INSERT INTO relations (doc, src, kind, dst) VALUES (?, ?, ?, ?)",
+            [(rowid, row.id, kind, target) for kind, target in row.related],
+        )
+
+    def _row(self, rowid: int) -> DocRow:
+        r = self.conn.execute("SELECT * FROM documents WHERE rowid = ?", (rowid,)).fetchone()
+        return DocRow(
+            path=r["path"], id=r["id"], type=r["type"], title=r["title"], description=r["description"],
+            status=r["status"], tags=tuple(json.loads(r["tags"])),
+            related=tuple((k, t) for k, t in json.loads(r["related"])), owner=r["owner"],
+            verified=r["verified"], meta_json=r["meta"], body=r["body"],
+            headings=tuple(json.loads(r["headings"])), sha256=r["sha256"], size=r["size"],
+            mtime_ns=r["mtime_ns"], archived=bool(r["archived"]), text_sha=r["text_sha"],
+        )
+
+    # --- reads ------------------------------------------------------------------------
+
+    def by_id(self, doc_id: str) -> list[tuple[int, DocRow]]:
+        """Every row carrying `doc_id` (more than one means a duplicate id), ordered by path."""
+        rows = self.conn.execute("SELECT rowid FROM documents WHERE id = ? ORDER BY path", (doc_id,))
+        return [(int(r[0]), self._row(int(r[0]))) for r in rows.fetchall()]
+
+    def body_of(self, rowid: int) -> str:
+        found = self.conn.execute("SELECT body FROM documents WHERE rowid = ?", (rowid,)).fetchone()
+        return "" if found is None else str(found[0])
+
+    def listings(self, filters: Filters = _ANY) -> Iterator[Listing]:
+        """Documents matching the structured filters, in path order, read lazily."""
+        clauses: list[str] = []
+        params: list[object] = []
+        if filters.types:
+            clauses.append(f"type IN ({','.join('?' * len(filters.types))})")
+            params.extend(filters.types)
+        if filters.statuses:
+            clauses.append(f"status IN ({','.join('?' * len(filters.statuses))})")
+            params.extend(filters.statuses)
+        for tag in filters.tags:
+            clauses.append("EXISTS (SELECT 1 FROM json_each(documents.tags) WHERE value = ?)")
+            params.append(tag)
+        if filters.owner is not None:
+            clauses.append("owner = ?")
+            params.append(filters.owner)
+        if filters.related_to is not None:
+            clauses.append(
+                "(rowid IN (SELECT doc FROM relations WHERE dst = ?)"
+                " OR id IN (SELECT dst FROM relations WHERE src = ?))"
+            )
+            params.extend([filters.related_to, filters.related_to])
+        where = f" WHERE {' AND '.join(clauses)}" if clauses else ""
+        cursor = self.conn.execute(f"SELECT {_LISTING_COLUMNS} FROM documents{where} ORDER BY path", params)
+        for r in cursor:
+            yield _listing(r)
+
+    def listings_by_rowid(self, rowids: Iterable[int]) -> dict[int, Listing]:
+        rows = in_chunks(self.conn, f"SELECT {_LISTING_COLUMNS} FROM documents WHERE rowid IN (...)", rowids)
+        return {int(r[0]): _listing(r) for r in rows}
+
+    def listings_by_ids(self, doc_ids: Iterable[str]) -> dict[str, Listing]:
+        """The first (by path) row of each id."""
+        found: dict[str, Listing] = {}
+        # A chunk holds every row of its ids, so ordering each chunk by path finds each id's first.
+        rows = in_chunks(self.conn, f"SELECT {_LISTING_COLUMNS} FROM documents WHERE id IN (...) ORDER BY path",
+                         dict.fromkeys(doc_ids))
+        for r in rows:
+            found.setdefault(r[2], _listing(r))
+        return found
+
+    def visibility_rows(self, rowids: Iterable[int]) -> dict[int, tuple[str, str, bool]]:
+        """rowid -> (type, status, archived): all a ranking needs to apply the visibility predicate."""
+        rows = in_chunks(self.conn, "SELECT rowid, type, status, archived FROM documents WHERE rowid IN (...)", rowids)
+        return {int(r[0]): (r[1], r[2], bool(r[3])) for r in rows}
+
+    def edges_from(self, doc_id: str) -> list[tuple[str, str]]:
+        """Outgoing (kind, target) edges of the document(s) with this id."""
+        rows = self.conn.execute("SELECT kind, dst FROM relations WHERE src = ? ORDER BY rowid", (doc_id,))
+        return [(r[0], r[1]) for r in rows]
+
+    def edges_to(self, doc_id: str, kinds: Iterable[str]) -> list[tuple[str, str]]:
+        """Incoming (kind, source) edges of the given kinds."""
+        kinds = list(kinds)
+        if not kinds:
+            return []
+        rows = self.conn.execute(
+            f"SELECT kind, src FROM relations WHERE dst = ? AND kind IN ({','.join('?' * len(kinds))}) ORDER BY rowid",
+            (doc_id, *kinds),
+        )
+        return [(r[0], r[1]) for r in rows]
+
+
+def _listing(r: sqlite3.Row) -> Listing:
+    return Listing(
+        rowid=int(r[0]), path=r[1], id=r[2], type=r[3], title=r[4], description=r[5], status=r[6],
+        tags=tuple(json.loads(r[7])), related=tuple((k, t) for k, t in json.loads(r[8])),
+        owner=r[9], verified=r[10], archived=bool(r[11]), size=int(r[12]),
+    )

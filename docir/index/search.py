@@ -1,0 +1,53 @@
+"""Lexical reads: bm25-ranked FTS5 matches over documents and reference chunks, and per-term matches."""
+
+from __future__ import annotations
+
+import sqlite3
+
+from docir.index.fts import BM25_WEIGHTS
+from docir.index.records import Hit
+
+
+class LexicalSearch:
+    """What FTS5 finds in documents_fts and ref_fts; the rows themselves are written by their tables."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+
+    def lexical_hits(self, match: str, limit: int = -1) -> list[Hit]:
+        """FTS matches, best first (bm25 with column weights; lower is better); all when limit < 0."""
+        weights = ", ".join(str(w) for w in BM25_WEIGHTS)
+        rows = self.conn.execute(
+            f"SELECT rowid, bm25(documents_fts, {weights}) AS score FROM documents_fts"
+            " WHERE documents_fts MATCH ? ORDER BY score LIMIT ?",
+            (match, limit),
+        )
+        return [Hit(int(r[0]), float(r[1])) for r in rows]
+
+    def ref_lexical_hits(self, match: str, limit: int) -> list[Hit]:
+        rows = self.conn.execute(
+            "SELECT rowid, bm25(ref_fts, 3.0, 1.0) AS score FROM ref_fts WHERE ref_fts MATCH ? ORDER BY score LIMIT ?",
+            (match, limit),
+        )
+        return [Hit(int(r[0]), float(r[1])) for r in rows]
+
+    def term_rowids(self, terms: list[str], among: list[int], table: str = "documents_fts") -> list[set[int]]:
+        """For each term, which of the rows `among` match it (as FTS matches: stemmed, any column)."""
+        if table not in ("documents_fts", "ref_fts"):
+            raise ValueError(table)
+        wanted = set(among)
+        # Matching a term alone and intersecting here is faster than a `rowid IN (...)` constraint,
+        # which FTS5 checks row by row after matching anyway.
+        return [
+            wanted.intersection(r[0] for r in self.conn.execute(f"SELECT rowid FROM {table} WHERE {table} MATCH ?",
+                                                                ('"' + term.replace('"', '""') + '"',)))
+            for term in terms
+        ]
+
+    def term_matches(self, rowid: int, term: str) -> bool:
+        """Whether one query term (as FTS matches it: stemmed, any column) occurs in the document."""
+        found = self.conn.execute(
+            "SELECT 1 FROM documents_fts WHERE documents_fts MATCH ? AND rowid = ?",
+            ('"' + term.replace('"', '""') + '"', rowid),
+        ).fetchone()
+        return found is not None

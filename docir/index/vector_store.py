@@ -1,0 +1,147 @@
+"""The embedding queue and the vectors: embeddings, chunk_embeddings and vectors, and their generation count."""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from collections.abc import Iterable
+
+from docir.index.chunked import in_chunks
+from docir.index.records import ChunkVector, EmbedJob, VectorSet
+
+
+class VectorStore:
+    """Which documents are due for vectors, the vectors by text hash, and what points at them."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+
+    # --- what the document rows call on change ----------------------------------------------
+
+    def schedule(self, rowid: int, text_sha: str) -> None:
+        """Mark the document dirty only if what is embedded changed; metadata edits keep vectors."""
+        self.conn.execute(
+            "INSERT INTO embeddings (doc, dirty, dirty_since, text_sha) VALUES (?, 1, ?, ?)"
+            " ON CONFLICT(doc) DO UPDATE SET dirty = 1, dirty_since = excluded.dirty_since,"
+            " text_sha = excluded.text_sha WHERE embeddings.text_sha != excluded.text_sha",
+            (rowid, time.time(), text_sha),
+        )
+
+    def forget(self, rowid: int) -> None:
+        self.conn.execute("DELETE FROM chunk_embeddings WHERE doc = ?", (rowid,))
+        self.conn.execute("DELETE FROM embeddings WHERE doc = ?", (rowid,))
+        self.bump_generation()
+
+    def bump_generation(self) -> None:
+        """Count every change to the vector rows, so a process may cache them until the count moves."""
+        self.conn.execute(
+            "INSERT INTO settings (key, value) VALUES ('vectors_generation', '1') ON CONFLICT(key) DO UPDATE"
+            " SET value = CAST(CAST(value AS INTEGER) + 1 AS TEXT)"
+        )
+
+    def generation(self) -> int:
+        found = self.conn.execute("SELECT value FROM settings WHERE key = 'vectors_generation'").fetchone()
+        return 0 if found is None else int(found[0] or 0)
+
+    # --- the queue --------------------------------------------------------------------------
+
+    def dirty_jobs(self, model_id: str, *, settled_before: float | None = None, limit: int = 64) -> list[EmbedJob]:
+        """Documents whose vectors are due: flagged dirty, or made by another model."""
+        settled = "" if settled_before is None else " AND e.dirty_since <= ?"
+        params: tuple[object, ...] = (model_id,) if settled_before is None else (model_id, settled_before)
+        rows = self.conn.execute(
+            "SELECT d.rowid, e.text_sha, d.title, d.description, d.body FROM embeddings e"
+            " JOIN documents d ON d.rowid = e.doc"
+            f" WHERE (e.dirty = 1 OR e.model_id IS NOT ?){settled} ORDER BY e.dirty_since LIMIT ?",
+            (*params, limit),
+        )
+        return [EmbedJob(int(r[0]), r[1], r[2], r[3], r[4]) for r in rows]
+
+    def model_ids(self) -> list[str]:
+        """The models whose vectors this index holds."""
+        rows = self.conn.execute("SELECT DISTINCT model_id FROM embeddings WHERE model_id IS NOT NULL ORDER BY 1")
+        return [str(r[0]) for r in rows]
+
+    def queue_counts(self, model_id: str | None) -> tuple[int, int]:
+        """(documents whose vectors are due, documents that can have vectors)."""
+        total = int(self.conn.execute("SELECT count(*) FROM embeddings").fetchone()[0])
+        due = int(self.conn.execute(
+            "SELECT count(*) FROM embeddings WHERE dirty = 1 OR model_id IS NOT ?", (model_id,)
+        ).fetchone()[0])
+        return due, total
+
+    # --- writing vectors --------------------------------------------------------------------
+
+    def cached(self, shas: Iterable[str], model_id: str) -> set[str]:
+        """Which of these texts already have a vector from this model."""
+        rows = in_chunks(self.conn, "SELECT text_sha FROM vectors WHERE model_id = ? AND text_sha IN (...)",
+                         dict.fromkeys(shas), before=(model_id,))
+        return {r[0] for r in rows}
+
+    def store(self, model_id: str, dim: int, items: Iterable[tuple[str, bytes]]) -> None:
+        self.conn.executemany(
+            "INSERT OR IGNORE INTO vectors (text_sha, model_id, dim, vector) VALUES (?, ?, ?, ?)",
+            [(sha, model_id, dim, blob) for sha, blob in items],
+        )
+
+    def write_embedding(self, job: EmbedJob, model_id: str, doc_sha: str, chunks: list[ChunkVector]) -> bool:
+        """Point the document at its new vectors; False (left dirty) if its text changed meanwhile."""
+        current = self.conn.execute(
+            "SELECT text_sha, dirty_since FROM embeddings WHERE doc = ?", (job.rowid,)
+        ).fetchone()
+        if current is None or current[0] != job.text_sha:
+            return False
+        self.conn.execute("DELETE FROM chunk_embeddings WHERE doc = ?", (job.rowid,))
+        self.conn.executemany(
+            "INSERT INTO chunk_embeddings (doc, ordinal, heading, section, continuation, start, end, vector_sha)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            [(job.rowid, c.ordinal, c.heading, c.section, int(c.continuation), c.start, c.end, c.vector_sha)
+             for c in chunks],
+        )
+        self.conn.execute(
+            "UPDATE embeddings SET dirty = 0, model_id = ?, vector_sha = ? WHERE doc = ?",
+            (model_id, doc_sha, job.rowid),
+        )
+        self.bump_generation()
+        return True
+
+    # --- reading vectors --------------------------------------------------------------------
+
+    def vector_set(self, model_id: str) -> VectorSet:
+        """Every document and chunk vector made by `model_id`, as one matrix."""
+        from docir.index.vectors import stack  # numpy, only where vectors are used
+        rows = self.conn.execute(
+            "SELECT e.doc, -1, v.vector, v.dim FROM embeddings e JOIN vectors v"
+            " ON v.text_sha = e.vector_sha AND v.model_id = e.model_id WHERE e.model_id = ?"
+            " UNION ALL "
+            "SELECT c.doc, c.ordinal, v.vector, v.dim FROM chunk_embeddings c JOIN embeddings e ON e.doc = c.doc"
+            " JOIN vectors v ON v.text_sha = c.vector_sha AND v.model_id = e.model_id WHERE e.model_id = ?",
+            (model_id, model_id),
+        ).fetchall()
+        dim = int(rows[0][3]) if rows else 0
+        return VectorSet([int(r[0]) for r in rows], [int(r[1]) for r in rows], stack([r[2] for r in rows], dim))
+
+    def chunk_rows(self, rowid: int) -> dict[int, ChunkVector]:
+        rows = self.conn.execute(
+            "SELECT ordinal, heading, section, continuation, start, end, vector_sha"
+            " FROM chunk_embeddings WHERE doc = ?",
+            (rowid,),
+        )
+        return {int(r[0]): ChunkVector(int(r[0]), r[1], r[2], bool(r[3]), int(r[4]), int(r[5]), r[6]) for r in rows}
+
+    def document_vector(self, rowid: int, model_id: str) -> bytes | None:
+        found = self.conn.execute(
+            "SELECT v.vector FROM embeddings e JOIN vectors v ON v.text_sha = e.vector_sha AND v.model_id = e.model_id"
+            " WHERE e.doc = ? AND e.model_id = ?",
+            (rowid, model_id),
+        ).fetchone()
+        return None if found is None else bytes(found[0])
+
+    def document_vectors(self, model_id: str) -> tuple[list[int], list[bytes]]:
+        """Document vectors only (never sections): what near-duplicate checks compare."""
+        rows = self.conn.execute(
+            "SELECT e.doc, v.vector FROM embeddings e JOIN vectors v"
+            " ON v.text_sha = e.vector_sha AND v.model_id = e.model_id WHERE e.model_id = ?",
+            (model_id,),
+        ).fetchall()
+        return [int(r[0]) for r in rows], [bytes(r[1]) for r in rows]
