@@ -5,6 +5,10 @@ to tmp_path, indexed and embedded, and every query in benchmarks/quality/queries
 run lexically, by vector and fused. The fused ranking must beat both single rankings on
 nDCG@10, and its recall@10 must not fall below the stored baseline (minus 0.005).
 
+The EIP slice (benchmarks/quality/eips_slice, real long design documents) is gated the same
+way on graded nDCG@10 with the `ci: true` queries of eips_queries.yaml. Only committed files
+are used: the full EIP corpus under ../shared is for the benchmark, never for the tests.
+
 Refresh the baseline only on purpose, after a ranking change that is meant to move it:
     python benchmarks/quality/run.py --write-baseline
 """
@@ -17,8 +21,10 @@ import sys
 import time
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import pytest
+import yaml
 
 REPO = Path(__file__).resolve().parents[1]
 QUALITY = REPO / "benchmarks" / "quality"
@@ -26,7 +32,11 @@ TOLERANCE = 0.005
 
 
 def _benchmark() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("docir_quality_benchmark", QUALITY / "run.py")
+    return _script("run")
+
+
+def _script(name: str) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(f"docir_quality_{name}", QUALITY / f"{name}.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module  # dataclasses look their module up while the class is built
@@ -41,6 +51,43 @@ def test_queries_are_judged_against_existing_documents_and_paraphrases_share_no_
     assert bench.check_queries(queries, fields) == []
     assert len(queries) >= 70
     assert sum(q.kind == "paraphrase" for q in queries) >= 25
+
+
+def test_eip_queries_are_judged_against_the_committed_slice_and_hold_their_claims() -> None:
+    bench = _benchmark()
+    every = bench.load_eips_queries(corpus="eips")
+    ci = bench.load_eips_queries(corpus="eips-ci")
+    slice_fields = bench.read_fields(bench.CORPORA["eips-ci"])
+    # ids exist and are visible, paraphrases share no word with a judged title, deep sections are deep
+    assert bench.check_queries(ci, {"eips-ci": slice_fields}) == []
+    assert len(every) >= 70
+    assert sum(q.deep for q in every) >= 25
+    assert sum(q.kind == "paraphrase" for q in every) >= 0.6 * len(every)
+    assert len(ci) >= 30
+    assert sum(q.deep for q in ci) >= 12
+    assert all(1 <= len(q.answers()) <= 2 and len(q.relevant) <= 4 for q in every)
+    # the slice is exactly what `eips.py --slice` makes of the ci judgments and the distractors
+    eips = _script("eips")
+    assert sorted(slice_fields) == sorted(eips.eip_id(n) for n in eips.slice_numbers())
+
+
+def test_eip_conversion_keeps_the_body_and_maps_the_fields() -> None:
+    eips = _script("eips")
+    body = b"\n## Abstract\nA short abstract that says what the proposal does. And more.\n\n## Specification\nx\r\n"
+    raw = (b"---\neip: 1559\ntitle: Fee market change\nauthor: A B (@ab), C D <c@d.org>\nstatus: Last Call\n"
+           b"type: Standards Track\ncategory: Core\ncreated: 2019-04-13\nrequires: 2718, 2930\n---\n" + body)
+    number, converted = eips.convert(raw, frozenset({1559, 2718}))
+    assert number == 1559
+    meta: dict[str, Any] = yaml.safe_load(converted.split(b"---\n")[1])
+    assert meta["id"] == "adr-000000000617" == eips.eip_id(1559)
+    assert (meta["type"], meta["status"], meta["eip-status"], meta["eip-type"]) == (
+        "decision", "proposed", "Last Call", "Standards Track")
+    assert meta["description"] == "A short abstract that says what the proposal does. And more."
+    assert meta["owner"] == "@ab"
+    assert meta["related"] == [{"depends-on": "adr-000000000a9e"}]  # 2930 is not in the store
+    assert converted.endswith(b"\n---\n" + body)
+    assert eips.convert(b"---\neip: 20\ncategory: ERC\nstatus: Moved\n---\n\nmoved\n", frozenset()) is None
+    assert eips.owner_of("Jane Q. Doe <jane@example.org>, X (@x)") == "@jane-q-doe"
 
 
 def test_fused_beats_lexical_and_vector_and_recall_holds_the_baseline(tmp_path: Path) -> None:
@@ -66,3 +113,21 @@ def test_fused_beats_lexical_and_vector_and_recall_holds_the_baseline(tmp_path: 
     assert fused["recall@10"] >= floor, (
         f"fused recall@10 fell to {fused['recall@10']:.3f}, below the baseline "
         f"{baseline['fused']['recall@10']:.3f} - {TOLERANCE}: {report}")
+
+
+def test_fused_beats_lexical_and_vector_on_the_eip_slice(tmp_path: Path) -> None:
+    from docir.embed.resolve import resolve
+
+    if not resolve(None).available:
+        pytest.skip("the offline embedding model is not installed (see docir.embed.resolve.OFFLINE_INSTALL)")
+    bench = _benchmark()
+    started = time.perf_counter()
+    _runs, summary = bench.evaluate_corpora(["eips-ci"], tmp_path, log=print)
+    print(f"eips-ci gate: {time.perf_counter() - started:.1f}s (index, embed and {summary['fused']['all']['n']} queries)")
+    print(bench.table(summary, "eips-ci gate"))
+
+    overall = {mode: summary[mode]["all"] for mode in bench.MODES}
+    report = ", ".join(f"{mode} nDCG@10 {overall[mode]['ndcg@10']:.3f} answer@1 {overall[mode]['answer@1']:.3f}"
+                       for mode in bench.MODES)
+    assert overall["fused"]["ndcg@10"] > overall["lexical"]["ndcg@10"], f"fused does not beat lexical: {report}"
+    assert overall["fused"]["ndcg@10"] > overall["vector"]["ndcg@10"], f"fused does not beat vector: {report}"
