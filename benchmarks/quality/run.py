@@ -614,7 +614,7 @@ def write_baseline(summary: dict[str, Any], names: Sequence[str]) -> None:
                                 text=True, check=False).stdout.strip() or None
     except OSError:
         commit = None
-    from docir.services.retrieval import ranking
+    from docir.services.retrieval import fusion
 
     baseline = {
         "about": "Overall numbers of benchmarks/quality/run.py; tests/test_quality_gate.py requires fused "
@@ -622,8 +622,8 @@ def write_baseline(summary: dict[str, Any], names: Sequence[str]) -> None:
         "corpora": list(names),
         "queries": summary["fused"]["all"]["n"],
         "measured_at_commit": commit,
-        "ranking": {"FUSION_K": ranking.FUSION_K, "COVERAGE_POWER": ranking.COVERAGE_POWER,
-                    "LEXICAL_WEIGHT": ranking.LEXICAL_WEIGHT, "VECTOR_WEIGHT": ranking.VECTOR_WEIGHT},
+        "ranking": {"FUSION_K": fusion.FUSION_K, "COVERAGE_POWER": fusion.COVERAGE_POWER,
+                    "LEXICAL_WEIGHT": fusion.LEXICAL_WEIGHT, "VECTOR_WEIGHT": fusion.VECTOR_WEIGHT},
         **{mode: {m: round(summary[mode]["all"][m], 4) for m in METRICS} for mode in MODES},
         "by_corpus": {name: {mode: {m: round(summary[mode][f"corpus:{name}"][m], 4) for m in METRICS}
                              for mode in MODES} for name in names},
