@@ -10,7 +10,7 @@ the first store, in interleaved rounds, whole-process medians of
     context-3        docir context TASK --store B --store C      (three stores)
 and, through one long-lived `docir mcp` server spoken to by the MCP SDK's own client,
     mcp-context      call_tool("context", {"task": TASK})        (time of the call alone)
-Targets: context-3 at most 1.5x context-1 (SPEC: federation); mcp-context reported as a
+Targets: context-3 at most 1.5x context-1; mcp-context reported as a
 ratio to the CLI's warm context-1. Prints a table, writes JSON.
 """
 

@@ -1,6 +1,6 @@
 """Which model docir uses, decided without ever waiting on a network.
 
-Order (SPEC §4.1): an explicit local folder (DOCIR_MODEL_PATH or the schema's
+Order (adr-2906c6740caa): an explicit local folder (DOCIR_MODEL_PATH or the schema's
 embedding.model_path); the packaged offline all-MiniLM-L6-v2 int8, assembled
 once from two PyPI data packages and checked against pinned sha256s; and
 fastembed's own hub download, which only the background worker may attempt.

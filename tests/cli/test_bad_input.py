@@ -1,4 +1,6 @@
-"""Bad input gets one clear stderr line, the documented exit code, and loses nothing (SPEC §2, §10).
+"""Bad input gets one clear stderr line, the documented exit code, and loses nothing.
+
+Errors and exit codes: adr-41542fe48001; a damaged index is rebuilt from the files: adr-0359aa31338f.
 
 Every command here runs as its own process, the way an agent runs docir, so a
 traceback printed by anything (Python, click, SQLite) would show on stderr.
@@ -342,7 +344,7 @@ def test_search_finds_a_word_wrapped_in_query_syntax(sample_store: Path, text: s
 
 @pytest.mark.parametrize("text", ["--verified", "--root", "--json", "--help", "--limit"])
 def test_search_for_an_option_name_is_text_after_double_dash(store: Path, cli, text: str) -> None:  # type: ignore[no-untyped-def]
-    """SPEC §3: `--flags` are searchable words; after `--` nothing is an option any more."""
+    """`--flags` are searchable words (adr-74cfd6cd41e7); after `--` nothing is an option any more."""
     doc_id = add_doc(cli, store, "guide", "Command flags", "Which flag marks a review, and how to pass it.",
                      "--body", f"Pass {text} to the command.")
 

@@ -1,4 +1,4 @@
-"""Every command's help, JSON shape and behaviour, against real files and a real index (SPEC §2)."""
+"""Every command's help, JSON shape and behaviour, against real files and a real index."""
 
 from __future__ import annotations
 
@@ -48,7 +48,8 @@ OPTIONS = {
     "reindex": ["--full", "--root", "--json"],
 }
 
-# Keys an envelope may carry about the semantic layer (SPEC §4.1, §4.4): its state, a write's vectors.
+# Keys an envelope may carry about the semantic layer: its state (adr-2906c6740caa),
+# a write's vectors (adr-1ed1c975c861).
 OPTIONAL_ENVELOPE = {"semantic", "embedding"}
 
 
@@ -499,7 +500,7 @@ def test_init_creates_a_store_and_is_idempotent(tmp_path: Path, cli) -> None:  #
     assert second.code == 0, second.err
     assert second.json()["created"] == []
     assert {p: p.read_bytes() for p in root.rglob("*") if p.is_file()} == files
-    # the default schema has the four types of SPEC §1.2
+    # the default schema has these four types
     for doc_type in ("decision", "architecture", "issue", "guide"):
         assert cli("query", "--type", doc_type, "--root", str(root)).code == 0
 
@@ -545,7 +546,7 @@ def test_commands_work_from_a_sub_folder_without_root(sample_store: Path) -> Non
 
 
 def test_init_from_a_sub_folder_of_a_store_does_not_nest_a_store(sample_store: Path) -> None:
-    """SPEC §2: every command finds the store root from any sub-folder, like git; init too."""
+    """Every command finds the store root from any sub-folder, like git; init too (arch-42a0d0875e74)."""
     sub = sample_store / "docs" / "decisions"
     before = sorted(p.relative_to(sample_store).as_posix() for p in sample_store.rglob("*"))
 

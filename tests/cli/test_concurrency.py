@@ -1,4 +1,4 @@
-"""Several agents writing at once lose no update (SPEC §10): real processes, one store."""
+"""Several agents writing at once lose no update (adr-79690ae4fdaa): real processes, one store."""
 
 from __future__ import annotations
 

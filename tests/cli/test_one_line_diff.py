@@ -1,4 +1,4 @@
-"""A rewrite changes only the lines of what it meant to change (SPEC §1.1): diffs stay one line."""
+"""A rewrite changes only the lines of what it meant to change (adr-1753d4c0232d): diffs stay one line."""
 
 from __future__ import annotations
 

@@ -27,7 +27,7 @@ def is_stale(schema: Schema, doc_type: str, verified: str | None, today: dt.date
 
 
 def skeleton(item: Listing | DocRow, schema: Schema, today: dt.date) -> dict[str, Any]:
-    """The stable skeleton shape of SPEC §2.2 (ranking fields are added by the ranker)."""
+    """The stable skeleton shape of adr-038041ae4302 (ranking fields are added by the ranker)."""
     return {
         "id": item.id,
         "type": item.type,
