@@ -98,7 +98,8 @@ def main(argv: list[str] | None = None) -> int:
         sc.worker(local, "stop")
 
     floor = median(samples["floor"])
-    rows = [{"command": name, "median_ms": median(values), "p90_ms": round(sorted(values)[int(0.9 * (len(values) - 1))], 1),
+    rows = [{"command": name, "median_ms": median(values),
+             "p90_ms": round(sorted(values)[int(0.9 * (len(values) - 1))], 1),
              "ratio_to_floor": round(median(values) / floor, 2)} for name, values in samples.items()]
     by = {row["command"]: row for row in rows}
     federation_ratio = round(by["context-3"]["median_ms"] / by["context-1"]["median_ms"], 2)

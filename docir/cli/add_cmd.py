@@ -16,17 +16,47 @@ from docir.services.writing import writes
 
 
 def command(
-    doc_type: Annotated[str, typer.Argument(metavar="TYPE", help="A type from docs-schema.yaml, e.g. decision.", show_default=False)],
+    doc_type: Annotated[
+        str, typer.Argument(metavar="TYPE", help="A type from docs-schema.yaml, e.g. decision.", show_default=False),
+    ],
     title: Annotated[str, typer.Option("--title", help="The document's title.", show_default=False)],
-    description: Annotated[str, typer.Option("--description", help="One or two sentences that let a reader judge relevance without the body.", show_default=False)],
-    status: Annotated[Optional[str], typer.Option("--status", help="Default: the type's default_status.", show_default=False)] = None,
-    tags: Annotated[Optional[str], typer.Option("--tags", help="Comma-separated tags, e.g. ranking,context.", show_default=False)] = None,
-    related: Annotated[Optional[list[str]], typer.Option("--related", metavar="KIND:ID", help="A typed edge, e.g. supersedes:adr-4c21693aac55 (repeatable).", show_default=False)] = None,
-    owner: Annotated[Optional[str], typer.Option("--owner", help="Who answers for it, e.g. @team.", show_default=False)] = None,
-    body: Annotated[Optional[str], typer.Option("--body", help="The Markdown body: text, '-' for stdin, '@FILE' for a file.", show_default=False)] = None,
-    path: Annotated[Optional[str], typer.Option("--path", help="Where to write it, relative to the store root and inside docs/, e.g. docs/adr/0042.md. Default: the type's folder and a slug of the title.", show_default=False)] = None,
-    field: Annotated[Optional[list[str]], typer.Option("--field", metavar="KEY=VALUE", help="Any other frontmatter field (repeatable).", show_default=False)] = None,
-    wait_embeddings: Annotated[bool, typer.Option("--wait-embeddings", help="Return only once the new vectors are computed.")] = False,
+    description: Annotated[
+        str,
+        typer.Option("--description", help="One or two sentences that let a reader judge relevance without the body.",
+                     show_default=False),
+    ],
+    status: Annotated[
+        Optional[str], typer.Option("--status", help="Default: the type's default_status.", show_default=False),
+    ] = None,
+    tags: Annotated[
+        Optional[str], typer.Option("--tags", help="Comma-separated tags, e.g. ranking,context.", show_default=False),
+    ] = None,
+    related: Annotated[
+        Optional[list[str]],
+        typer.Option("--related", metavar="KIND:ID",
+                     help="A typed edge, e.g. supersedes:adr-4c21693aac55 (repeatable).", show_default=False),
+    ] = None,
+    owner: Annotated[
+        Optional[str], typer.Option("--owner", help="Who answers for it, e.g. @team.", show_default=False),
+    ] = None,
+    body: Annotated[
+        Optional[str],
+        typer.Option("--body", help="The Markdown body: text, '-' for stdin, '@FILE' for a file.", show_default=False),
+    ] = None,
+    path: Annotated[
+        Optional[str],
+        typer.Option("--path",
+                     help="Where to write it, relative to the store root and inside docs/, e.g. docs/adr/0042.md. "
+                          "Default: the type's folder and a slug of the title.", show_default=False),
+    ] = None,
+    field: Annotated[
+        Optional[list[str]],
+        typer.Option("--field", metavar="KEY=VALUE", help="Any other frontmatter field (repeatable).",
+                     show_default=False),
+    ] = None,
+    wait_embeddings: Annotated[
+        bool, typer.Option("--wait-embeddings", help="Return only once the new vectors are computed."),
+    ] = False,
     root: RootOption = None,
     json_out: JsonOption = False,
 ) -> int:

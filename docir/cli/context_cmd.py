@@ -15,9 +15,19 @@ from docir.services.retrieval import federation
 
 def command(
     task: Annotated[str, typer.Argument(help="What you are about to do, in plain words.", show_default=False)],
-    also: Annotated[Optional[list[str]], typer.Option("--also", help="Another task; the tasks take turns at the head of the result (repeatable).", show_default=False)] = None,
-    limit: Annotated[int, typer.Option("--limit", min=1, help="How many ranked documents (linked ones come on top).")] = 8,
-    explain: Annotated[bool, typer.Option("--explain", help="Show why each ranked: lexical and vector ranks, fts score, matched terms, winning chunk.")] = False,
+    also: Annotated[
+        Optional[list[str]],
+        typer.Option("--also", help="Another task; the tasks take turns at the head of the result (repeatable).",
+                     show_default=False),
+    ] = None,
+    limit: Annotated[
+        int, typer.Option("--limit", min=1, help="How many ranked documents (linked ones come on top)."),
+    ] = 8,
+    explain: Annotated[
+        bool,
+        typer.Option("--explain",
+                     help="Show why each ranked: lexical and vector ranks, fts score, matched terms, winning chunk."),
+    ] = False,
     no_expand: Annotated[bool, typer.Option("--no-expand", help="Do not add documents linked to the results.")] = False,
     no_refs: Annotated[bool, typer.Option("--no-refs", help="Leave reference corpora out.")] = False,
     include_inactive: IncludeInactiveOption = False,

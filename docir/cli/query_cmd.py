@@ -14,12 +14,30 @@ from docir.services.retrieval import federation
 
 
 def command(
-    doc_type: Annotated[Optional[list[str]], typer.Option("--type", help="Only this type (repeatable).", show_default=False)] = None,
-    status: Annotated[Optional[list[str]], typer.Option("--status", help="Only this status (repeatable); naming a closed status shows it without --include-inactive.", show_default=False)] = None,
-    tag: Annotated[Optional[list[str]], typer.Option("--tag", help="Only documents with this tag (repeatable: all must match).", show_default=False)] = None,
-    owner: Annotated[Optional[str], typer.Option("--owner", help="Only documents with this owner.", show_default=False)] = None,
-    stale: Annotated[Optional[bool], typer.Option("--stale/--fresh", help="Only stale (or only fresh) documents.", show_default=False)] = None,
-    related_to: Annotated[Optional[str], typer.Option("--related-to", help="Only documents with an edge to or from this id.", show_default=False)] = None,
+    doc_type: Annotated[
+        Optional[list[str]], typer.Option("--type", help="Only this type (repeatable).", show_default=False),
+    ] = None,
+    status: Annotated[
+        Optional[list[str]],
+        typer.Option("--status",
+                     help="Only this status (repeatable); naming a closed status shows it without --include-inactive.",
+                     show_default=False),
+    ] = None,
+    tag: Annotated[
+        Optional[list[str]],
+        typer.Option("--tag", help="Only documents with this tag (repeatable: all must match).", show_default=False),
+    ] = None,
+    owner: Annotated[
+        Optional[str], typer.Option("--owner", help="Only documents with this owner.", show_default=False),
+    ] = None,
+    stale: Annotated[
+        Optional[bool],
+        typer.Option("--stale/--fresh", help="Only stale (or only fresh) documents.", show_default=False),
+    ] = None,
+    related_to: Annotated[
+        Optional[str],
+        typer.Option("--related-to", help="Only documents with an edge to or from this id.", show_default=False),
+    ] = None,
     limit: Annotated[int, typer.Option("--limit", min=1, help="At most this many results.")] = 50,
     include_inactive: IncludeInactiveOption = False,
     store: StoreOption = None,

@@ -76,7 +76,8 @@ def skeleton_table(results: list[dict[str, Any]], *, heading: str) -> None:
             row = [str(position), *row, "" if sim is None else f"{sim:.2f}"]
         table.add_row(*row)
     console.print(table)
-    console.print(f"[dim]{len(results)} result(s); read bodies with: docir get {' '.join(r['id'] for r in results[:3])}[/dim]")
+    first_ids = " ".join(r["id"] for r in results[:3])
+    console.print(f"[dim]{len(results)} result(s); read bodies with: docir get {first_ids}[/dim]")
 
 
 def documents(docs: list[dict[str, Any]]) -> None:

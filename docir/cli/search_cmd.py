@@ -13,7 +13,9 @@ from docir.services.retrieval import federation
 
 
 def command(
-    text: Annotated[str, typer.Argument(help="Words to look for; any text is safe, it is never query syntax.", show_default=False)],
+    text: Annotated[
+        str, typer.Argument(help="Words to look for; any text is safe, it is never query syntax.", show_default=False),
+    ],
     limit: Annotated[int, typer.Option("--limit", min=1, help="At most this many results.")] = 10,
     include_inactive: IncludeInactiveOption = False,
     store: StoreOption = None,

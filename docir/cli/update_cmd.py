@@ -22,19 +22,54 @@ TODAY = "today"
 def command(
     doc_id: Annotated[str, typer.Argument(metavar="ID", help="The document to change.", show_default=False)],
     title: Annotated[Optional[str], typer.Option("--title", show_default=False, help="New title.")] = None,
-    description: Annotated[Optional[str], typer.Option("--description", show_default=False, help="New description.")] = None,
-    status: Annotated[Optional[str], typer.Option("--status", show_default=False, help="New status; must be allowed for the type.")] = None,
-    tags: Annotated[Optional[str], typer.Option("--tags", show_default=False, help="Replace the tags (comma-separated; '' clears).")] = None,
-    add_related: Annotated[Optional[list[str]], typer.Option("--add-related", metavar="KIND:ID", show_default=False, help="Add an edge (repeatable).")] = None,
-    remove_related: Annotated[Optional[list[str]], typer.Option("--remove-related", metavar="KIND:ID", show_default=False, help="Remove an edge (repeatable).")] = None,
+    description: Annotated[
+        Optional[str], typer.Option("--description", show_default=False, help="New description."),
+    ] = None,
+    status: Annotated[
+        Optional[str], typer.Option("--status", show_default=False, help="New status; must be allowed for the type."),
+    ] = None,
+    tags: Annotated[
+        Optional[str],
+        typer.Option("--tags", show_default=False, help="Replace the tags (comma-separated; '' clears)."),
+    ] = None,
+    add_related: Annotated[
+        Optional[list[str]],
+        typer.Option("--add-related", metavar="KIND:ID", show_default=False, help="Add an edge (repeatable)."),
+    ] = None,
+    remove_related: Annotated[
+        Optional[list[str]],
+        typer.Option("--remove-related", metavar="KIND:ID", show_default=False, help="Remove an edge (repeatable)."),
+    ] = None,
     owner: Annotated[Optional[str], typer.Option("--owner", show_default=False, help="New owner.")] = None,
-    verified: Annotated[Optional[str], typer.Option("--verified", metavar="[DATE]", show_default=False, help="Mark as verified on DATE (YYYY-MM-DD); alone, today.")] = None,
-    append_section: Annotated[Optional[str], typer.Option("--append-section", metavar="HEADING", show_default=False, help="Add a '## HEADING' section with --body at the end.")] = None,
-    replace_section: Annotated[Optional[str], typer.Option("--replace-section", metavar="HEADING", show_default=False, help="Replace the '## HEADING' section's content with --body.")] = None,
+    verified: Annotated[
+        Optional[str],
+        typer.Option("--verified", metavar="[DATE]", show_default=False,
+                     help="Mark as verified on DATE (YYYY-MM-DD); alone, today."),
+    ] = None,
+    append_section: Annotated[
+        Optional[str],
+        typer.Option("--append-section", metavar="HEADING", show_default=False,
+                     help="Add a '## HEADING' section with --body at the end."),
+    ] = None,
+    replace_section: Annotated[
+        Optional[str],
+        typer.Option("--replace-section", metavar="HEADING", show_default=False,
+                     help="Replace the '## HEADING' section's content with --body."),
+    ] = None,
     replace_body: Annotated[bool, typer.Option("--replace-body", help="Replace the whole body with --body.")] = False,
-    body: Annotated[Optional[str], typer.Option("--body", show_default=False, help="Text for the section/body edit: text, '-' for stdin, '@FILE'.")] = None,
-    field: Annotated[Optional[list[str]], typer.Option("--field", metavar="KEY=VALUE", show_default=False, help="Set any other frontmatter field; KEY= removes it (repeatable).")] = None,
-    wait_embeddings: Annotated[bool, typer.Option("--wait-embeddings", help="Return only once the new vectors are computed.")] = False,
+    body: Annotated[
+        Optional[str],
+        typer.Option("--body", show_default=False,
+                     help="Text for the section/body edit: text, '-' for stdin, '@FILE'."),
+    ] = None,
+    field: Annotated[
+        Optional[list[str]],
+        typer.Option("--field", metavar="KEY=VALUE", show_default=False,
+                     help="Set any other frontmatter field; KEY= removes it (repeatable)."),
+    ] = None,
+    wait_embeddings: Annotated[
+        bool, typer.Option("--wait-embeddings", help="Return only once the new vectors are computed."),
+    ] = False,
     root: RootOption = None,
     json_out: JsonOption = False,
 ) -> int:

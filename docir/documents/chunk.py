@@ -71,7 +71,7 @@ def _sections(body: str) -> list[tuple[tuple[str, ...], int, int]]:
     if body[: bounds[0]].strip():
         sections.append(((), 0, bounds[0]))
     stack: list[tuple[int, str]] = []
-    for heading, end in zip(headings, bounds[1:]):
+    for heading, end in zip(headings, bounds[1:], strict=True):
         while stack and stack[-1][0] >= heading.level:
             stack.pop()
         stack.append((heading.level, heading.text))

@@ -120,4 +120,5 @@ def _package_file(package: str, name: str) -> Path:
 def _check(path: Path, expected: str) -> None:
     digest = hashlib.sha256(path.read_bytes()).hexdigest()
     if digest != expected:
-        raise ModelUnavailable(f"{path.name} has sha256 {digest[:12]}..., expected {expected[:12]}...; reinstall: {OFFLINE_INSTALL}")
+        raise ModelUnavailable(f"{path.name} has sha256 {digest[:12]}..., expected {expected[:12]}...; "
+                               f"reinstall: {OFFLINE_INSTALL}")

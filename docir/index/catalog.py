@@ -239,7 +239,8 @@ class Catalog:
 
     def write_embedding(self, job: EmbedJob, model_id: str, doc_sha: str, chunks: list[ChunkVector]) -> bool:
         """Point the document at its new vectors; False (left dirty) if its text changed meanwhile."""
-        current = self.conn.execute("SELECT text_sha, dirty_since FROM embeddings WHERE doc = ?", (job.rowid,)).fetchone()
+        current = self.conn.execute("SELECT text_sha, dirty_since FROM embeddings WHERE doc = ?",
+                                    (job.rowid,)).fetchone()
         if current is None or current[0] != job.text_sha:
             return False
         self.conn.execute("DELETE FROM chunk_embeddings WHERE doc = ?", (job.rowid,))
@@ -272,7 +273,8 @@ class Catalog:
 
     def chunk_rows(self, rowid: int) -> dict[int, ChunkVector]:
         rows = self.conn.execute(
-            "SELECT ordinal, heading, section, continuation, start, end, vector_sha FROM chunk_embeddings WHERE doc = ?",
+            "SELECT ordinal, heading, section, continuation, start, end, vector_sha"
+            " FROM chunk_embeddings WHERE doc = ?",
             (rowid,),
         )
         return {int(r[0]): ChunkVector(int(r[0]), r[1], r[2], bool(r[3]), int(r[4]), int(r[5]), r[6]) for r in rows}
@@ -330,7 +332,8 @@ class Catalog:
         found = self.conn.execute("SELECT rowid FROM ref_files WHERE source_uri = ?", (source_uri,)).fetchone()
         if found is None:
             return
-        self.conn.execute("DELETE FROM ref_fts WHERE rowid IN (SELECT rowid FROM ref_chunks WHERE file = ?)", (found[0],))
+        self.conn.execute("DELETE FROM ref_fts WHERE rowid IN (SELECT rowid FROM ref_chunks WHERE file = ?)",
+                          (found[0],))
         self.conn.execute("DELETE FROM ref_chunks WHERE file = ?", (found[0],))
         self.conn.execute("DELETE FROM ref_files WHERE rowid = ?", (found[0],))
         self._bump_vectors()
@@ -357,7 +360,8 @@ class Catalog:
         self._bump_vectors()
 
     def ref_queue(self, model_id: str | None) -> int:
-        return int(self.conn.execute("SELECT count(*) FROM ref_chunks WHERE model_id IS NOT ?", (model_id,)).fetchone()[0])
+        return int(self.conn.execute("SELECT count(*) FROM ref_chunks WHERE model_id IS NOT ?",
+                                     (model_id,)).fetchone()[0])
 
     def ref_lexical_hits(self, match: str, limit: int) -> list[Hit]:
         rows = self.conn.execute(

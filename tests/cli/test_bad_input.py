@@ -37,7 +37,8 @@ def snapshot(root: Path) -> dict[str, bytes]:
 
 # --- documents docir cannot read -----------------------------------------------------------------
 
-MALFORMED = "---\nid: adr-0000000000f1\ntype: decision\ntitle: [unclosed\nstatus: proposed\n---\n\n## Context\n\nText.\n"
+MALFORMED = ("---\nid: adr-0000000000f1\ntype: decision\ntitle: [unclosed\nstatus: proposed\n---\n"
+             "\n## Context\n\nText.\n")
 
 
 def test_malformed_yaml_frontmatter_is_skipped_with_one_warning(sample_store: Path) -> None:

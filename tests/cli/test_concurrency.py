@@ -36,7 +36,7 @@ for k in range(n):
 def start_together(commands: list[list[str]]) -> list[subprocess.CompletedProcess[str]]:
     procs = [subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for cmd in commands]
     done = []
-    for proc, cmd in zip(procs, commands):
+    for proc, cmd in zip(procs, commands, strict=True):
         out, err = proc.communicate(timeout=300)
         done.append(subprocess.CompletedProcess(cmd, proc.returncode, out, err))
     return done

@@ -154,7 +154,8 @@ def query(session: Session, peers: list[Peer], filters: Filters, *, stale: bool 
     return merged
 
 
-def search(session: Session, peers: list[Peer], text: str, *, include_inactive: bool, limit: int) -> list[dict[str, Any]]:
+def search(session: Session, peers: list[Peer], text: str, *, include_inactive: bool,
+           limit: int) -> list[dict[str, Any]]:
     """bm25 ranks within one store only, so stores take turns at the head of the list."""
     rows = reads.search(session, text, include_inactive=include_inactive, limit=limit)
     if not peers:

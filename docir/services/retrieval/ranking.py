@@ -226,7 +226,7 @@ def _take_turns(per_query: list[list[Candidate]], limit: int) -> list[Candidate]
     order: list[Candidate] = []
     taken: set[Key] = set()
     cursors = [0] * len(per_query)
-    while len(order) < limit and any(c < len(r) for c, r in zip(cursors, per_query)):
+    while len(order) < limit and any(c < len(r) for c, r in zip(cursors, per_query, strict=True)):
         for q, ranking in enumerate(per_query):
             while cursors[q] < len(ranking) and ranking[cursors[q]].key in taken:
                 cursors[q] += 1
