@@ -7,7 +7,7 @@ from typing import Annotated, Optional
 import typer
 
 from docir.cli import render
-from docir.cli.options import IncludeInactiveOption, JsonOption, RootOption, StoreOption
+from docir.cli.options import MAX_LIMIT, IncludeInactiveOption, JsonOption, RootOption, StoreOption
 from docir.services.indexing import references, session
 from docir.services.indexing.session import Session
 from docir.services.retrieval import federation
@@ -21,7 +21,7 @@ def command(
                      show_default=False),
     ] = None,
     limit: Annotated[
-        int, typer.Option("--limit", min=1, help="How many ranked documents (linked ones come on top)."),
+        int, typer.Option("--limit", min=1, max=MAX_LIMIT, help="How many ranked documents (linked ones come on top)."),
     ] = 8,
     explain: Annotated[
         bool,

@@ -7,6 +7,9 @@ from typing import Annotated, Optional
 
 import typer
 
+# --limit's ceiling: far past any list worth reading, and it keeps SQLite's LIMIT within 64 bits.
+MAX_LIMIT = 10_000
+
 RootOption = Annotated[
     Optional[Path],
     typer.Option("--root", help="The store's root folder. Default: found upward from the current folder, like git.",

@@ -7,7 +7,7 @@ from typing import Annotated, Optional
 import typer
 
 from docir.cli import render
-from docir.cli.options import IncludeInactiveOption, JsonOption, RootOption, StoreOption
+from docir.cli.options import MAX_LIMIT, IncludeInactiveOption, JsonOption, RootOption, StoreOption
 from docir.index.records import Filters
 from docir.services.indexing import session
 from docir.services.retrieval import federation
@@ -38,7 +38,7 @@ def command(
         Optional[str],
         typer.Option("--related-to", help="Only documents with an edge to or from this id.", show_default=False),
     ] = None,
-    limit: Annotated[int, typer.Option("--limit", min=1, help="At most this many results.")] = 50,
+    limit: Annotated[int, typer.Option("--limit", min=1, max=MAX_LIMIT, help="At most this many results.")] = 50,
     include_inactive: IncludeInactiveOption = False,
     store: StoreOption = None,
     root: RootOption = None,

@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 
 from docir.cli import render
-from docir.cli.options import IncludeInactiveOption, JsonOption, RootOption, StoreOption
+from docir.cli.options import MAX_LIMIT, IncludeInactiveOption, JsonOption, RootOption, StoreOption
 from docir.services.indexing import session
 from docir.services.retrieval import federation
 
@@ -16,7 +16,7 @@ def command(
     text: Annotated[
         str, typer.Argument(help="Words to look for; any text is safe, it is never query syntax.", show_default=False),
     ],
-    limit: Annotated[int, typer.Option("--limit", min=1, help="At most this many results.")] = 10,
+    limit: Annotated[int, typer.Option("--limit", min=1, max=MAX_LIMIT, help="At most this many results.")] = 10,
     include_inactive: IncludeInactiveOption = False,
     store: StoreOption = None,
     root: RootOption = None,

@@ -574,3 +574,36 @@ def test_bad_options_exit_2_with_one_line(sample_store: Path, args: tuple[str, .
     assert result.code == 2
     assert result.out == ""
     one_line(result.err, "error")
+
+
+# --- numbers out of range ------------------------------------------------------------------------
+
+HUGE = "100000000000000000000"  # past SQLite's 64-bit integers: once an internal error (exit 3)
+LIMITED = [("query",), ("search", "sessions"), ("context", "sessions")]
+
+
+@pytest.mark.parametrize("value", [HUGE, "10001", "0", "-1"])
+@pytest.mark.parametrize("command", LIMITED, ids=[c[0] for c in LIMITED])
+def test_a_limit_out_of_range_is_a_usage_error(sample_store: Path, command: tuple[str, ...], value: str) -> None:
+    result = docir(sample_store, *command, "--limit", value)
+    assert result.code == 2, result.err
+    assert result.out == ""
+    line = one_line(result.err, "error")
+    assert "'--limit'" in line and "1<=x<=10000" in line and f"docir {command[0]} --help" in line
+
+
+@pytest.mark.parametrize("command", LIMITED, ids=[c[0] for c in LIMITED])
+def test_the_largest_limit_is_accepted(sample_store: Path, command: tuple[str, ...]) -> None:
+    result = docir(sample_store, *command, "--limit", "10000")
+    assert result.code == 0, result.err
+    assert "error" not in result.err
+
+
+@pytest.mark.parametrize("value", [HUGE, "1e400", "inf", "nan", "86401", "0", "-1"])
+def test_a_worker_idle_time_out_of_range_is_a_usage_error(sample_store: Path, value: str) -> None:
+    result = run_process("worker", "serve", "--root", str(sample_store), "--idle", value)
+    assert result.code == 2, result.err
+    assert result.out == ""
+    line = one_line(result.err, "error")
+    assert "'--idle'" in line and "docir worker serve --help" in line
+    assert not (sample_store / ".docir" / "run" / "worker.json").exists()
