@@ -72,9 +72,10 @@ class BenchmarkError(Exception):
 def dump_texts(root: Path, out: Path) -> None:
     """Every text docir's drain would embed for this (freshly indexed) store, in drain order, de-duplicated."""
     from docir.documents.chunk import chunk_markdown, window_budget
+    from docir.documents.model import embedded_text as document_text
+    from docir.documents.model import text_sha
     from docir.services.indexing.session import open_session
     from docir.services.vectors import query_source
-    from docir.documents.model import embedded_text as document_text, text_sha
 
     source = query_source.load_local(None, root)
     if not isinstance(source, query_source.LocalModel):
@@ -277,7 +278,8 @@ def compare(texts: list[dict[str, object]], docir_vectors: dict[str, bytes], ort
     fits = [(t, c) for t, c in rows if int(t["tokens"]) <= max_tokens]  # type: ignore[arg-type]
     longer = [(t, c) for t, c in rows if int(t["tokens"]) > max_tokens]  # type: ignore[arg-type]
     picks = sorted(rows, key=lambda r: int(r[0]["tokens"]))  # type: ignore[arg-type]
-    sample = [picks[0], picks[len(picks) // 4], picks[len(picks) // 2], picks[(3 * len(picks)) // 4], picks[-1]] if picks else []
+    sample = ([picks[0], picks[len(picks) // 4], picks[len(picks) // 2], picks[(3 * len(picks)) // 4], picks[-1]]
+              if picks else [])
     return {
         "missing_in_docir": missing,
         "all": summary(rows),
@@ -358,7 +360,8 @@ def main(argv: list[str] | None = None) -> int:
                     details[side].append({k: report.get(k) for k in ("documents", "texts_embedded", "texts_reused",
                                                                        "due", "total", "model")})
                     if report.get("texts_embedded") != n_texts and not any("texts_embedded" in w for w in warnings):
-                        warnings.append(f"docir embedded {report.get('texts_embedded')} texts, the listing has {n_texts}")
+                        warnings.append(f"docir embedded {report.get('texts_embedded')} texts, "
+                                        f"the listing has {n_texts}")
                     if round_no == 1:
                         docir_vectors = stored_vectors(root, str(meta["model_id"]))
                 elif side.startswith("ort-"):
@@ -376,7 +379,8 @@ def main(argv: list[str] | None = None) -> int:
                     details[side].append(json.loads(out))
                 samples[side].append(elapsed)
                 cpu[side].append(LAST_CPU_S[0])
-            print(f"embed_throughput: round {round_no}/{args.repeat} done in {time.perf_counter() - round_started:.1f} s "
+            print(f"embed_throughput: round {round_no}/{args.repeat} done in "
+                  f"{time.perf_counter() - round_started:.1f} s "
                   + ", ".join(f"{s} {samples[s][-1] / 1000:.1f} s" for s in sides), file=sys.stderr)
     except BenchmarkError as exc:
         print(f"embed_throughput: {exc}", file=sys.stderr)

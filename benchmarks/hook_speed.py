@@ -9,10 +9,10 @@ and the index built. Every process runs with DOCIR_WORKER=0, so no worker starts
 (worktree on `main`, index in sync at the start of each):
 
     floor                   python -c "import sqlite3, json"
-    git-checkout-nohook     git -c core.hooksPath=<empty> checkout changed   (the worktree switches, the index goes stale)
+    git-checkout-nohook     git -c core.hooksPath=<empty> checkout changed   (worktree switches, index goes stale)
     hook-changed            .git/hooks/post-checkout MAIN CHANGED 1          (picks up the 10 changed documents)
     hook-unchanged          .git/hooks/post-checkout MAIN CHANGED 1          (again: nothing changed since)
-    hook-same-commit        .git/hooks/post-checkout CHANGED CHANGED 1       (git's "same commit": the hook skips the refresh)
+    hook-same-commit        .git/hooks/post-checkout CHANGED CHANGED 1       (git's "same commit": hook skips refresh)
     git-checkout-hook       git checkout main                                (hook included; 10 documents change back)
 
 The hook is run directly, as git runs it (cwd at the worktree root), so its time is the hook's
@@ -187,10 +187,12 @@ def measure(repo: Path, empty_hooks: Path, changed: int, repeat: int, warmup: in
 def print_table(payload: dict[str, object]) -> None:
     machine, config = payload["machine"], payload["config"]
     assert isinstance(machine, dict) and isinstance(config, dict)
-    print(f"docir post-checkout hook: python {machine['python']}, {machine['cpu_count']} CPUs, {config['docs']} documents, "
+    print(f"docir post-checkout hook: python {machine['python']}, {machine['cpu_count']} CPUs, "
+          f"{config['docs']} documents, "
           f"{config['changed']} changed between branches, {config['repeat']} rounds (+{config['warmup']} warm-up), "
           f"DOCIR_WORKER=0")
-    print(f'floor  python -c "import sqlite3, json": median {payload["floor_ms"]:.1f} ms, p90 {payload["floor_p90_ms"]:.1f} ms')
+    print(f'floor  python -c "import sqlite3, json": median {payload["floor_ms"]:.1f} ms, '
+          f'p90 {payload["floor_p90_ms"]:.1f} ms')
     print()
     header = f"{'what':<46} {'median ms':>10} {'p90 ms':>9} {'x floor':>8}"
     print(header)

@@ -327,7 +327,8 @@ def evaluate_targets(results: dict[tuple[int, str], dict[str, float]]) -> list[d
         else:
             ratio = large["median_ms"] / small["median_ms"]
             target.update(value_ratio=round(ratio, 2), status="PASS" if ratio <= 2.0 else "FAIL",
-                          detail=f"{large['median_ms']:.0f} ms vs {small['median_ms']:.0f} ms = {ratio:.2f}x (limit 2x)")
+                          detail=f"{large['median_ms']:.0f} ms vs {small['median_ms']:.0f} ms = {ratio:.2f}x "
+                                 "(limit 2x)")
         targets.append(target)
     return targets
 
@@ -380,7 +381,8 @@ def print_table(payload: dict[str, object]) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--sizes", default="100,1000,10000", help="store sizes, comma-separated (default 100,1000,10000)")
+    parser.add_argument("--sizes", default="100,1000,10000",
+                        help="store sizes, comma-separated (default 100,1000,10000)")
     parser.add_argument("--repeat", type=int, default=15, help="measured rounds (default 15)")
     parser.add_argument("--warmup", type=int, default=1, help="discarded warm-up rounds (default 1)")
     parser.add_argument("--seed", type=int, default=SEED, help="generator seed (default 7)")
@@ -459,7 +461,8 @@ def main(argv: list[str] | None = None) -> int:
         "machine": machine,
         "config": {"sizes": sizes, "repeat": args.repeat, "warmup": args.warmup, "seed": args.seed,
                    "search_text": SEARCH_TEXT, "touch_share": TOUCH_SHARE, "warm": args.warm,
-                   "pycache_prefix": str(PYCACHE), "caller_had_dontwritebytecode": "PYTHONDONTWRITEBYTECODE" in os.environ},
+                   "pycache_prefix": str(PYCACHE),
+                   "caller_had_dontwritebytecode": "PYTHONDONTWRITEBYTECODE" in os.environ},
         "setup": [{"size": s.size, **s.setup} for s in stores],
         "floor_ms": round(floor_median, 1),
         "floor_p90_ms": round(percentile(floor, 0.9), 1),

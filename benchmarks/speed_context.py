@@ -315,7 +315,8 @@ def measure(stores: list[Store], repeat: int, cycles: int, warmup: int, task: st
                 pids[store.size] = reply.get("pid")
                 worker_starts.append({"size": store.size, "cycle": cycle, "pid": reply.get("pid"),
                                       "semantic": reply.get("semantic"), "model": reply.get("model"),
-                                      "due": reply.get("due"), "start_ms": round((time.perf_counter() - started) * 1000)})
+                                      "due": reply.get("due"),
+                                      "start_ms": round((time.perf_counter() - started) * 1000)})
                 if reply.get("semantic") != "on" or reply.get("due"):
                     raise BenchmarkError(f"the worker of the {store.size}-document store has no model or work "
                                          f"to do (it would embed while we measure): {reply}")
@@ -380,9 +381,11 @@ def print_table(payload: dict[str, object]) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", default="1000,10000", help="store sizes, comma-separated (default 1000,10000)")
-    parser.add_argument("--repeat", type=int, default=15, help="measured rounds per phase, over all cycles (default 15)")
+    parser.add_argument("--repeat", type=int, default=15,
+                        help="measured rounds per phase, over all cycles (default 15)")
     parser.add_argument("--cycles", type=int, default=3, help="warm/cold alternations (default 3)")
-    parser.add_argument("--warmup", type=int, default=1, help="discarded rounds at the start of every phase (default 1)")
+    parser.add_argument("--warmup", type=int, default=1,
+                        help="discarded rounds at the start of every phase (default 1)")
     parser.add_argument("--seed", type=int, default=SEED, help="generator seed (default 7)")
     parser.add_argument("--task", default=TASK, help="the task given to docir context")
     parser.add_argument("--out", type=Path, default=HERE / "results" / "speed_context.json", help="JSON output")

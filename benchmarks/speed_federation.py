@@ -10,7 +10,7 @@ the first store, in interleaved rounds, whole-process medians of
     context-3        docir context TASK --store B --store C      (three stores)
 and, through one long-lived `docir mcp` server spoken to by the MCP SDK's own client,
     mcp-context      call_tool("context", {"task": TASK})        (time of the call alone)
-Targets: context-3 at most 1.5x context-1 (SPEC: federation); mcp-context reported as a
+Targets: context-3 at most 1.5x context-1; mcp-context reported as a
 ratio to the CLI's warm context-1. Prints a table, writes JSON.
 """
 
@@ -98,7 +98,8 @@ def main(argv: list[str] | None = None) -> int:
         sc.worker(local, "stop")
 
     floor = median(samples["floor"])
-    rows = [{"command": name, "median_ms": median(values), "p90_ms": round(sorted(values)[int(0.9 * (len(values) - 1))], 1),
+    rows = [{"command": name, "median_ms": median(values),
+             "p90_ms": round(sorted(values)[int(0.9 * (len(values) - 1))], 1),
              "ratio_to_floor": round(median(values) / floor, 2)} for name, values in samples.items()]
     by = {row["command"]: row for row in rows}
     federation_ratio = round(by["context-3"]["median_ms"] / by["context-1"]["median_ms"], 2)

@@ -15,7 +15,8 @@ from typing import Any
 
 from docir.errors import UsageError
 
-LIMIT_MAX = 10_000  # more results than any reader can judge; also keeps SQLite's integers in range
+# --limit's ceiling: far past any list worth reading, and it keeps SQLite's LIMIT within 64 bits.
+LIMIT_MAX = 10_000
 
 
 @dataclass(frozen=True)

@@ -176,7 +176,8 @@ class _Checker:
             if spec is None:
                 continue
             if spec.prefix in prefixes:
-                self.problem(path + ("prefix",), f"prefix '{spec.prefix}' is used by both '{prefixes[spec.prefix]}' and '{name}'")
+                self.problem(path + ("prefix",),
+                             f"prefix '{spec.prefix}' is used by both '{prefixes[spec.prefix]}' and '{name}'")
             prefixes[spec.prefix] = name
             types[name] = spec
         return types
@@ -201,10 +202,12 @@ class _Checker:
         default = body.get("default_status", statuses[0])
         if default not in statuses:
             self.problem(path + ("default_status",), f"default_status '{default}' is not one of {name}'s statuses")
-        inactive = self._str_list(body.get("inactive_statuses", []), path + ("inactive_statuses",), f"type '{name}': inactive_statuses")
+        inactive = self._str_list(body.get("inactive_statuses", []), path + ("inactive_statuses",),
+                                  f"type '{name}': inactive_statuses")
         for status in inactive:
             if status not in statuses:
-                self.problem(path + ("inactive_statuses",), f"inactive status '{status}' is not one of {name}'s statuses")
+                self.problem(path + ("inactive_statuses",),
+                             f"inactive status '{status}' is not one of {name}'s statuses")
         required = self._str_list(body.get("required", []), path + ("required",), f"type '{name}': required")
         optional = self._str_list(body.get("optional", []), path + ("optional",), f"type '{name}': optional")
         max_age = body.get("max_age_days")
@@ -256,7 +259,8 @@ class _Checker:
             lo = desc.get("min_length", lo)
             hi = desc.get("max_length", hi)
             if not (isinstance(lo, int) and isinstance(hi, int) and 0 <= lo <= hi):
-                self.problem(("lint", "description"), "description min_length/max_length must be whole numbers, min <= max")
+                self.problem(("lint", "description"),
+                             "description min_length/max_length must be whole numbers, min <= max")
                 lo, hi = 20, 400
         threshold = raw.get("near_duplicate_threshold", 0.88)
         if not isinstance(threshold, (int, float)) or not 0 < float(threshold) <= 1:

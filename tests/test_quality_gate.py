@@ -123,11 +123,14 @@ def test_fused_beats_lexical_and_vector_on_the_eip_slice(tmp_path: Path) -> None
     bench = _benchmark()
     started = time.perf_counter()
     _runs, summary = bench.evaluate_corpora(["eips-ci"], tmp_path, log=print)
-    print(f"eips-ci gate: {time.perf_counter() - started:.1f}s (index, embed and {summary['fused']['all']['n']} queries)")
+    queries = summary["fused"]["all"]["n"]
+    print(f"eips-ci gate: {time.perf_counter() - started:.1f}s (index, embed and {queries} queries)")
     print(bench.table(summary, "eips-ci gate"))
 
     overall = {mode: summary[mode]["all"] for mode in bench.MODES}
-    report = ", ".join(f"{mode} nDCG@10 {overall[mode]['ndcg@10']:.3f} answer@1 {overall[mode]['answer@1']:.3f}"
-                       for mode in bench.MODES)
+    report = ", ".join(
+        f"{mode} nDCG@10 {overall[mode]['ndcg@10']:.3f} answer@1 {overall[mode]['answer@1']:.3f}"
+        for mode in bench.MODES
+    )
     assert overall["fused"]["ndcg@10"] > overall["lexical"]["ndcg@10"], f"fused does not beat lexical: {report}"
     assert overall["fused"]["ndcg@10"] > overall["vector"]["ndcg@10"], f"fused does not beat vector: {report}"

@@ -77,7 +77,8 @@ def main() -> int:
             ours = per_corpus["quality"] + per_corpus["docir"]
             results[variant] = {"quality+docir": bench.summarise(ours)}
             if "cranfield" in per_corpus:
-                results[variant]["cranfield"] = {m: {"all": s["all"]} for m, s in bench.summarise(per_corpus["cranfield"]).items()}
+                cranfield = bench.summarise(per_corpus["cranfield"])
+                results[variant]["cranfield"] = {m: {"all": s["all"]} for m, s in cranfield.items()}
     finally:
         for session, _source in sessions.values():
             session.close()

@@ -16,11 +16,28 @@ from docir.services.integrations import adopt
 
 
 def command(
-    path: Annotated[Path, typer.Argument(help="A folder of Markdown documents (MADR, log4brains, RFCs, ...), or one file.", show_default=False)],
+    path: Annotated[
+        Path,
+        typer.Argument(help="A folder of Markdown documents (MADR, log4brains, RFCs, ...), or one file.",
+                       show_default=False),
+    ],
     doc_type: Annotated[str, typer.Option("--type", help="The docir type they become.")] = "decision",
-    owner: Annotated[Optional[str], typer.Option("--owner", help="Owner for documents that have none (required where the type requires it).", show_default=False)] = None,
-    key: Annotated[Optional[str], typer.Option("--key", help="A field that names documents in links between them (e.g. eip).", show_default=False)] = None,
-    relation: Annotated[Optional[list[str]], typer.Option("--relation", metavar="FIELD=KIND", help="Turn a field listing other documents into edges, e.g. requires=depends-on (repeatable).", show_default=False)] = None,
+    owner: Annotated[
+        Optional[str],
+        typer.Option("--owner", help="Owner for documents that have none (required where the type requires it).",
+                     show_default=False),
+    ] = None,
+    key: Annotated[
+        Optional[str],
+        typer.Option("--key", help="A field that names documents in links between them (e.g. eip).",
+                     show_default=False),
+    ] = None,
+    relation: Annotated[
+        Optional[list[str]],
+        typer.Option("--relation", metavar="FIELD=KIND",
+                     help="Turn a field listing other documents into edges, e.g. requires=depends-on (repeatable).",
+                     show_default=False),
+    ] = None,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Print the plan; write nothing.")] = False,
     root: RootOption = None,
     json_out: JsonOption = False,
@@ -55,7 +72,8 @@ def command(
         render.emit_json(result)
     else:
         for doc in result["documents"]:
-            changes = [f"+{f}" for f in doc["added"]] + [f"{k}: {v['from']!r} -> {v['to']!r}" for k, v in doc["mapped"].items()]
+            changes = [f"+{f}" for f in doc["added"]]
+            changes += [f"{k}: {v['from']!r} -> {v['to']!r}" for k, v in doc["mapped"].items()]
             changes += [f"{r['kind']} {r['id']}" for r in doc["related"]]
             flag = "  [review: " + ", ".join(doc["review"]) + "]" if doc["review"] else ""
             print(f"{doc['path']}  {doc['id']}  {'; '.join(changes) or 'nothing to add'}{flag}")

@@ -13,7 +13,9 @@ from docir.store import open_store
 
 
 def command(
-    write: Annotated[bool, typer.Option("--write", help="Create or refresh the block in AGENTS.md at the store root.")] = False,
+    write: Annotated[
+        bool, typer.Option("--write", help="Create or refresh the block in AGENTS.md at the store root."),
+    ] = False,
     root: RootOption = None,
     json_out: JsonOption = False,
 ) -> int:

@@ -35,7 +35,7 @@ you need in one call. Output is JSON when piped, a table on a terminal.
 Exit codes: 0 ok, 1 not found / findings, 2 usage or input error, 3 internal error.
 """
 
-# Exactly these read commands may fan out to peer stores (SPEC §8); writes never do.
+# Exactly these read commands may fan out to peer stores (adr-148bb3028835); writes never do.
 FEDERATED_COMMANDS = frozenset({"get", "query", "search", "context"})
 
 

@@ -15,7 +15,9 @@ from docir.services.vectors import query_source
 
 
 def command(
-    flush: Annotated[bool, typer.Option("--flush", help="Compute every due vector now and wait (in the warm worker if one runs).")] = False,
+    flush: Annotated[
+        bool, typer.Option("--flush", help="Compute every due vector now and wait (in the warm worker if one runs)."),
+    ] = False,
     status: Annotated[bool, typer.Option("--status", help="Show the queue (the default).")] = False,
     root: RootOption = None,
     json_out: JsonOption = False,

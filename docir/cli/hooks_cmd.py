@@ -22,10 +22,14 @@ from docir.services.vectors import query_source
 from docir.store import Store, find_root
 from docir.worker import paths
 
-app = typer.Typer(help="Plain git hooks: lint staged documents before a commit, refresh the index after checkout, merge and rebase.",
+app = typer.Typer(help="Plain git hooks: lint staged documents before a commit, "
+                       "refresh the index after checkout, merge and rebase.",
                   no_args_is_help=True)
 
-RepoOption = Annotated[Optional[Path], typer.Option("--repo", help="The git repository (default: the current one).", show_default=False, file_okay=False)]
+RepoOption = Annotated[
+    Optional[Path],
+    typer.Option("--repo", help="The git repository (default: the current one).", show_default=False, file_okay=False),
+]
 
 
 @app.command("install")

@@ -16,8 +16,16 @@ from docir.store import find_root
 
 
 def command(
-    root: Annotated[Optional[Path], typer.Option("--root", help="Folder to make a store. Default: the store enclosing the current folder, else the current folder.", show_default=False, file_okay=False)] = None,
-    hooks: Annotated[bool, typer.Option("--hooks", help="Also install the git hooks (see 'docir hooks install').")] = False,
+    root: Annotated[
+        Optional[Path],
+        typer.Option("--root",
+                     help="Folder to make a store. "
+                          "Default: the store enclosing the current folder, else the current folder.",
+                     show_default=False, file_okay=False),
+    ] = None,
+    hooks: Annotated[
+        bool, typer.Option("--hooks", help="Also install the git hooks (see 'docir hooks install')."),
+    ] = False,
     json_out: JsonOption = False,
 ) -> int:
     """Make this folder a docir store: docs/, docs-schema.yaml, .docir/. Safe to run again."""
@@ -25,7 +33,8 @@ def command(
     # sub-folder completes that store instead of nesting a new one; --root is explicit.
     home = root.expanduser().resolve() if root is not None else (find_root() or Path.cwd().resolve())
     created = init_store(home)
-    hook_changes = githooks.install(githooks.repo_root(home), githooks.interpreter_command(sys.executable)) if hooks else []
+    hook_changes = (githooks.install(githooks.repo_root(home), githooks.interpreter_command(sys.executable))
+                    if hooks else [])
     if render.wants_json(json_out):
         payload: dict[str, object] = {"root": str(home), "created": created}
         if hooks:

@@ -24,12 +24,27 @@ class Format(str, Enum):
 
 
 def command(
-    files: Annotated[Optional[list[Path]], typer.Argument(metavar="[PATHS]...", help="Report on these files only (cross-document checks still read the whole store). Default: everything.", show_default=False)] = None,
-    deep: Annotated[bool, typer.Option("--deep", help="Also look for near-duplicate documents by embedding similarity.")] = False,
-    output: Annotated[Format, typer.Option("--format", help="text (path:line:col: CODE message), json, or github annotations.")] = Format.text,
+    files: Annotated[
+        Optional[list[Path]],
+        typer.Argument(metavar="[PATHS]...",
+                       help="Report on these files only (cross-document checks still read the whole store). "
+                            "Default: everything.", show_default=False),
+    ] = None,
+    deep: Annotated[
+        bool, typer.Option("--deep", help="Also look for near-duplicate documents by embedding similarity."),
+    ] = False,
+    output: Annotated[
+        Format, typer.Option("--format", help="text (path:line:col: CODE message), json, or github annotations."),
+    ] = Format.text,
     exit_zero: Annotated[bool, typer.Option("--exit-zero", help="Exit 0 even when there are errors.")] = False,
-    require_model: Annotated[bool, typer.Option("--require-model", help="With --deep: fail (exit 2) when no embedding model is available.")] = False,
-    root: Annotated[Optional[Path], typer.Option("--root", help="The store's root folder. Default: found upward from here.", show_default=False, file_okay=False)] = None,
+    require_model: Annotated[
+        bool, typer.Option("--require-model", help="With --deep: fail (exit 2) when no embedding model is available."),
+    ] = False,
+    root: Annotated[
+        Optional[Path],
+        typer.Option("--root", help="The store's root folder. Default: found upward from here.", show_default=False,
+                     file_okay=False),
+    ] = None,
 ) -> int:
     """Check the schema and the documents: exit 1 on errors, 0 on warnings only. See 'docir rule CODE'."""
     store = open_store(root)
@@ -74,7 +89,8 @@ def print_findings(report: checks.LintReport, root: Path, output: Format) -> Non
     for f in report.findings:
         if output is Format.github:
             level = "error" if f.severity == "error" else "warning"
-            print(f"::{level} file={_shown(root, f.path)},line={f.line},col={f.col},title={f.code} {f.alias}::{f.message}")
+            print(f"::{level} file={_shown(root, f.path)},line={f.line},col={f.col},"
+                  f"title={f.code} {f.alias}::{f.message}")
         else:
             print(f"{_shown(root, f.path)}:{f.line}:{f.col}: {f.code} {f.message}")
     if output is Format.text:

@@ -17,15 +17,21 @@ _LIMIT = info(R, "limit")
 
 
 def command(
-    doc_type: Annotated[Optional[list[str]], typer.Option("--type", help=help_of(R, "type"), show_default=False)] = None,
-    status: Annotated[Optional[list[str]], typer.Option("--status", help=help_of(R, "status"),
-                                                        show_default=False)] = None,
+    doc_type: Annotated[
+        Optional[list[str]], typer.Option("--type", help=help_of(R, "type"), show_default=False)
+    ] = None,
+    status: Annotated[
+        Optional[list[str]], typer.Option("--status", help=help_of(R, "status"), show_default=False)
+    ] = None,
     tag: Annotated[Optional[list[str]], typer.Option("--tag", help=help_of(R, "tag"), show_default=False)] = None,
     owner: Annotated[Optional[str], typer.Option("--owner", help=help_of(R, "owner"), show_default=False)] = None,
-    stale: Annotated[Optional[bool], typer.Option("--stale/--fresh", help="Only stale (or only fresh) documents.",
-                                                  show_default=False)] = None,
-    related_to: Annotated[Optional[str], typer.Option("--related-to", help=help_of(R, "related_to"),
-                                                      show_default=False)] = None,
+    stale: Annotated[
+        Optional[bool],
+        typer.Option("--stale/--fresh", help="Only stale (or only fresh) documents.", show_default=False),
+    ] = None,
+    related_to: Annotated[
+        Optional[str], typer.Option("--related-to", help=help_of(R, "related_to"), show_default=False)
+    ] = None,
     limit: Annotated[int, typer.Option("--limit", min=_LIMIT.min, max=_LIMIT.max, help=_LIMIT.help)] = 50,
     include_inactive: IncludeInactiveOption = False,
     store: StoreOption = None,
@@ -33,9 +39,17 @@ def command(
     json_out: JsonOption = False,
 ) -> int:
     """List skeletons by structured filters (no ranking, no model)."""
-    request = R(type=tuple(doc_type or ()), status=tuple(status or ()), tag=tuple(tag or ()), owner=owner,
-                stale=stale, related_to=related_to, limit=limit, include_inactive=include_inactive,
-                store=tuple(str(s) for s in store or ()))
+    request = R(
+        type=tuple(doc_type or ()),
+        status=tuple(status or ()),
+        tag=tuple(tag or ()),
+        owner=owner,
+        stale=stale,
+        related_to=related_to,
+        limit=limit,
+        include_inactive=include_inactive,
+        store=tuple(str(s) for s in store or ()),
+    )
     result = session.run(root, lambda s: commands.query(s, request, render.warn), warn=render.warn)
     if render.wants_json(json_out):
         render.emit_json(result.to_json())

@@ -15,15 +15,22 @@ from docir.services.indexing.session import Session
 from docir.services.vectors import query_source
 from docir.store import open_store
 
-app = typer.Typer(help="Reference corpora: upstream or vendor docs, searchable with context but never linted or edited.",
+app = typer.Typer(help="Reference corpora: upstream or vendor docs, "
+                       "searchable with context but never linted or edited.",
                   no_args_is_help=True)
 
 
 @app.command("add")
 def add(
     path: Annotated[Path, typer.Argument(help="A folder (its *.md and *.txt files) or one file.", show_default=False)],
-    name: Annotated[Optional[str], typer.Option("--name", help="The corpus name (default: the folder's name).", show_default=False)] = None,
-    dry_run: Annotated[bool, typer.Option("--dry-run", help="Print the plan (files, heading paths, token counts); write nothing, call no model.")] = False,
+    name: Annotated[
+        Optional[str], typer.Option("--name", help="The corpus name (default: the folder's name).", show_default=False),
+    ] = None,
+    dry_run: Annotated[
+        bool,
+        typer.Option("--dry-run",
+                     help="Print the plan (files, heading paths, token counts); write nothing, call no model."),
+    ] = False,
     root: RootOption = None,
     json_out: JsonOption = False,
 ) -> int:
@@ -91,4 +98,5 @@ def _print_plan(plan: references.AddPlan) -> None:
             print(f"  {' > '.join(chunk['heading_path'])}  {chunk['tokens']} tokens{more}")
     for skipped in plan["skipped"]:
         print(f"skip {skipped['path']}: {skipped['reason']}")
-    print(f"{len(plan['files'])} file(s), {plan['chunk_count']} chunk(s), budget {plan['budget']} tokens; nothing written")
+    print(f"{len(plan['files'])} file(s), {plan['chunk_count']} chunk(s), "
+          f"budget {plan['budget']} tokens; nothing written")

@@ -15,7 +15,9 @@ from docir.services.vectors import query_source
 
 def command(
     full: Annotated[bool, typer.Option("--full", help="Forget the index and rebuild it from every file.")] = False,
-    wait_embeddings: Annotated[bool, typer.Option("--wait-embeddings", help="Also compute every due vector before returning.")] = False,
+    wait_embeddings: Annotated[
+        bool, typer.Option("--wait-embeddings", help="Also compute every due vector before returning."),
+    ] = False,
     root: RootOption = None,
     json_out: JsonOption = False,
 ) -> int:

@@ -83,7 +83,8 @@ def skeleton_table(results: Sequence[Mapping[str, Any]], *, heading: str) -> Non
             row = [str(position), *row, "" if sim is None else f"{sim:.2f}"]
         table.add_row(*row)
     console.print(table)
-    console.print(f"[dim]{len(results)} result(s); read bodies with: docir get {' '.join(r['id'] for r in results[:3])}[/dim]")
+    first_ids = " ".join(r["id"] for r in results[:3])
+    console.print(f"[dim]{len(results)} result(s); read bodies with: docir get {first_ids}[/dim]")
 
 
 def documents(docs: Sequence[Mapping[str, Any]]) -> None:

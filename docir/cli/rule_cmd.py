@@ -13,7 +13,11 @@ from docir.services.lint.rules import RULES, find_rule
 
 
 def command(
-    name: Annotated[Optional[str], typer.Argument(metavar="[CODE]", help="A rule code (DOC014) or alias (stale). Without one, list all rules.", show_default=False)] = None,
+    name: Annotated[
+        Optional[str],
+        typer.Argument(metavar="[CODE]", help="A rule code (DOC014) or alias (stale). Without one, list all rules.",
+                       show_default=False),
+    ] = None,
     json_out: JsonOption = False,
 ) -> int:
     """Explain a lint rule: what it checks, why, and how to fix a finding."""

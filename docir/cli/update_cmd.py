@@ -18,42 +18,79 @@ from docir.services.writing.commands import UpdateRequest as R
 def command(
     doc_id: Annotated[str, typer.Argument(metavar="ID", help=help_of(R, "id"), show_default=False)],
     title: Annotated[Optional[str], typer.Option("--title", show_default=False, help=help_of(R, "title"))] = None,
-    description: Annotated[Optional[str], typer.Option("--description", show_default=False,
-                                                       help=help_of(R, "description"))] = None,
+    description: Annotated[
+        Optional[str], typer.Option("--description", show_default=False, help=help_of(R, "description"))
+    ] = None,
     status: Annotated[Optional[str], typer.Option("--status", show_default=False, help=help_of(R, "status"))] = None,
-    tags: Annotated[Optional[str], typer.Option("--tags", show_default=False,
-                                                help="Replace the tags (comma-separated; '' clears).")] = None,
-    add_related: Annotated[Optional[list[str]], typer.Option("--add-related", metavar="KIND:ID", show_default=False,
-                                                             help=help_of(R, "add_related"))] = None,
-    remove_related: Annotated[Optional[list[str]], typer.Option("--remove-related", metavar="KIND:ID",
-                                                                show_default=False,
-                                                                help=help_of(R, "remove_related"))] = None,
+    tags: Annotated[
+        Optional[str], typer.Option("--tags", show_default=False, help="Replace the tags (comma-separated; '' clears).")
+    ] = None,
+    add_related: Annotated[
+        Optional[list[str]],
+        typer.Option("--add-related", metavar="KIND:ID", show_default=False, help=help_of(R, "add_related")),
+    ] = None,
+    remove_related: Annotated[
+        Optional[list[str]],
+        typer.Option("--remove-related", metavar="KIND:ID", show_default=False, help=help_of(R, "remove_related")),
+    ] = None,
     owner: Annotated[Optional[str], typer.Option("--owner", show_default=False, help=help_of(R, "owner"))] = None,
-    verified: Annotated[Optional[str], typer.Option("--verified", metavar="[DATE]", show_default=False,
-                                                    help="Mark as verified on DATE (YYYY-MM-DD); alone, today.")] = None,
-    append_section: Annotated[Optional[str], typer.Option("--append-section", metavar="HEADING", show_default=False,
-                                                          help="Add a '## HEADING' section with --body at the end.")
-                              ] = None,
-    replace_section: Annotated[Optional[str], typer.Option("--replace-section", metavar="HEADING",
-                                                           show_default=False,
-                                                           help="Replace the '## HEADING' section's content with "
-                                                                "--body.")] = None,
+    verified: Annotated[
+        Optional[str],
+        typer.Option(
+            "--verified",
+            metavar="[DATE]",
+            show_default=False,
+            help="Mark as verified on DATE (YYYY-MM-DD); alone, today.",
+        ),
+    ] = None,
+    append_section: Annotated[
+        Optional[str],
+        typer.Option(
+            "--append-section",
+            metavar="HEADING",
+            show_default=False,
+            help="Add a '## HEADING' section with --body at the end.",
+        ),
+    ] = None,
+    replace_section: Annotated[
+        Optional[str],
+        typer.Option(
+            "--replace-section",
+            metavar="HEADING",
+            show_default=False,
+            help="Replace the '## HEADING' section's content with --body.",
+        ),
+    ] = None,
     replace_body: Annotated[bool, typer.Option("--replace-body", help="Replace the whole body with --body.")] = False,
-    body: Annotated[Optional[str], typer.Option("--body", show_default=False,
-                                                help=f"Text for the section or body edit: {BODY_HELP}.")] = None,
-    field: Annotated[Optional[list[str]], typer.Option("--field", metavar="KEY=VALUE", show_default=False,
-                                                       help=help_of(R, "field"))] = None,
+    body: Annotated[
+        Optional[str],
+        typer.Option("--body", show_default=False, help=f"Text for the section or body edit: {BODY_HELP}."),
+    ] = None,
+    field: Annotated[
+        Optional[list[str]], typer.Option("--field", metavar="KEY=VALUE", show_default=False, help=help_of(R, "field"))
+    ] = None,
     wait_embeddings: Annotated[bool, typer.Option("--wait-embeddings", help=help_of(R, "wait_embeddings"))] = False,
     root: RootOption = None,
     json_out: JsonOption = False,
 ) -> int:
     """Change a document in place: only the lines of what changed are rewritten."""
-    request = R(id=doc_id, title=title, description=description, status=status,
-                tags=None if tags is None else tuple(tags.split(",")), add_related=tuple(add_related or ()),
-                remove_related=tuple(remove_related or ()), owner=owner, verified=verified,
-                append_section=append_section, replace_section=replace_section, replace_body=replace_body,
-                body=read_body(body) if body is not None else None, field=tuple(field or ()),
-                wait_embeddings=wait_embeddings)
+    request = R(
+        id=doc_id,
+        title=title,
+        description=description,
+        status=status,
+        tags=None if tags is None else tuple(tags.split(",")),
+        add_related=tuple(add_related or ()),
+        remove_related=tuple(remove_related or ()),
+        owner=owner,
+        verified=verified,
+        append_section=append_section,
+        replace_section=replace_section,
+        replace_body=replace_body,
+        body=read_body(body) if body is not None else None,
+        field=tuple(field or ()),
+        wait_embeddings=wait_embeddings,
+    )
     commands.changes(request)  # a usage error before the store is even opened
     result = session.run(root, lambda s: commands.update(s, request, render.warn), warn=render.warn)
     if render.wants_json(json_out):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 import time
 from pathlib import Path
@@ -15,11 +16,20 @@ from docir.errors import DocirError, UsageError
 from docir.store import open_store
 from docir.worker import client, paths
 
-app = typer.Typer(help="The warm worker: holds the model, drains the embedding queue, answers commands in milliseconds.",
+app = typer.Typer(help="The warm worker: holds the model, drains the embedding queue, "
+                       "answers commands in milliseconds.",
                   no_args_is_help=True)
 
 IDLE_SECONDS = 900.0
+MAX_IDLE_SECONDS = 86_400.0  # a day
 START_WAIT_SECONDS = 30.0
+
+
+def _a_number(value: float) -> float:
+    """The range check lets 'nan' through (it compares false both ways); a worker that never exits would."""
+    if math.isnan(value):
+        raise typer.BadParameter("nan is not a number of seconds")
+    return value
 
 
 def _root(root: Path | None) -> Path:
@@ -80,7 +90,8 @@ def stop(root: RootOption = None, json_out: JsonOption = False) -> int:
 
 @app.command("serve", hidden=True)
 def serve(root: RootOption = None,
-          idle: Annotated[float, typer.Option("--idle", help="Exit after this many idle seconds.")] = IDLE_SECONDS) -> int:
+          idle: Annotated[float, typer.Option("--idle", min=1.0, max=MAX_IDLE_SECONDS, callback=_a_number,
+                                              help="Exit after this many idle seconds.")] = IDLE_SECONDS) -> int:
     """Run the worker in the foreground (what `start` runs in the background)."""
     from docir.cli.main import main as run_cli
     from docir.schema import load_schema
@@ -99,7 +110,8 @@ def serve(root: RootOption = None,
     embedder, why = load_embedder(store, load_schema(store.schema_path).model_path)
     worker = WarmWorker(store, run_cli, embedder, why)
     server.handler = worker
-    _log(f"worker {os.getpid()} serving {store.root} ({'model ' + embedder.model_id if embedder else 'lexical: ' + why})")
+    serving = "model " + embedder.model_id if embedder else "lexical: " + why
+    _log(f"worker {os.getpid()} serving {store.root} ({serving})")
     server.serve({"model": embedder.model_id if embedder else None})
     return 0
 

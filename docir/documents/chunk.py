@@ -1,9 +1,10 @@
 """Split Markdown into heading sections that each fit an embedding model's window.
 
 The model reads a bounded window and silently ignores the rest, so a chunk
-that overflows would vanish from the semantic index one level down (SPEC
-§4.2). Every chunk is therefore measured whole, breadcrumb included, with the
-caller's `count_tokens` (the model's own tokenizer in production).
+that overflows would vanish from the semantic index one level down
+(arch-e57e49b10a90). Every chunk is therefore measured whole, breadcrumb
+included, with the caller's `count_tokens` (the model's own tokenizer in
+production).
 """
 
 from __future__ import annotations
@@ -70,7 +71,7 @@ def _sections(body: str) -> list[tuple[tuple[str, ...], int, int]]:
     if body[: bounds[0]].strip():
         sections.append(((), 0, bounds[0]))
     stack: list[tuple[int, str]] = []
-    for heading, end in zip(headings, bounds[1:]):
+    for heading, end in zip(headings, bounds[1:], strict=True):
         while stack and stack[-1][0] >= heading.level:
             stack.pop()
         stack.append((heading.level, heading.text))

@@ -21,7 +21,8 @@ def read_text(path: Path, *, max_bytes: int = MAX_DOCUMENT_BYTES) -> tuple[str, 
     """
     size = path.stat().st_size
     if size > max_bytes:
-        raise InputError(f"{path.name} is {size // (1024 * 1024)} MB; documents are limited to {max_bytes // (1024 * 1024)} MB, move it out of docs/")
+        raise InputError(f"{path.name} is {size // (1024 * 1024)} MB; "
+                         f"documents are limited to {max_bytes // (1024 * 1024)} MB, move it out of docs/")
     data = path.read_bytes()
     return decode(data, path.name), hashlib.sha256(data).hexdigest()
 

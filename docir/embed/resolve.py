@@ -1,6 +1,6 @@
 """Which model docir uses, decided without ever waiting on a network.
 
-Order (SPEC §4.1): an explicit local folder (DOCIR_MODEL_PATH or the schema's
+Order (adr-2906c6740caa): an explicit local folder (DOCIR_MODEL_PATH or the schema's
 embedding.model_path); the packaged offline all-MiniLM-L6-v2 int8, assembled
 once from two PyPI data packages and checked against pinned sha256s; and
 fastembed's own hub download, which only the background worker may attempt.
@@ -120,4 +120,5 @@ def _package_file(package: str, name: str) -> Path:
 def _check(path: Path, expected: str) -> None:
     digest = hashlib.sha256(path.read_bytes()).hexdigest()
     if digest != expected:
-        raise ModelUnavailable(f"{path.name} has sha256 {digest[:12]}..., expected {expected[:12]}...; reinstall: {OFFLINE_INSTALL}")
+        raise ModelUnavailable(f"{path.name} has sha256 {digest[:12]}..., expected {expected[:12]}...; "
+                               f"reinstall: {OFFLINE_INSTALL}")

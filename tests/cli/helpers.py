@@ -35,8 +35,8 @@ PATHS = {
     E1: "docs/archive/decisions/use-cookies-only.md",
 }
 
-SKELETON_KEYS = {"id", "type", "title", "description", "status", "tags", "related", "owner", "verified", "stale", "path",
-                 "size"}
+SKELETON_KEYS = {"id", "type", "title", "description", "status", "tags", "related", "owner", "verified", "stale",
+                 "path", "size"}
 SEARCH_KEYS = SKELETON_KEYS | {"score", "similarity", "fts_score"}
 GET_KEYS = SKELETON_KEYS | {"archived", "frontmatter", "body"}
 

@@ -1,4 +1,6 @@
-"""Bad input gets one clear stderr line, the documented exit code, and loses nothing (SPEC §2, §10).
+"""Bad input gets one clear stderr line, the documented exit code, and loses nothing.
+
+Errors and exit codes: adr-41542fe48001; a damaged index is rebuilt from the files: adr-0359aa31338f.
 
 Every command here runs as its own process, the way an agent runs docir, so a
 traceback printed by anything (Python, click, SQLite) would show on stderr.
@@ -35,7 +37,8 @@ def snapshot(root: Path) -> dict[str, bytes]:
 
 # --- documents docir cannot read -----------------------------------------------------------------
 
-MALFORMED = "---\nid: adr-0000000000f1\ntype: decision\ntitle: [unclosed\nstatus: proposed\n---\n\n## Context\n\nText.\n"
+MALFORMED = ("---\nid: adr-0000000000f1\ntype: decision\ntitle: [unclosed\nstatus: proposed\n---\n"
+             "\n## Context\n\nText.\n")
 
 
 def test_malformed_yaml_frontmatter_is_skipped_with_one_warning(sample_store: Path) -> None:
@@ -342,7 +345,7 @@ def test_search_finds_a_word_wrapped_in_query_syntax(sample_store: Path, text: s
 
 @pytest.mark.parametrize("text", ["--verified", "--root", "--json", "--help", "--limit"])
 def test_search_for_an_option_name_is_text_after_double_dash(store: Path, cli, text: str) -> None:  # type: ignore[no-untyped-def]
-    """SPEC §3: `--flags` are searchable words; after `--` nothing is an option any more."""
+    """`--flags` are searchable words (adr-74cfd6cd41e7); after `--` nothing is an option any more."""
     doc_id = add_doc(cli, store, "guide", "Command flags", "Which flag marks a review, and how to pass it.",
                      "--body", f"Pass {text} to the command.")
 
@@ -571,3 +574,36 @@ def test_bad_options_exit_2_with_one_line(sample_store: Path, args: tuple[str, .
     assert result.code == 2
     assert result.out == ""
     one_line(result.err, "error")
+
+
+# --- numbers out of range ------------------------------------------------------------------------
+
+HUGE = "100000000000000000000"  # past SQLite's 64-bit integers: once an internal error (exit 3)
+LIMITED = [("query",), ("search", "sessions"), ("context", "sessions")]
+
+
+@pytest.mark.parametrize("value", [HUGE, "10001", "0", "-1"])
+@pytest.mark.parametrize("command", LIMITED, ids=[c[0] for c in LIMITED])
+def test_a_limit_out_of_range_is_a_usage_error(sample_store: Path, command: tuple[str, ...], value: str) -> None:
+    result = docir(sample_store, *command, "--limit", value)
+    assert result.code == 2, result.err
+    assert result.out == ""
+    line = one_line(result.err, "error")
+    assert "'--limit'" in line and "1<=x<=10000" in line and f"docir {command[0]} --help" in line
+
+
+@pytest.mark.parametrize("command", LIMITED, ids=[c[0] for c in LIMITED])
+def test_the_largest_limit_is_accepted(sample_store: Path, command: tuple[str, ...]) -> None:
+    result = docir(sample_store, *command, "--limit", "10000")
+    assert result.code == 0, result.err
+    assert "error" not in result.err
+
+
+@pytest.mark.parametrize("value", [HUGE, "1e400", "inf", "nan", "86401", "0", "-1"])
+def test_a_worker_idle_time_out_of_range_is_a_usage_error(sample_store: Path, value: str) -> None:
+    result = run_process("worker", "serve", "--root", str(sample_store), "--idle", value)
+    assert result.code == 2, result.err
+    assert result.out == ""
+    line = one_line(result.err, "error")
+    assert "'--idle'" in line and "docir worker serve --help" in line
+    assert not (sample_store / ".docir" / "run" / "worker.json").exists()

@@ -1,4 +1,4 @@
-"""Every command's help, JSON shape and behaviour, against real files and a real index (SPEC §2)."""
+"""Every command's help, JSON shape and behaviour, against real files and a real index."""
 
 from __future__ import annotations
 
@@ -48,7 +48,8 @@ OPTIONS = {
     "reindex": ["--full", "--root", "--json"],
 }
 
-# Keys an envelope may carry about the semantic layer (SPEC §4.1, §4.4): its state, a write's vectors.
+# Keys an envelope may carry about the semantic layer: its state (adr-2906c6740caa),
+# a write's vectors (adr-1ed1c975c861).
 OPTIONAL_ENVELOPE = {"semantic", "embedding"}
 
 
@@ -102,7 +103,8 @@ def test_query_json_shape(sample_store: Path, cli) -> None:  # type: ignore[no-u
         "id": A1,
         "type": "decision",
         "title": "Keep sessions in the database",
-        "description": "Session records live in the primary database so that a restart of the web tier logs nobody out.",
+        "description": "Session records live in the primary database so that a restart of the web tier "
+                       "logs nobody out.",
         "status": "accepted",
         "tags": ["sessions", "storage"],
         "related": [{"kind": "supersedes", "id": A0}, {"kind": "relates-to", "id": B1}],
@@ -153,7 +155,8 @@ def test_get_json_shape(sample_store: Path, cli) -> None:  # type: ignore[no-unt
     assert doc["body"] == text[text.index("\n---\n", 4) + 5 :]
     assert doc["frontmatter"] == {
         "id": A1, "type": "decision", "title": "Keep sessions in the database",
-        "description": "Session records live in the primary database so that a restart of the web tier logs nobody out.",
+        "description": "Session records live in the primary database so that a restart of the web tier "
+                       "logs nobody out.",
         "status": "accepted", "tags": ["sessions", "storage"],
         "related": [{"supersedes": A0}, {"relates-to": B1}],
         "owner": "@platform", "verified": "2026-11-01", "reviewers": ["ana", "bo"],
@@ -172,7 +175,8 @@ def test_get_section_json_shape(sample_store: Path, cli) -> None:  # type: ignor
 def test_get_section_is_only_that_section(sample_store: Path, cli) -> None:  # type: ignore[no-untyped-def]
     root = str(sample_store)
     middle = cli("get", A1, "--section", "Decision", "--root", root).json()["documents"][0]
-    assert middle["body"].rstrip("\n") == "## Decision\n\nStore session rows in the `sessions` table with an expiry column."
+    assert middle["body"].rstrip("\n") == ("## Decision\n\n"
+                                          "Store session rows in the `sessions` table with an expiry column.")
     assert "Context" not in middle["body"] and "Consequences" not in middle["body"]
     # headings match case-insensitively, with or without the '##'
     assert cli("get", B1, "--section", "## expiry", "--root", root).json()["documents"][0]["section"] == "Expiry"
@@ -210,7 +214,8 @@ def test_write_commands_json_shapes(store: Path, cli) -> None:  # type: ignore[n
     assert reindexed.code == 0, reindexed.err
     report = reindexed.json()
     assert {"added", "updated", "moved", "removed", "unchanged", "skipped", "embeddings_recomputed"} <= set(report)
-    assert (report["added"], report["updated"], report["moved"], report["removed"], report["unchanged"]) == (0, 0, 0, 0, 1)
+    counts = (report["added"], report["updated"], report["moved"], report["removed"], report["unchanged"])
+    assert counts == (0, 0, 0, 0, 1)
 
     init = cli("init", "--root", root, "--json")
     assert init.code == 0
@@ -284,7 +289,8 @@ def test_stale_is_true_for_the_old_document_only(sample_store: Path, cli) -> Non
     b2 = next(r for r in listing if r["id"] == B2)
     assert b2["verified"] == "2020-01-01"
     assert cli("get", B2, "--root", root).json()["documents"][0]["stale"] is True
-    assert next(r for r in cli("search", "invoices", "--root", root).json()["results"] if r["id"] == B2)["stale"] is True
+    found = cli("search", "invoices", "--root", root).json()["results"]
+    assert next(r for r in found if r["id"] == B2)["stale"] is True
 
 
 def test_stale_follows_max_age_days_and_required_verified(store: Path, cli) -> None:  # type: ignore[no-untyped-def]
@@ -444,7 +450,8 @@ def test_reindex_reports_added_updated_moved_removed(sample_store: Path, cli) ->
     (sample_store / PATHS[D1]).unlink()
 
     report = cli("reindex", "--root", root).json()
-    assert (report["added"], report["updated"], report["moved"], report["removed"], report["unchanged"]) == (1, 1, 1, 1, 5)
+    counts = (report["added"], report["updated"], report["moved"], report["removed"], report["unchanged"])
+    assert counts == (1, 1, 1, 1, 5)
     assert report["skipped"] == []
 
     again = cli("reindex", "--root", root).json()
@@ -459,10 +466,12 @@ def test_reindex_reports_added_updated_moved_removed(sample_store: Path, cli) ->
 
 def test_reindex_full_rebuilds_the_same_answers(sample_store: Path, cli) -> None:  # type: ignore[no-untyped-def]
     root = str(sample_store)
-    before = (cli("query", "--include-inactive", "--root", root).json(), cli("search", "sessions", "--root", root).json())
+    before = (cli("query", "--include-inactive", "--root", root).json(),
+              cli("search", "sessions", "--root", root).json())
     report = cli("reindex", "--full", "--root", root).json()
     assert report["added"] == 8 and report["removed"] == 0
-    after = (cli("query", "--include-inactive", "--root", root).json(), cli("search", "sessions", "--root", root).json())
+    after = (cli("query", "--include-inactive", "--root", root).json(),
+             cli("search", "sessions", "--root", root).json())
     assert after == before
 
 
@@ -503,7 +512,7 @@ def test_init_creates_a_store_and_is_idempotent(tmp_path: Path, cli) -> None:  #
     assert second.code == 0, second.err
     assert second.json()["created"] == []
     assert {p: p.read_bytes() for p in root.rglob("*") if p.is_file()} == files
-    # the default schema has the four types of SPEC §1.2
+    # the default schema has these four types
     for doc_type in ("decision", "architecture", "issue", "guide"):
         assert cli("query", "--type", doc_type, "--root", str(root)).code == 0
 
@@ -549,7 +558,7 @@ def test_commands_work_from_a_sub_folder_without_root(sample_store: Path) -> Non
 
 
 def test_init_from_a_sub_folder_of_a_store_does_not_nest_a_store(sample_store: Path) -> None:
-    """SPEC §2: every command finds the store root from any sub-folder, like git; init too."""
+    """Every command finds the store root from any sub-folder, like git; init too (arch-42a0d0875e74)."""
     sub = sample_store / "docs" / "decisions"
     before = sorted(p.relative_to(sample_store).as_posix() for p in sample_store.rglob("*"))
 

@@ -1,4 +1,4 @@
-"""Several agents writing at once lose no update (SPEC §10): real processes, one store."""
+"""Several agents writing at once lose no update (adr-79690ae4fdaa): real processes, one store."""
 
 from __future__ import annotations
 
@@ -36,7 +36,7 @@ for k in range(n):
 def start_together(commands: list[list[str]]) -> list[subprocess.CompletedProcess[str]]:
     procs = [subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for cmd in commands]
     done = []
-    for proc, cmd in zip(procs, commands):
+    for proc, cmd in zip(procs, commands, strict=True):
         out, err = proc.communicate(timeout=300)
         done.append(subprocess.CompletedProcess(cmd, proc.returncode, out, err))
     return done

@@ -17,7 +17,8 @@ mcp_client = pytest.importorskip("mcp.client.stdio")
 from mcp import ClientSession  # noqa: E402
 
 
-async def _session_calls(root: Path, env: dict[str, str], calls: list[tuple[str, dict]]) -> tuple[list[str], list[object]]:  # type: ignore[type-arg]
+async def _session_calls(root: Path, env: dict[str, str],  # type: ignore[type-arg]
+                         calls: list[tuple[str, dict]]) -> tuple[list[str], list[object]]:
     params = mcp_client.StdioServerParameters(command=sys.executable, args=["-m", "docir", "mcp", "--root", str(root)],
                                               env=env)
     async with mcp_client.stdio_client(params) as (read, write):
@@ -48,7 +49,7 @@ def test_mcp_tools_mirror_the_cli(tmp_path: Path) -> None:
                 ["get", "arch-0000000000b1", "--section", "Expiry"],
                 ["search", "sessions"],
                 ["query", "--type", "decision", "--include-inactive"]]
-    for argv, from_mcp in zip(cli_argv, results):
+    for argv, from_mcp in zip(cli_argv, results, strict=True):
         done = subprocess_json(root, env, argv)
         assert from_mcp == done, argv
     assert [r["id"] for r in results[0]["results"]][:1] == ["adr-0000000000a1"]

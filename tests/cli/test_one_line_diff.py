@@ -1,4 +1,4 @@
-"""A rewrite changes only the lines of what it meant to change (SPEC §1.1): diffs stay one line."""
+"""A rewrite changes only the lines of what it meant to change (adr-1753d4c0232d): diffs stay one line."""
 
 from __future__ import annotations
 
@@ -195,8 +195,8 @@ def test_each_field_write_touches_only_that_field(rich: Path, cli, args: tuple[s
     for line in added:
         assert line.startswith((f"{field}:", "  ")), line
     # everything outside the field is byte-identical, in order
-    assert [l for l in before.splitlines(keepends=True) if l not in field_lines] == \
-        [l for l in after.splitlines(keepends=True) if l not in added]
+    assert [ln for ln in before.splitlines(keepends=True) if ln not in field_lines] == \
+        [ln for ln in after.splitlines(keepends=True) if ln not in added]
     if field != "ticket":
         assert_unknown_fields_survive(rich)
     else:

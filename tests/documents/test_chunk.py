@@ -177,7 +177,8 @@ def test_heading_lines_inside_fences_are_not_headings() -> None:
 
 
 @pytest.mark.parametrize("name", ["fenced.md", "long-section.md"])
-@pytest.mark.parametrize(("budget", "counter"), [(32, "words"), (64, "words"), (256, "words"), (64, "chars4"), (256, "chars4")])
+@pytest.mark.parametrize(("budget", "counter"),
+                         [(32, "words"), (64, "words"), (256, "words"), (64, "chars4"), (256, "chars4")])
 def test_no_chunk_ends_inside_a_fence(name: str, budget: int, counter: str) -> None:
     body = read(name)
     for c in chunk(body, budget, COUNTERS[counter]):

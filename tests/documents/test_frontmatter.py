@@ -37,7 +37,7 @@ def test_set_field_changes_only_that_line() -> None:
     new = frontmatter.set_field(DOC, "status", "accepted")
     old_lines, new_lines = DOC.splitlines(), new.splitlines()
     assert len(old_lines) == len(new_lines)
-    diff = [(a, b) for a, b in zip(old_lines, new_lines) if a != b]
+    diff = [(a, b) for a, b in zip(old_lines, new_lines, strict=True) if a != b]
     assert diff == [("status: proposed", "status: accepted")]
 
 

@@ -33,7 +33,8 @@ verified: 2026-11-01
 """
 
 
-def git(repo: Path, *args: str, check: bool = True, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+def git(repo: Path, *args: str, check: bool = True,
+        env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(["git", *args], cwd=repo, capture_output=True, text=True, check=check,
                           env={**os.environ, **(env or {})})
 
@@ -84,7 +85,8 @@ def test_hook_scripts_in_the_repository_match_what_install_writes() -> None:
 
 
 def test_pre_commit_manifest_is_valid() -> None:
-    done = subprocess.run([sys.executable, "-m", "pre_commit", "validate-manifest", str(REPO / ".pre-commit-hooks.yaml")],
+    done = subprocess.run([sys.executable, "-m", "pre_commit", "validate-manifest",
+                           str(REPO / ".pre-commit-hooks.yaml")],
                           capture_output=True, text=True)
     assert done.returncode == 0, done.stdout + done.stderr
 
@@ -143,7 +145,8 @@ def test_a_rebase_of_twenty_commits_refreshes_once(repo: Path) -> None:
         git(repo, "add", "-A")
         git(repo, "commit", "-qm", f"topic {n}", "--no-verify")
     git(repo, "checkout", "-q", "main")
-    (repo / "docs/guides/other.md").write_text(GOOD.format(id="adr-0000000f00d0", title="Other").replace("type: decision", "type: decision"))
+    (repo / "docs/guides/other.md").write_text(
+        GOOD.format(id="adr-0000000f00d0", title="Other").replace("type: decision", "type: decision"))
     git(repo, "add", "-A")
     git(repo, "commit", "-qm", "main moves on", "--no-verify")
     git(repo, "checkout", "-q", "topic")
@@ -168,7 +171,8 @@ def test_a_foreign_hook_is_chained_and_restored(repo: Path, tmp_path: Path) -> N
     git(repo, "checkout", "-q", "main")
     assert (tmp_path / "foreign.log").read_text() == "foreign\nforeign\n"
     assert len(refreshes(repo)) == 1
-    done = subprocess.run([sys.executable, "-m", "docir", "hooks", "uninstall"], cwd=repo, capture_output=True, text=True)
+    done = subprocess.run([sys.executable, "-m", "docir", "hooks", "uninstall"], cwd=repo, capture_output=True,
+                          text=True)
     assert done.returncode == 0
     assert (hooks / "post-checkout").read_text() == foreign
     assert not (hooks / "post-checkout.docir-chained").exists()
@@ -184,7 +188,8 @@ def test_core_hooks_path_is_honoured(repo: Path) -> None:
 
 def test_plain_pre_commit_hook_blocks_a_broken_document(repo: Path) -> None:
     install(repo)
-    (repo / "docs/decisions/bad.md").write_text(GOOD.format(id="adr-00000000dead", title="Bad").replace("status: accepted", "status: done"))
+    (repo / "docs/decisions/bad.md").write_text(
+        GOOD.format(id="adr-00000000dead", title="Bad").replace("status: accepted", "status: done"))
     git(repo, "add", "-A")
     done = git(repo, "commit", "-qm", "bad", check=False)
     assert done.returncode != 0

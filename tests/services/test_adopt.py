@@ -85,7 +85,8 @@ def test_a_folder_outside_docs_is_copied_in_and_left_untouched(cli, store: Path,
     for number, requires in ((4, None), (9, None), (17, "4, 9")):
         extra = f"requires: {requires}\n" if requires else ""
         (outside / f"rfc-{number}.md").write_text(
-            f"---\nrfc: {number}\ntitle: RFC {number}\nstatus: Final\n{extra}---\n\n## Abstract\n\nRFC {number} says a thing worth saying.\n")
+            f"---\nrfc: {number}\ntitle: RFC {number}\nstatus: Final\n{extra}---\n"
+            f"\n## Abstract\n\nRFC {number} says a thing worth saying.\n")
     before = {p.name: p.read_bytes() for p in outside.iterdir()}
     result = cli("adopt", str(outside), "--owner", "@arch", "--key", "rfc", "--relation", "requires=depends-on",
                  "--root", str(store), "--json")

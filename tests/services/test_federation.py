@@ -23,7 +23,8 @@ from tests.fakes import CountingEmbedder
 
 SAMPLE_ID = "adr-0000000000a1"
 PEER_ID = "adr-5e5510000001"  # in the semantic fixture: "Session renewal strategy"
-WRITE_STATEMENT = re.compile(r"\s*(INSERT|UPDATE|DELETE|REPLACE|CREATE|DROP|ALTER|BEGIN|VACUUM|REINDEX|PRAGMA\s+\w+\s*=)", re.I)
+WRITE_STATEMENT = re.compile(r"\s*(INSERT|UPDATE|DELETE|REPLACE|CREATE|DROP|ALTER|BEGIN|VACUUM|REINDEX"
+                             r"|PRAGMA\s+\w+\s*=)", re.I)
 
 
 def test_exactly_four_commands_federate() -> None:
@@ -172,7 +173,8 @@ def test_best_match_in_a_small_peer_ranks_first_by_similarity(tmp_path: Path, mo
     session = open_session(local)
     warnings: list[str] = []
     result = federation.with_peers(session, [], warnings.append, lambda peers: federation.context(
-        session, peers, ["refresh token handling"], model, limit=6, expand=False, explain=False, include_inactive=False))
+        session, peers, ["refresh token handling"], model, limit=6, expand=False, explain=False,
+        include_inactive=False))
     rows = result.results
     sims = [r["similarity"] for r in rows]
     assert sims == sorted(sims, reverse=True)
@@ -195,7 +197,8 @@ def test_a_peer_with_another_model_is_searched_lexically_with_a_note(tmp_path: P
     session = open_session(local)
     embedding.drain(session.catalog, model.embedder)
     result = federation.with_peers(session, [], lambda m: None, lambda peers: federation.context(
-        session, peers, ["nightly jobs with cron"], model, limit=5, expand=False, explain=False, include_inactive=False))
+        session, peers, ["nightly jobs with cron"], model, limit=5, expand=False, explain=False,
+        include_inactive=False))
     peer_rows = [r for r in result.results if r["store"] == "../platform"]
     assert peer_rows and all(r["similarity"] is None for r in peer_rows)
     assert any("peer store ../platform searched lexically" in w and "other-model@test" in w for w in session.warnings)

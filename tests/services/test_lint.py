@@ -46,7 +46,8 @@ def lint_lines(cli, root: Path, *args: str) -> tuple[int, list[str]]:  # type: i
     return result.code, result.out.splitlines()
 
 
-@pytest.mark.parametrize("expected", EXPECTED, ids=[e.split(": ")[1].split()[0] + "-" + e.split("/")[-1].split(".")[0] for e in EXPECTED])
+@pytest.mark.parametrize("expected", EXPECTED,
+                         ids=[e.split(": ")[1].split()[0] + "-" + e.split("/")[-1].split(".")[0] for e in EXPECTED])
 def test_each_rule_prints_its_exact_line(cli, broken: Path, monkeypatch: pytest.MonkeyPatch, expected: str) -> None:  # type: ignore[no-untyped-def]
     monkeypatch.chdir(broken)
     code, lines = lint_lines(cli, broken)
@@ -54,7 +55,8 @@ def test_each_rule_prints_its_exact_line(cli, broken: Path, monkeypatch: pytest.
     assert any(line.startswith(expected) for line in lines), "\n".join(lines)
 
 
-def test_every_finding_is_expected_and_the_summary_counts_them(cli, broken: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+def test_every_finding_is_expected_and_the_summary_counts_them(cli, broken: Path,  # type: ignore[no-untyped-def]
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(broken)
     _, lines = lint_lines(cli, broken)
     findings, summary = lines[:-1], lines[-1]
@@ -66,14 +68,16 @@ def test_every_finding_is_expected_and_the_summary_counts_them(cli, broken: Path
 
 def test_docirs_own_docs_lint_clean(cli) -> None:  # type: ignore[no-untyped-def]
     result = cli("lint", "--root", str(REPO))
-    assert (result.code, result.out.splitlines()[-1]) == (0, "All checks passed (48 file(s)).")
+    assert (result.code, result.out.splitlines()[-1]) == (0, "All checks passed (49 file(s)).")
 
 
-def test_paths_limit_the_report_but_not_the_cross_document_checks(cli, broken: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+def test_paths_limit_the_report_but_not_the_cross_document_checks(cli, broken: Path,  # type: ignore[no-untyped-def]
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(broken)
     code, lines = lint_lines(cli, broken, f"{D}/doc006-duplicate-id-a.md", f"{D}/good.md")
     assert code == 1
-    assert lines == [f"{D}/doc006-duplicate-id-a.md:2:1: DOC006 id adr-000000000006 is also used by {D}/doc006-duplicate-id-b.md",
+    assert lines == [f"{D}/doc006-duplicate-id-a.md:2:1: DOC006 id adr-000000000006 is also used by "
+                     f"{D}/doc006-duplicate-id-b.md",
                      "Found 1 error(s) and 0 warning(s) in 2 file(s)."]
 
 
@@ -93,7 +97,8 @@ def test_json_and_github_formats(cli, broken: Path, monkeypatch: pytest.MonkeyPa
         "path": f"{D}/doc008-invalid-status.md", "line": 6, "col": 1, "code": "DOC008",
         "alias": "invalid-status", "severity": "error"}
     github = cli("lint", "--format", "github", f"{D}/doc014-stale.md").out.splitlines()
-    assert github[0].startswith(f"::warning file={D}/doc014-stale.md,line=8,col=1,title=DOC014 stale::last verified 2019-05-01")
+    assert github[0].startswith(f"::warning file={D}/doc014-stale.md,line=8,col=1,"
+                                "title=DOC014 stale::last verified 2019-05-01")
 
 
 def test_severity_comes_from_the_schema(cli, broken: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
@@ -102,7 +107,8 @@ def test_severity_comes_from_the_schema(cli, broken: Path, monkeypatch: pytest.M
     schema.write_text(schema.read_text().replace("severity: {}", "severity: {DOC014: error, DOC013: 'off'}"))
     code, lines = lint_lines(cli, broken, f"{D}/doc014-stale.md", f"{D}/doc013-description-length.md")
     assert code == 1
-    assert lines == [f"{D}/doc014-stale.md:8:1: DOC014 last verified 2019-05-01, more than 365 days ago; re-read it, then: docir update adr-000000000014 --verified",
+    assert lines == [f"{D}/doc014-stale.md:8:1: DOC014 last verified 2019-05-01, more than 365 days ago; "
+                     "re-read it, then: docir update adr-000000000014 --verified",
                      "Found 1 error(s) and 0 warning(s) in 2 file(s)."]
 
 
@@ -113,7 +119,8 @@ def test_the_schema_itself_is_linted(cli, broken: Path, monkeypatch: pytest.Monk
     code, lines = lint_lines(cli, broken, "docs-schema.yaml")
     line_no = schema.read_text().splitlines().index("    prefix: ARCH") + 1
     assert code == 1
-    assert lines[0] == f"docs-schema.yaml:{line_no}:5: DOC020 type 'architecture' needs a prefix of 1-16 lowercase letters or digits"
+    assert lines[0] == (f"docs-schema.yaml:{line_no}:5: "
+                        "DOC020 type 'architecture' needs a prefix of 1-16 lowercase letters or digits")
 
 
 def test_rule_explains_by_code_and_alias(cli) -> None:  # type: ignore[no-untyped-def]
@@ -125,7 +132,8 @@ def test_rule_explains_by_code_and_alias(cli) -> None:  # type: ignore[no-untype
     assert unknown.code == 2 and unknown.err.startswith("docir: error: no rule 'DOC999'")
 
 
-def test_pair_suppression_for_near_duplicates_is_reported_unused_without_deep(cli, broken: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+def test_pair_suppression_for_near_duplicates_is_reported_unused_without_deep(  # type: ignore[no-untyped-def]
+        cli, broken: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(broken)
     doc = broken / D / "good.md"
     doc.write_text(doc.read_text() + "\n<!-- docir: ignore[DOC030:adr-000000000006] -->\n")

@@ -25,14 +25,18 @@ def deep_store(cli, store: Path, monkeypatch: pytest.MonkeyPatch, model_cache: P
     monkeypatch.chdir(store)
     ids = {
         "original": add_doc(cli, store, "decision", "Retry failed webhook deliveries with exponential backoff",
-                            "Webhook calls that fail are retried with exponential backoff for up to a day before being dropped.",
+                            "Webhook calls that fail are retried with exponential backoff "
+                            "for up to a day before being dropped.",
                             "--body", WEBHOOK_BODY),
         "paraphrase": add_doc(cli, store, "decision", "Retry failed webhook deliveries with exponential back-off",
-                              "Webhook deliveries that fail are retried with exponential back-off for at most one day before they are dropped.",
+                              "Webhook deliveries that fail are retried with exponential back-off "
+                              "for at most one day before they are dropped.",
                               "--body", PARAPHRASE_BODY),
         "unrelated": add_doc(cli, store, "decision", "Store uploaded images in object storage",
-                             "User uploads go to the object store with a CDN in front; the database keeps only the key.",
-                             "--body", "## Decision\n\nImages are uploaded to object storage and served through the CDN."),
+                             "User uploads go to the object store with a CDN in front; "
+                             "the database keeps only the key.",
+                             "--body",
+                             "## Decision\n\nImages are uploaded to object storage and served through the CDN."),
     }
     return ids
 
@@ -64,7 +68,9 @@ def test_pair_suppression(cli, store: Path, deep_store: dict[str, str]) -> None:
     assert [f["path"] for f in found] == [next(store.glob("docs/decisions/*backoff.md")).relative_to(store).as_posix()]
 
 
-def test_no_model_says_so_and_exits_zero_unless_required(cli, store: Path, deep_store: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+def test_no_model_says_so_and_exits_zero_unless_required(cli, store: Path,  # type: ignore[no-untyped-def]
+                                                          deep_store: dict[str, str],
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("DOCIR_MODEL_PATH", str(store / "no-model"))
     result = cli("lint", "--deep")
     assert result.code == 0

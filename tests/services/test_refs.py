@@ -67,13 +67,15 @@ def test_the_8000_token_section_splits_within_budget(counter: TokenCounter) -> N
     budget = window_budget(counter.max_tokens)
     assert all(counter.count_tokens(c.text) <= budget for c in chunks)
     assert [c.continuation for c in pieces] == [False] + [True] * (len(pieces) - 1)
-    assert all(p.text.startswith("capacity-8000-tokens.md > Capacity planning > Every number we ever measured\n") for p in pieces)
+    breadcrumb = "capacity-8000-tokens.md > Capacity planning > Every number we ever measured\n"
+    assert all(p.text.startswith(breadcrumb) for p in pieces)
 
 
 def test_the_walk_skips_what_it_must_and_ends_despite_the_loop() -> None:
     skipped: list[refdocs.Skipped] = []
     files = sorted(f.relpath for f in refdocs.walk(CORPUS, skipped))
-    assert files == ["capacity-8000-tokens.md", "handbook/troubleshooting.md", "notes.txt", "quickstart.md", "setext.md"]
+    assert files == ["capacity-8000-tokens.md", "handbook/troubleshooting.md", "notes.txt", "quickstart.md",
+                     "setext.md"]
     reasons = {Path(s.path).name: s.reason for s in skipped}
     assert reasons["settings.json"] == "not .md or .txt"
     assert reasons["loop"] == "symlink (never followed)"
@@ -86,8 +88,9 @@ def test_two_walks_give_identical_identities() -> None:
     assert first == second and all(Path(uri).is_absolute() for uri, _ in first)
 
 
-def test_dry_run_makes_no_model_call_and_writes_nothing(cli, store: Path, monkeypatch: pytest.MonkeyPatch,
-                                                          model_cache: Path, capsys: pytest.CaptureFixture[str]) -> None:  # type: ignore[no-untyped-def]
+def test_dry_run_makes_no_model_call_and_writes_nothing(cli, store: Path,  # type: ignore[no-untyped-def]
+                                                          monkeypatch: pytest.MonkeyPatch, model_cache: Path,
+                                                          capsys: pytest.CaptureFixture[str]) -> None:
     monkeypatch.setenv("XDG_CACHE_HOME", str(model_cache))
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
 
@@ -132,7 +135,8 @@ def test_the_type_checker_rejects_a_reference_chunk_on_document_paths(tmp_path: 
         "    lint.check(schema, {'x.md': chunk}, datetime.date.today())\n"
         "    lint_deep.near_duplicate_pairs([chunk], 0.9)\n"
     )
-    proc = subprocess.run([sys.executable, "-m", "mypy", "--strict", "--no-incremental", "--cache-dir", str(tmp_path / "c"),
+    proc = subprocess.run([sys.executable, "-m", "mypy", "--strict", "--no-incremental",
+                           "--cache-dir", str(tmp_path / "c"),
                            "--config-file", str(REPO / "pyproject.toml"), str(snippet)],
                           cwd=REPO, capture_output=True, text=True, timeout=600)
     assert proc.returncode == 1, proc.stdout
@@ -157,7 +161,8 @@ def test_add_list_readd_and_remove(cli, ref_store: Path) -> None:  # type: ignor
     listed = cli("ref", "list", "--root", str(ref_store), "--json").json()["refs"]
     assert listed[0]["name"] == "k8s" and listed[0]["files"] == 5 and listed[0]["path"] == "../vendor/k8s"
     assert "k8s" in (ref_store / ".docir" / "refs.yaml").read_text()
-    again = cli("ref", "add", str(ref_store.parent / "vendor" / "k8s"), "--name", "k8s", "--root", str(ref_store), "--json").json()
+    again = cli("ref", "add", str(ref_store.parent / "vendor" / "k8s"), "--name", "k8s", "--root", str(ref_store),
+                "--json").json()
     assert (again["unchanged"], again["added"], again["updated"], again["chunks"]) == (5, 0, 0, 0)
     removed = cli("ref", "remove", "k8s", "--root", str(ref_store), "--json").json()
     assert removed == {"name": "k8s", "removed_files": 5}
@@ -168,13 +173,14 @@ def test_add_list_readd_and_remove(cli, ref_store: Path) -> None:  # type: ignor
 def test_context_finds_a_reference_section_with_its_breadcrumb(cli, ref_store: Path) -> None:  # type: ignore[no-untyped-def]
     flushed = cli("embed", "--flush", "--root", str(ref_store), "--json").json()
     assert flushed["due"] == 0
-    result = cli("context", "my container keeps restarting with a growing delay", "--root", str(ref_store), "--json").json()
+    task = "my container keeps restarting with a growing delay"
+    result = cli("context", task, "--root", str(ref_store), "--json").json()
     refs = [r for r in result["results"] if r["kind"] == "reference"]
     assert refs and refs[0]["heading_path"][-1] == "CrashLoopBackOff"
     assert refs[0]["heading_path"][:2] == ["handbook/troubleshooting.md", "Troubleshooting pods"]
     assert Path(refs[0]["source_uri"]).is_absolute() and refs[0]["source_uri"].endswith("handbook/troubleshooting.md")
     assert result["results"].index(refs[0]) < 3
-    without = cli("context", "my container keeps restarting with a growing delay", "--no-refs", "--root", str(ref_store), "--json").json()
+    without = cli("context", task, "--no-refs", "--root", str(ref_store), "--json").json()
     assert all(r["kind"] == "document" for r in without["results"])
     fetched = cli("get", refs[0]["id"], "--root", str(ref_store), "--json").json()["documents"][0]
     assert fetched["kind"] == "reference" and "kubectl logs POD --previous" in fetched["text"]

@@ -20,7 +20,8 @@ from tests.conftest import FIXTURES
 ID = "adr-0000000000a1"
 
 
-def docir(root: Path, *args: str, env: dict[str, str] | None = None, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+def docir(root: Path, *args: str, env: dict[str, str] | None = None,
+          timeout: float = 120) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "docir", *args, "--root", str(root)], capture_output=True,
                           text=True, timeout=timeout, env=env or os.environ.copy())
 
@@ -67,7 +68,8 @@ def test_start_status_stop(warm_store: Path) -> None:
     assert status(warm_store)["running"] is False
 
 
-def test_commands_run_inside_the_warm_worker_with_identical_output(warm_store: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_commands_run_inside_the_warm_worker_with_identical_output(warm_store: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     cold_env = {**os.environ, "DOCIR_WORKER": "0"}
     cold = docir(warm_store, "get", ID, "adr-0000000000a0", env=cold_env)
     docir(warm_store, "worker", "start")
@@ -101,7 +103,8 @@ def test_a_burst_of_appends_costs_one_recompute(warm_store: Path) -> None:
 def test_kill_9_loses_nothing(warm_store: Path) -> None:
     started = json.loads(docir(warm_store, "worker", "start").stdout)
     assert wait_for(lambda: status(warm_store)["due"] == 0)
-    assert docir(warm_store, "update", ID, "--append-section", "Late", "--body", "Written just before the crash.").returncode == 0
+    late = docir(warm_store, "update", ID, "--append-section", "Late", "--body", "Written just before the crash.")
+    assert late.returncode == 0
     os.kill(started["pid"], signal.SIGKILL)  # inside the debounce window: the row is still dirty
     assert wait_for(lambda: not paths.pid_alive(started["pid"]), timeout=10)
     queued = json.loads(docir(warm_store, "embed", "--status", env={**os.environ, "DOCIR_WORKER": "0"}).stdout)

@@ -113,7 +113,8 @@ def apply(root: Path, catalog: Catalog, current: Scan) -> SyncReport:
         stat = disk[path]
         try:
             if stat.size > MAX_DOCUMENT_BYTES:
-                raise InputError(f"{stat.size // (1024 * 1024)} MB is over the {MAX_DOCUMENT_BYTES // (1024 * 1024)} MB limit for a document")
+                raise InputError(f"{stat.size // (1024 * 1024)} MB is over the "
+                                 f"{MAX_DOCUMENT_BYTES // (1024 * 1024)} MB limit for a document")
             before = indexed.get(path)
             doc, _text, sha = load_document(root, path)
             if not doc.id:

@@ -92,7 +92,8 @@ def plan(session: Session, folder: Path, spec: TypeSpec, *, owner: str | None = 
     relations = relations or {}
     for kind in relations.values():
         if kind not in session.schema.relations:
-            raise UsageError(f"--relation ...={kind}: unknown relation kind; the schema has: {', '.join(session.schema.relations)}")
+            raise UsageError(f"--relation ...={kind}: unknown relation kind; "
+                             f"the schema has: {', '.join(session.schema.relations)}")
     if "owner" in spec.required and not owner:
         raise UsageError(f"type '{spec.name}' requires an owner: pass --owner, e.g. --owner @team")
     files = sorted(p for p in (folder.rglob("*.md") if folder.is_dir() else [folder])
@@ -107,7 +108,8 @@ def plan(session: Session, folder: Path, spec: TypeSpec, *, owner: str | None = 
         target = (session.store.relpath(src.path) if inside_docs else f"{DOCS_DIR}/{spec.folder}/{rel}")
         planned.append(Planned(src.path, target, src.text, doc_id))
     by_name = {p.source.name: p for p in planned}
-    by_key = {str(s.meta.get(key)): p for s, p in zip(sources, planned) if key and s.meta.get(key) is not None}
+    by_key = {str(s.meta.get(key)): p for s, p in zip(sources, planned, strict=True)
+              if key and s.meta.get(key) is not None}
     by_number = {m.group(1).lstrip("0"): p for p in planned if (m := re.match(r"^(?:\D*?)(\d+)", p.source.stem))}
 
     def resolve_ref(ref: str) -> Planned | None:
@@ -123,7 +125,7 @@ def plan(session: Session, folder: Path, spec: TypeSpec, *, owner: str | None = 
         number = re.search(r"(\d+)", ref)
         return by_number.get(number.group(1).lstrip("0")) if number else None
 
-    for src, item in zip(sources, planned):
+    for src, item in zip(sources, planned, strict=True):
         _fill(session, spec, src, item, owner)
         status = _foreign_status(src)
         if status:
@@ -139,7 +141,7 @@ def plan(session: Session, folder: Path, spec: TypeSpec, *, owner: str | None = 
                 other = resolve_ref(value)
                 if other is not None and other is not item:
                     item.edges.append((kind, other.doc_id))
-    for src, item in zip(sources, planned):
+    for src, item in zip(sources, planned, strict=True):
         item.text = _render(src, item, spec, owner)
     return planned
 
@@ -293,7 +295,8 @@ MIN_DESCRIPTION = 40  # shorter "paragraphs" are labels ("Hard fork."), not summ
 def _first_paragraph(text: str) -> str:
     for block in re.split(r"\n\s*\n", text):
         lines = [line.strip() for line in block.strip().splitlines()]
-        if lines and not all(BULLET_FIELD_RE.match(line) for line in lines) and not lines[0].startswith(("#", "```", "|", "<")):
+        if (lines and not all(BULLET_FIELD_RE.match(line) for line in lines)
+                and not lines[0].startswith(("#", "```", "|", "<"))):
             paragraph = " ".join(lines)
             if len(paragraph) >= MIN_DESCRIPTION:
                 return paragraph

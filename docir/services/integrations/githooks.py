@@ -82,7 +82,8 @@ def install(repo: Path, command: str) -> list[HookChange]:
         elif target.exists() or target.is_symlink():
             chained = folder / f"{name}{CHAINED_SUFFIX}"
             if chained.exists():
-                raise UsageError(f"{target} is not docir's and {chained.name} already exists; move one of them away first")
+                raise UsageError(f"{target} is not docir's and {chained.name} already exists; "
+                                 "move one of them away first")
             os.replace(target, chained)
             action = "chained"
         _write_executable(target, render(name, command))
@@ -164,7 +165,8 @@ def staged_paths(repo: Path) -> list[str]:
 
 
 def repo_root(start: Path) -> Path:
-    out = subprocess.run(["git", "rev-parse", "--show-toplevel"], cwd=start, capture_output=True, text=True, check=False)
+    out = subprocess.run(["git", "rev-parse", "--show-toplevel"], cwd=start, capture_output=True, text=True,
+                         check=False)
     return Path(out.stdout.strip()) if out.returncode == 0 and out.stdout.strip() else start
 
 

@@ -103,7 +103,8 @@ class _Collector:
             self.found.append(Finding(path, line, col, code, message, severity))
 
 
-def lint_store(store: Store, paths: list[str] | None = None, today: dt.date | None = None) -> tuple[LintReport, Schema | None, dict[str, Parsed]]:
+def lint_store(store: Store, paths: list[str] | None = None,
+               today: dt.date | None = None) -> tuple[LintReport, Schema | None, dict[str, Parsed]]:
     """Lint the schema and every document; keep findings for `paths` (store-relative) only, if given."""
     today = today or dt.date.today()
     schema_text = _read(store.schema_path)
@@ -130,7 +131,8 @@ def apply_suppressions(report: LintReport, corpus: Mapping[str, Parsed], paths: 
     kept: list[Finding] = []
     for finding in report.findings:
         entries = suppressions.get(finding.path, [])
-        match = next((s for s in entries if s.code == finding.code and (s.pair is None or s.pair in finding.message)), None)
+        match = next((s for s in entries
+                      if s.code == finding.code and (s.pair is None or s.pair in finding.message)), None)
         if match is None:
             kept.append(finding)
         else:
@@ -203,20 +205,23 @@ def _check_one(schema: Schema, parsed: Parsed, by_id: dict[str, list[str]], corp
     for name in required:
         value = doc.meta.get(name)
         if value is None or (isinstance(value, str) and not value.strip()):
-            out.add(path, 1, 1, "DOC003", f"missing required field '{name}'" + (f" (required for {doc.type})" if name not in CORE_REQUIRED else ""))
+            out.add(path, 1, 1, "DOC003", f"missing required field '{name}'"
+                    + (f" (required for {doc.type})" if name not in CORE_REQUIRED else ""))
     if doc.id:
         match = ID_RE.match(doc.id)
         if match is None:
             out.add(path, at("id"), 1, "DOC004", f"id '{doc.id}' is not <prefix>-<12 lowercase hex>")
         elif spec is not None and match.group(1) != spec.prefix:
-            out.add(path, at("id"), 1, "DOC005", f"id '{doc.id}' should start with '{spec.prefix}-' for type {doc.type}")
+            out.add(path, at("id"), 1, "DOC005",
+                    f"id '{doc.id}' should start with '{spec.prefix}-' for type {doc.type}")
         others = [p for p in by_id.get(doc.id, []) if p != path]
         if others:
             out.add(path, at("id"), 1, "DOC006", f"id {doc.id} is also used by {', '.join(others)}")
     if doc.type and spec is None:
         out.add(path, at("type"), 1, "DOC007", f"unknown type '{doc.type}'; the schema has: {', '.join(schema.types)}")
     if spec is not None and doc.status and doc.status not in spec.statuses:
-        out.add(path, at("status"), 1, "DOC008", f"status '{doc.status}' is not allowed for {doc.type}; use one of: {', '.join(spec.statuses)}")
+        out.add(path, at("status"), 1, "DOC008",
+                f"status '{doc.status}' is not allowed for {doc.type}; use one of: {', '.join(spec.statuses)}")
     for key in DATE_FIELDS:
         if key in doc.meta and doc.meta[key] is not None and as_date(doc.meta[key]) is None:
             out.add(path, at(key), 1, "DOC009", f"{key} '{doc.meta[key]}' is not a YYYY-MM-DD date")
@@ -225,23 +230,30 @@ def _check_one(schema: Schema, parsed: Parsed, by_id: dict[str, list[str]], corp
         size = len(doc.description)
         low, high = schema.lint.description_min, schema.lint.description_max
         if size < low or size > high:
-            out.add(path, at("description"), 1, "DOC013", f"description is {size} characters; keep it between {low} and {high}")
+            out.add(path, at("description"), 1, "DOC013",
+                    f"description is {size} characters; keep it between {low} and {high}")
     review = doc.meta.get("review")
     if review:
         fields = ", ".join(str(f) for f in review) if isinstance(review, list) else str(review)
-        out.add(path, at("review"), 1, "DOC018", f"review the fields docir adopt filled in ({fields}), then remove this line")
+        out.add(path, at("review"), 1, "DOC018",
+                f"review the fields docir adopt filled in ({fields}), then remove this line")
     archived = is_archived_path(path)
     verified = as_date(doc.meta.get("verified"))
     closed = spec is not None and doc.status in spec.inactive_statuses  # closed documents need no review
-    if not archived and not closed and spec is not None and verified is not None and is_stale(schema, doc.type, verified.isoformat(), today):
-        out.add(path, at("verified"), 1, "DOC014", f"last verified {verified}, more than {spec.max_age_days} days ago; re-read it, then: docir update {doc.id} --verified")
+    if (not archived and not closed and spec is not None and verified is not None
+            and is_stale(schema, doc.type, verified.isoformat(), today)):
+        out.add(path, at("verified"), 1, "DOC014",
+                f"last verified {verified}, more than {spec.max_age_days} days ago; "
+                f"re-read it, then: docir update {doc.id} --verified")
     if not archived and spec is not None and doc.id in successors and doc.status not in spec.inactive_statuses:
         newer = ", ".join(successors[doc.id])
         inactive = ", ".join(sorted(spec.inactive_statuses)) or "an inactive status"
-        out.add(path, at("status"), 1, "DOC015", f"{newer} replaces this document, but its status is '{doc.status}' (expected one of: {inactive})")
+        out.add(path, at("status"), 1, "DOC015",
+                f"{newer} replaces this document, but its status is '{doc.status}' (expected one of: {inactive})")
 
 
-def _check_related(schema: Schema, parsed: Parsed, by_id: dict[str, list[str]], corpus: Mapping[str, Parsed], out: _Collector) -> None:
+def _check_related(schema: Schema, parsed: Parsed, by_id: dict[str, list[str]], corpus: Mapping[str, Parsed],
+                   out: _Collector) -> None:
     doc = parsed.doc
     assert doc is not None
     raw = doc.meta.get("related")
@@ -255,7 +267,8 @@ def _check_related(schema: Schema, parsed: Parsed, by_id: dict[str, list[str]], 
     for edge in doc.related:
         line = next((n + 1 for n in range(start - 1, len(text_lines)) if edge.target in text_lines[n]), start)
         if edge.kind not in schema.relations:
-            out.add(parsed.path, line, 1, "DOC010", f"unknown relation kind '{edge.kind}'; the schema has: {', '.join(schema.relations)}")
+            out.add(parsed.path, line, 1, "DOC010",
+                    f"unknown relation kind '{edge.kind}'; the schema has: {', '.join(schema.relations)}")
         targets = by_id.get(edge.target)
         if not targets:
             out.add(parsed.path, line, 1, "DOC011", f"{edge.kind}: {edge.target} points at no document")

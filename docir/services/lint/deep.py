@@ -30,7 +30,8 @@ class DocumentVector(NamedTuple):
     vector: Matrix
 
 
-def near_duplicate_pairs(docs: Sequence[DocumentVector], threshold: float) -> list[tuple[DocumentVector, DocumentVector, float]]:
+def near_duplicate_pairs(docs: Sequence[DocumentVector],
+                         threshold: float) -> list[tuple[DocumentVector, DocumentVector, float]]:
     """Pairs closer than `threshold`, skipping pairs already linked by any edge (either way)."""
     if len(docs) < 2:
         return []
@@ -40,7 +41,7 @@ def near_duplicate_pairs(docs: Sequence[DocumentVector], threshold: float) -> li
     for start in range(0, len(docs), BLOCK):
         sims = matrix[start : start + BLOCK] @ matrix.T
         rows, cols = np.nonzero(sims >= threshold)
-        for r, c in zip(rows.tolist(), cols.tolist()):
+        for r, c in zip(rows.tolist(), cols.tolist(), strict=True):
             i = start + r
             if c > i and frozenset((docs[i].listing.id, docs[c].listing.id)) not in linked:
                 pairs.append((docs[i], docs[c], float(sims[r, c])))
@@ -59,7 +60,7 @@ def near_duplicates(session: Session, source: QuerySource, report: LintReport, p
     rowids, blobs = session.catalog.vectors.document_vectors(source.model_id)
     listings = session.catalog.docs.listings_by_rowid(rowids)
     visible = Visibility.from_schema(session.schema)
-    docs = [DocumentVector(listings[r], unpack(blob, len(blob) // 4)) for r, blob in zip(rowids, blobs)
+    docs = [DocumentVector(listings[r], unpack(blob, len(blob) // 4)) for r, blob in zip(rowids, blobs, strict=True)
             if r in listings and visible.allows(listings[r].type, listings[r].status, listings[r].archived)]
     wanted = None if paths is None else set(paths)
     for first, second, similarity in near_duplicate_pairs(docs, session.schema.lint.near_duplicate_threshold):

@@ -55,7 +55,8 @@ RULES: dict[str, Rule] = {
              "the body. Bounds are lint.description.min_length/max_length in docs-schema.yaml."),
         Rule("DOC014", "stale", "warning", "The document has not been verified within its type's max_age_days.",
              "Re-read it, fix what changed, then mark it: docir update ID --verified"),
-        Rule("DOC015", "successor-active", "warning", "A newer document replaces this one, but its status is still active.",
+        Rule("DOC015", "successor-active", "warning",
+             "A newer document replaces this one, but its status is still active.",
              "Another document has a successor edge (e.g. supersedes) to this one. Set this one's status to "
              "an inactive one (e.g. superseded) so default reads stop showing it."),
         Rule("DOC016", "unreadable-file", "error", "The file is binary, not UTF-8, or too large to be a document.",

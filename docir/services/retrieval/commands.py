@@ -27,12 +27,16 @@ STORE = "Also read this peer store (repeatable), on top of .docir/stores.yaml. R
 @dataclass(frozen=True)
 class ContextRequest:
     task: str = option(help="What you are about to do, in plain words.")
-    also: tuple[str, ...] = option((), help="Another task; the tasks take turns at the head of the result (repeatable).")
+    also: tuple[str, ...] = option(
+        (), help="Another task; the tasks take turns at the head of the result (repeatable)."
+    )
     limit: int = option(8, help="How many ranked documents (linked ones come on top).", min=1, max=LIMIT_MAX)
-    explain: bool = option(False, help="Show why each ranked: each ranking's rank and score, matched terms, "
-                                       "the winning chunk.")
-    expand: bool = option(True, help="Add the documents linked to the results (a superseded decision's "
-                                     "successor among them).")
+    explain: bool = option(
+        False, help="Show why each ranked: each ranking's rank and score, matched terms, the winning chunk."
+    )
+    expand: bool = option(
+        True, help="Add the documents linked to the results (a superseded decision's successor among them)."
+    )
     refs: bool = option(True, help="Include chunks of reference corpora.")
     include_inactive: bool = option(False, help=INCLUDE_INACTIVE)
     store: tuple[str, ...] = option((), help=STORE)
@@ -48,8 +52,9 @@ class GetRequest:
 @dataclass(frozen=True)
 class QueryRequest:
     type: tuple[str, ...] = option((), help="Only this type (repeatable).")
-    status: tuple[str, ...] = option((), help="Only this status (repeatable); naming a closed status shows it "
-                                              "without --include-inactive.")
+    status: tuple[str, ...] = option(
+        (), help="Only this status (repeatable); naming a closed status shows it without --include-inactive."
+    )
     tag: tuple[str, ...] = option((), help="Only documents with this tag (repeatable: all must match).")
     owner: str | None = option(None, help="Only documents with this owner.")
     stale: bool | None = option(None, help="Only stale (true) or only fresh (false) documents.")
@@ -72,23 +77,47 @@ def _stores(request: ContextRequest | GetRequest | QueryRequest | SearchRequest)
 
 
 def get(session: Session, request: GetRequest, warn: Warn) -> GetResult:
-    return federation.with_peers(session, _stores(request), warn,
-                                 lambda peers: federation.get(session, peers, list(request.ids), request.section))
+    return federation.with_peers(
+        session,
+        _stores(request),
+        warn,
+        lambda peers: federation.get(session, peers, list(request.ids), request.section),
+    )
 
 
 def query(session: Session, request: QueryRequest, warn: Warn) -> QueryResult:
     check_ranges(request)
     filters = Filters(request.type, request.status, request.tag, request.owner, request.related_to)
-    return QueryResult(federation.with_peers(session, _stores(request), warn, lambda peers: federation.query(
-        session, peers, filters, stale=request.stale, include_inactive=request.include_inactive,
-        limit=request.limit)))
+    return QueryResult(
+        federation.with_peers(
+            session,
+            _stores(request),
+            warn,
+            lambda peers: federation.query(
+                session,
+                peers,
+                filters,
+                stale=request.stale,
+                include_inactive=request.include_inactive,
+                limit=request.limit,
+            ),
+        )
+    )
 
 
 def search(session: Session, request: SearchRequest, warn: Warn) -> SearchResult:
     check_ranges(request)
-    return SearchResult(request.text, federation.with_peers(session, _stores(request), warn, lambda peers: (
-        federation.search(session, peers, request.text, include_inactive=request.include_inactive,
-                          limit=request.limit))))
+    return SearchResult(
+        request.text,
+        federation.with_peers(
+            session,
+            _stores(request),
+            warn,
+            lambda peers: federation.search(
+                session, peers, request.text, include_inactive=request.include_inactive, limit=request.limit
+            ),
+        ),
+    )
 
 
 def context(session: Session, request: ContextRequest, warn: Warn) -> ContextResult:
@@ -99,6 +128,19 @@ def context(session: Session, request: ContextRequest, warn: Warn) -> ContextRes
         references.ensure_ingested(session)
     source = query_source(session.schema.model_path, session.store.root)
     queries = [request.task, *request.also]
-    return federation.with_peers(session, _stores(request), warn, lambda peers: federation.context(
-        session, peers, queries, source, limit=request.limit, expand=request.expand, explain=request.explain,
-        include_inactive=request.include_inactive, refs=request.refs))
+    return federation.with_peers(
+        session,
+        _stores(request),
+        warn,
+        lambda peers: federation.context(
+            session,
+            peers,
+            queries,
+            source,
+            limit=request.limit,
+            expand=request.expand,
+            explain=request.explain,
+            include_inactive=request.include_inactive,
+            refs=request.refs,
+        ),
+    )

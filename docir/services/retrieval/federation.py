@@ -105,7 +105,9 @@ def merge_by_similarity(groups: list[list[ContextRow]], limit: int) -> list[Cont
     """
     ranked = [row for rows in groups for row in rows if row.get("via") is None]
     expanded = [row for rows in groups for row in rows if row.get("via") is not None]
-    scored = sorted((row for row in ranked if row["similarity"] is not None), key=lambda row: -(row["similarity"] or 0.0))
+    scored = sorted(
+        (row for row in ranked if row["similarity"] is not None), key=lambda row: -(row["similarity"] or 0.0)
+    )
     unscored = [[row for row in rows if row.get("via") is None and row["similarity"] is None] for rows in groups]
     return take_turns([scored, *[rows for rows in unscored if rows]], limit) + expanded
 
@@ -141,8 +143,9 @@ def get(session: Session, peers: list[Peer], ids: list[str], section: str | None
     return result
 
 
-def query(session: Session, peers: list[Peer], filters: Filters, *, stale: bool | None, include_inactive: bool,
-          limit: int) -> list[Skeleton]:
+def query(
+    session: Session, peers: list[Peer], filters: Filters, *, stale: bool | None, include_inactive: bool, limit: int
+) -> list[Skeleton]:
     rows = reads.query(session, filters, stale=stale, include_inactive=include_inactive, limit=limit)
     if not peers:
         return rows
@@ -150,8 +153,9 @@ def query(session: Session, peers: list[Peer], filters: Filters, *, stale: bool 
     for peer in peers:
         if len(merged) >= limit:
             break
-        found = reads.query(peer.session, filters, stale=stale, include_inactive=include_inactive,
-                            limit=limit - len(merged))
+        found = reads.query(
+            peer.session, filters, stale=stale, include_inactive=include_inactive, limit=limit - len(merged)
+        )
         merged.extend(tag(found, peer.label))
     return merged
 
@@ -167,18 +171,44 @@ def search(session: Session, peers: list[Peer], text: str, *, include_inactive: 
     return take_turns(groups, limit)
 
 
-def context(session: Session, peers: list[Peer], queries: list[str], source: QuerySource, *, limit: int,
-            expand: bool, explain: bool, include_inactive: bool, refs: bool = True) -> ContextResult:
+def context(
+    session: Session,
+    peers: list[Peer],
+    queries: list[str],
+    source: QuerySource,
+    *,
+    limit: int,
+    expand: bool,
+    explain: bool,
+    include_inactive: bool,
+    refs: bool = True,
+) -> ContextResult:
     """Each store ranks with its own fusion; the union is ordered by similarity."""
     from docir.services.retrieval import ranking  # numpy: only the command that ranks by vectors pays for it
 
     if not peers:
-        return ranking.context(session, queries, source, limit=limit, expand=expand, explain=explain,
-                               include_inactive=include_inactive, refs=refs)
+        return ranking.context(
+            session,
+            queries,
+            source,
+            limit=limit,
+            expand=expand,
+            explain=explain,
+            include_inactive=include_inactive,
+            refs=refs,
+        )
     # One query embedding per model, shared by every store that used the same model.
     shared = Precomputed(source.model_id, source.embed(queries) if source.model_id else None, source.status)
-    local = ranking.context(session, queries, shared, limit=limit, expand=expand, explain=explain,
-                            include_inactive=include_inactive, refs=refs)
+    local = ranking.context(
+        session,
+        queries,
+        shared,
+        limit=limit,
+        expand=expand,
+        explain=explain,
+        include_inactive=include_inactive,
+        refs=refs,
+    )
     groups = [tag(local.results, LOCAL)]
     for peer in peers:
         models = peer.session.catalog.vectors.model_ids()
@@ -188,8 +218,16 @@ def context(session: Session, peers: list[Peer], queries: list[str], source: Que
             peer_source = NoModel(reason)
             if shared.model_id is not None:
                 session.warnings.append(f"peer store {peer.label} searched lexically: {reason}, not {shared.model_id}")
-        found = ranking.context(peer.session, queries, peer_source, limit=limit, expand=expand, explain=explain,
-                                include_inactive=include_inactive, refs=False)  # a peer's own corpora stay its own
+        found = ranking.context(
+            peer.session,
+            queries,
+            peer_source,
+            limit=limit,
+            expand=expand,
+            explain=explain,
+            include_inactive=include_inactive,
+            refs=False,
+        )  # a peer's own corpora stay its own
         groups.append(tag(found.results, peer.label))
     return ContextResult(merge_by_similarity(groups, limit), local.semantic, queries, local.pending)
 

@@ -211,7 +211,7 @@ def _take_turns(per_query: list[list[Candidate]], limit: int) -> list[Candidate]
     order: list[Candidate] = []
     taken: set[Key] = set()
     cursors = [0] * len(per_query)
-    while len(order) < limit and any(c < len(r) for c, r in zip(cursors, per_query)):
+    while len(order) < limit and any(c < len(r) for c, r in zip(cursors, per_query, strict=True)):
         for q, ranking in enumerate(per_query):
             while cursors[q] < len(ranking) and ranking[cursors[q]].key in taken:
                 cursors[q] += 1
@@ -227,7 +227,9 @@ def _entry(session: Session, cand: Candidate, explain: bool, queries: list[str])
         return _ref_entry(cand, explain, queries)
     assert cand.listing is not None
     similarity = None if cand.similarity is None else round(cand.similarity, 4)
-    chunk = session.catalog.vectors.chunk_rows(cand.listing.rowid).get(cand.ordinal) if cand.ordinal not in (None, -1) else None
+    chunk = None
+    if cand.ordinal not in (None, -1):
+        chunk = session.catalog.vectors.chunk_rows(cand.listing.rowid).get(cand.ordinal)
     section = chunk.section if chunk is not None and chunk.section else None
     entry: ContextHit = {
         **skeleton(cand.listing, session.schema, session.today),
@@ -242,16 +244,20 @@ def _entry(session: Session, cand: Candidate, explain: bool, queries: list[str])
         text = ""
         if chunk is not None:
             text = session.catalog.docs.body_of(cand.listing.rowid)[chunk.start : chunk.end].strip()
-        return ExplainedHit(**entry, explain={
-            "lexical_rank": cand.lexical_rank,
-            "vector_rank": cand.vector_rank,
-            "fts_score": None if cand.bm25 is None else round(-cand.bm25, 4),
-            "coverage": round(cand.coverage, 3) if cand.lexical_rank is not None else None,
-            "similarity": similarity,
-            "matched_terms": _matched_terms(session, cand.listing.rowid, queries),
-            "chunk": {"heading": chunk.heading, "continuation": chunk.continuation, "text": text[:600]}
-            if chunk is not None else ({"heading": None, "text": "(document vector)"} if cand.ordinal == -1 else None),
-        })
+        return ExplainedHit(
+            **entry,
+            explain={
+                "lexical_rank": cand.lexical_rank,
+                "vector_rank": cand.vector_rank,
+                "fts_score": None if cand.bm25 is None else round(-cand.bm25, 4),
+                "coverage": round(cand.coverage, 3) if cand.lexical_rank is not None else None,
+                "similarity": similarity,
+                "matched_terms": _matched_terms(session, cand.listing.rowid, queries),
+                "chunk": {"heading": chunk.heading, "continuation": chunk.continuation, "text": text[:600]}
+                if chunk is not None
+                else ({"heading": None, "text": "(document vector)"} if cand.ordinal == -1 else None),
+            },
+        )
     return entry
 
 
@@ -275,10 +281,14 @@ def _ref_entry(cand: Candidate, explain: bool, queries: list[str]) -> ReferenceH
     if explain:
         terms = list(dict.fromkeys(t for q in queries for t in query_terms(q)))
         lowered = chunk.text.lower()
-        entry["explain"] = {"lexical_rank": cand.lexical_rank, "vector_rank": cand.vector_rank,
-                            "fts_score": None if cand.bm25 is None else round(-cand.bm25, 4),
-                            "similarity": similarity, "matched_terms": [t for t in terms if t in lowered],
-                            "chunk": {"heading": " > ".join(chunk.heading_path), "text": chunk.text[:600]}}
+        entry["explain"] = {
+            "lexical_rank": cand.lexical_rank,
+            "vector_rank": cand.vector_rank,
+            "fts_score": None if cand.bm25 is None else round(-cand.bm25, 4),
+            "similarity": similarity,
+            "matched_terms": [t for t in terms if t in lowered],
+            "chunk": {"heading": " > ".join(chunk.heading_path), "text": chunk.text[:600]},
+        }
     return entry
 
 
@@ -287,8 +297,14 @@ def _matched_terms(session: Session, rowid: int, queries: list[str]) -> list[str
     return [t for t in terms if session.catalog.search.term_matches(rowid, t)]
 
 
-def _expand(session: Session, seeds: list[Candidate], visibility: Visibility, vectors: _Vectors | None,
-            query_vectors: np.ndarray | None, limit: int) -> list[ContextHit]:
+def _expand(
+    session: Session,
+    seeds: list[Candidate],
+    visibility: Visibility,
+    vectors: _Vectors | None,
+    query_vectors: np.ndarray | None,
+    limit: int,
+) -> list[ContextHit]:
     """One hop from each seed: incoming successor edges first, then outgoing edges."""
     seen = {c.listing.id for c in seeds if c.listing is not None}
     successor_kinds = session.schema.successor_kinds
@@ -296,7 +312,8 @@ def _expand(session: Session, seeds: list[Candidate], visibility: Visibility, ve
     for seed in seeds:
         assert seed.listing is not None
         hops: list[tuple[str, str, Literal["successor", "outgoing"]]] = [
-            (kind, src, "successor") for kind, src in session.catalog.docs.edges_to(seed.listing.id, successor_kinds)]
+            (kind, src, "successor") for kind, src in session.catalog.docs.edges_to(seed.listing.id, successor_kinds)
+        ]
         hops += [(kind, dst, "outgoing") for kind, dst in session.catalog.docs.edges_from(seed.listing.id)]
         targets = session.catalog.docs.listings_by_ids(doc_id for _, doc_id, _ in hops)
         for kind, doc_id, direction in hops:
@@ -308,9 +325,17 @@ def _expand(session: Session, seeds: list[Candidate], visibility: Visibility, ve
             rows = vectors.rows_of(item.rowid) if vectors is not None and query_vectors is not None else []
             if rows and query_vectors is not None and vectors is not None:
                 similarity = round(float(np.max(vectors.docs.matrix[rows] @ query_vectors.T)), 4)
-            out.append({**skeleton(item, session.schema, session.today), "kind": "document", "score": None,
-                        "similarity": similarity, "matched_section": None, "matched_section_size": None,
-                        "via": Via(id=seed.listing.id, kind=kind, direction=direction)})
+            out.append(
+                {
+                    **skeleton(item, session.schema, session.today),
+                    "kind": "document",
+                    "score": None,
+                    "similarity": similarity,
+                    "matched_section": None,
+                    "matched_section_size": None,
+                    "via": Via(id=seed.listing.id, kind=kind, direction=direction),
+                }
+            )
             if len(out) >= limit:
                 return out
     return out

@@ -27,7 +27,7 @@ def is_stale(schema: Schema, doc_type: str, verified: str | None, today: dt.date
 
 
 def skeleton(item: Listing | DocRow, schema: Schema, today: dt.date) -> Skeleton:
-    """The skeleton of a document (ranking fields are added by the ranker)."""
+    """The skeleton of a document (adr-038041ae4302); ranking fields are added by the ranker."""
     return {
         "id": item.id,
         "type": item.type,

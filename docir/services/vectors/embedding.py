@@ -98,4 +98,4 @@ def _embed_unknown(catalog: Catalog, embedder: Embedder, texts: dict[str, str], 
     vectors = embedder.embed([texts[sha] for sha in missing])
     report.texts_embedded += len(missing)
     with catalog.transaction():
-        catalog.vectors.store(embedder.model_id, embedder.dim, zip(missing, (pack(v) for v in vectors)))
+        catalog.vectors.store(embedder.model_id, embedder.dim, zip(missing, (pack(v) for v in vectors), strict=True))
