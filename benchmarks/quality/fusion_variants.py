@@ -3,15 +3,10 @@
     python benchmarks/quality/fusion_variants.py [--benchdata] [--out benchmarks/results/fusion_variants.json]
 
 Nothing in docir/ is edited: each variant sets module constants of docir.services.retrieval.fusion
-(FUSION_K, COVERAGE_POWER, LEXICAL_WEIGHT, VECTOR_WEIGHT) for the duration of one evaluation,
+(SECTION_WEIGHT, NEAR_WEIGHT, VECTOR_WEIGHT, COVERAGE_POWER) for the duration of one evaluation,
 then restores them. Uses the same stores, cache and queries as run.py (run that first so the
-vectors are cached).
-
-Variants:
-- textbook-k60:   reciprocal rank fusion as usually written (k=60, no coverage weighting).
-- k1-vector3:     k=1 and the vector ranking weighted 3:1, no coverage weighting.
-- coverage3-k10:  what docir does: k=10, each lexical contribution scaled by c**3, c being
-                  the fraction of the query's terms the document contains.
+vectors are cached): the quality and docir corpora, and the EIPs when ../shared/benchdata has them.
+The variants and what they scored are recorded in adr-78d1238b4ae2.
 """
 
 from __future__ import annotations
@@ -43,9 +38,12 @@ def patched(**constants: Any) -> Iterator[None]:
 
 
 VARIANTS: dict[str, Callable[[], Any]] = {
-    "textbook-k60": lambda: patched(FUSION_K=60, COVERAGE_POWER=0.0),
-    "k1-vector3": lambda: patched(FUSION_K=1, COVERAGE_POWER=0.0, VECTOR_WEIGHT=3.0),
-    "coverage3-k10": lambda: patched(),  # what docir does today
+    "docir": lambda: patched(),  # sections + near + vector, z-scores, coverage**1: what docir does today
+    "no-near": lambda: patched(NEAR_WEIGHT=0.0),
+    "no-coverage": lambda: patched(COVERAGE_POWER=0.0),
+    "coverage2": lambda: patched(COVERAGE_POWER=2.0),
+    "vector-1.3": lambda: patched(VECTOR_WEIGHT=1.3),
+    "sections-1.5": lambda: patched(SECTION_WEIGHT=1.5),
 }
 
 
@@ -57,10 +55,12 @@ def main() -> int:
     args = parser.parse_args()
 
     stores: list[tuple[str, Path, list[bench.Query]]] = []
-    queries = bench.load_queries()
-    for name in ("quality", "docir"):
-        stores.append((name, bench.prepare_store(bench.CORPORA[name], args.cache / name),
-                       [q for q in queries if q.corpus == name]))
+    names = ["quality", "docir"] + (["eips"] if (bench.BENCHDATA / "eips").is_dir() else [])
+    queries = bench.load_corpus_queries(names)
+    for name in names:
+        store = bench.corpus_store(name, args.cache, print)
+        if store is not None:
+            stores.append((name, store, [q for q in queries if q.corpus == name]))
     if args.benchdata and (bench.BENCHDATA / "cranfield" / "cran.all.1400").is_file():
         store, cran = bench.build_cranfield(bench.BENCHDATA / "cranfield", args.cache / "cranfield")
         stores.append(("cranfield", store, cran))
@@ -76,6 +76,8 @@ def main() -> int:
                     per_corpus[name] = bench.run_queries(session, source, qs)
             ours = per_corpus["quality"] + per_corpus["docir"]
             results[variant] = {"quality+docir": bench.summarise(ours)}
+            if "eips" in per_corpus:
+                results[variant]["eips"] = bench.summarise(per_corpus["eips"])
             if "cranfield" in per_corpus:
                 cranfield = bench.summarise(per_corpus["cranfield"])
                 results[variant]["cranfield"] = {m: {"all": s["all"]} for m, s in cranfield.items()}
@@ -93,6 +95,10 @@ def main() -> int:
                   + (f" {cran:>10.3f}" if cran is not None else ""))
         fused = res["quality+docir"]["fused"]["all"]
         print(f"{'':<15} fused recall@10 {fused['recall@10']:.3f}, MRR@10 {fused['mrr@10']:.3f}")
+        if "eips" in res:
+            eips = {mode: res["eips"][mode]["all"] for mode in bench.MODES}
+            print(f"{'':<15} eips nDCG@10 " + ", ".join(f"{m} {eips[m]['ndcg@10']:.3f}" for m in bench.MODES)
+                  + f"; fused answer@1 {eips['fused']['answer@1']:.3f}")
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
     print(f"wrote {args.out}")

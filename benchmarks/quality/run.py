@@ -622,8 +622,7 @@ def write_baseline(summary: dict[str, Any], names: Sequence[str]) -> None:
         "corpora": list(names),
         "queries": summary["fused"]["all"]["n"],
         "measured_at_commit": commit,
-        "ranking": {"FUSION_K": fusion.FUSION_K, "COVERAGE_POWER": fusion.COVERAGE_POWER,
-                    "LEXICAL_WEIGHT": fusion.LEXICAL_WEIGHT, "VECTOR_WEIGHT": fusion.VECTOR_WEIGHT},
+        "ranking": {name: getattr(fusion, name) for name in dir(fusion) if name.isupper()},
         **{mode: {m: round(summary[mode]["all"][m], 4) for m in METRICS} for mode in MODES},
         "by_corpus": {name: {mode: {m: round(summary[mode][f"corpus:{name}"][m], 4) for m in METRICS}
                              for mode in MODES} for name in names},

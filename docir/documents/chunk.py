@@ -51,7 +51,7 @@ def chunk_markdown(body: str, *, title: str, count_tokens: Callable[[str], int],
     if budget < 1:
         raise ValueError("the chunk budget must be at least one token")
     chunks: list[Chunk] = []
-    for path, start, end in _sections(body):
+    for path, start, end in heading_sections(body):
         prefix = _prefix(title, path, count_tokens, budget)
 
         def fits(s: int, e: int, prefix: str = prefix) -> bool:
@@ -63,7 +63,7 @@ def chunk_markdown(body: str, *, title: str, count_tokens: Callable[[str], int],
     return chunks
 
 
-def _sections(body: str) -> list[tuple[tuple[str, ...], int, int]]:
+def heading_sections(body: str) -> list[tuple[tuple[str, ...], int, int]]:
     """(heading path, start, end) per section; a section ends at the next heading of any level."""
     headings = find_headings(body)
     bounds = [h.start for h in headings] + [len(body)]

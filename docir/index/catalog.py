@@ -40,7 +40,7 @@ class Catalog:
 
     def clear_all(self) -> None:
         # The vectors table is a cache keyed by text: kept, so a rebuild re-embeds nothing.
-        for table in ("chunk_embeddings", "embeddings", "relations", "documents_fts", "documents", "skipped",
-                      "ref_fts", "ref_chunks", "ref_files"):
+        for table in ("chunk_embeddings", "embeddings", "relations", "sections_fts", "sections", "documents_fts",
+                      "documents", "skipped", "ref_fts", "ref_chunks", "ref_files"):
             self.conn.execute(f"DELETE FROM {table}")
         self.vectors.bump_generation()

@@ -8,7 +8,7 @@ from collections.abc import Iterable, Iterator
 
 from docir.index.chunked import in_chunks
 from docir.index.fts import index_text
-from docir.index.records import DocRow, FileState, Filters, Listing, SkippedFile
+from docir.index.records import DocRow, FileState, Filters, Listing, SectionSpan, SkippedFile
 from docir.index.vector_store import VectorStore
 
 _LISTING_COLUMNS = "rowid, path, id, type, title, description, status, tags, related, owner, verified, archived, size"
@@ -59,6 +59,9 @@ class DocsTable:
                 " size = ?, mtime_ns = ?, archived = ?, text_sha = ? WHERE rowid = ?",
                 (*values, rowid),
             )
+        self._forget_sections(rowid)
+        self.conn.executemany("INSERT INTO sections (doc, path, start, end) VALUES (?, ?, ?, ?)",
+                              [(rowid, json.dumps(list(s.path)), s.start, s.end) for s in row.sections])
         self._refresh_searchable(rowid, row)
         return rowid
 
@@ -89,6 +92,7 @@ class DocsTable:
         rowid = int(found[0])
         self.conn.execute("DELETE FROM documents_fts WHERE rowid = ?", (rowid,))
         self.conn.execute("DELETE FROM relations WHERE doc = ?", (rowid,))
+        self._forget_sections(rowid)
         self._vectors.forget(rowid)
         self.conn.execute("DELETE FROM documents WHERE rowid = ?", (rowid,))
         return rowid
@@ -106,6 +110,8 @@ class DocsTable:
         # Archived documents keep their row (get still finds them) but leave FTS, vectors and the graph.
         self.conn.execute("DELETE FROM documents_fts WHERE rowid = ?", (rowid,))
         self.conn.execute("DELETE FROM relations WHERE doc = ?", (rowid,))
+        self.conn.execute("DELETE FROM sections_fts WHERE rowid IN (SELECT rowid FROM sections WHERE doc = ?)",
+                          (rowid,))
         if row.archived:
             self._vectors.forget(rowid)
             return
@@ -119,6 +125,24 @@ class DocsTable:
             "INSERT INTO relations (doc, src, kind, dst) VALUES (?, ?, ?, ?)",
             [(rowid, row.id, kind, target) for kind, target in row.related],
         )
+        # Every section carries what its document is about: a section is found by the words of its
+        # document's title, description and tags as well as by its own.
+        title, about = index_text(row.title), index_text(row.description + "\n" + " ".join(row.tags))
+        self.conn.executemany(
+            "INSERT INTO sections_fts (rowid, title, about, heading, body) VALUES (?, ?, ?, ?, ?)",
+            [(section_rowid, title, about, index_text(" ".join(path)), index_text(row.body[start:end]))
+             for section_rowid, path, start, end in self._sections(rowid)],
+        )
+
+    def _sections(self, rowid: int) -> list[tuple[int, tuple[str, ...], int, int]]:
+        rows = self.conn.execute("SELECT rowid, path, start, end FROM sections WHERE doc = ? ORDER BY rowid", (rowid,))
+        return [(int(r[0]), tuple(json.loads(r[1])), int(r[2]), int(r[3])) for r in rows]
+
+    def _forget_sections(self, rowid: int) -> None:
+        # FTS5 has no foreign keys: its rows go by the rowids the sections table keeps.
+        self.conn.execute("DELETE FROM sections_fts WHERE rowid IN (SELECT rowid FROM sections WHERE doc = ?)",
+                          (rowid,))
+        self.conn.execute("DELETE FROM sections WHERE doc = ?", (rowid,))
 
     def _row(self, rowid: int) -> DocRow:
         r = self.conn.execute("SELECT * FROM documents WHERE rowid = ?", (rowid,)).fetchone()
@@ -129,6 +153,7 @@ class DocsTable:
             verified=r["verified"], meta_json=r["meta"], body=r["body"],
             headings=tuple(json.loads(r["headings"])), sha256=r["sha256"], size=r["size"],
             mtime_ns=r["mtime_ns"], archived=bool(r["archived"]), text_sha=r["text_sha"],
+            sections=tuple(SectionSpan(path, start, end) for _, path, start, end in self._sections(rowid)),
         )
 
     # --- reads ------------------------------------------------------------------------

@@ -23,6 +23,8 @@ STOPWORDS = frozenset(
 )
 
 BM25_WEIGHTS = (10.0, 5.0, 4.0, 3.0, 1.0)  # title, description, tags, headings, body
+SECTION_BM25_WEIGHTS = (1.0, 1.0, 1.0, 1.0)  # its document's title, description and tags, heading path, text
+NEAR_DISTANCE = 10  # tokens between two adjacent query words for them to count as "close"
 
 
 def identifier_parts(token: str) -> list[str]:
@@ -68,7 +70,26 @@ def match_expression(text: str) -> str | None:
     terms = query_terms(text)
     if not terms:
         return None
-    return " OR ".join('"' + term.replace('"', '""') + '"' for term in terms)
+    return " OR ".join(quoted(term) for term in terms)
+
+
+def near_expression(text: str, distance: int = NEAR_DISTANCE) -> str | None:
+    """An FTS5 MATCH string for "adjacent query words close together": NEAR groups ORed, one per pair.
+
+    A technical task's meaning is often in its word pairs ("priority fee", "base fee"); a document
+    where they stand together is closer to it than one that has each word somewhere.
+    """
+    words = [t.group(0).lower() for t in _TOKEN_RE.finditer(text)]
+    words = [w for w in words if w not in STOPWORDS]
+    pairs = list(dict.fromkeys(zip(words, words[1:], strict=False)))
+    if not pairs:
+        return None
+    return " OR ".join(f"NEAR({quoted(a)} {quoted(b)}, {distance})" for a, b in pairs)
+
+
+def quoted(term: str) -> str:
+    """One term as an FTS5 string: searched as a word, whatever characters it has."""
+    return '"' + term.replace('"', '""') + '"'
 
 
 def _has_inner_capital(token: str) -> bool:

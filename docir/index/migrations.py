@@ -163,5 +163,29 @@ def m004_file_state_index(conn: sqlite3.Connection) -> None:
     conn.execute("CREATE INDEX documents_file_state ON documents(path, size, mtime_ns, sha256)")
 
 
+def m005_sections(conn: sqlite3.Connection) -> None:
+    # Each heading section is searched on its own: in a long document the one section that answers
+    # is a small part of the whole, and whole-document bm25 dilutes it (adr-78d1238b4ae2).
+    _run(
+        conn,
+        f"""
+        CREATE TABLE sections (
+            rowid   INTEGER PRIMARY KEY,
+            doc     INTEGER NOT NULL REFERENCES documents(rowid) ON DELETE CASCADE,
+            path    TEXT NOT NULL,      -- JSON array: the headings above it and its own
+            start   INTEGER NOT NULL,
+            end     INTEGER NOT NULL
+        );
+        CREATE INDEX sections_doc ON sections(doc);
+
+        CREATE VIRTUAL TABLE sections_fts USING fts5(title, about, heading, body, tokenize = "{FTS_TOKENIZER}");
+
+        UPDATE documents SET size = -1, sha256 = ''
+        """,
+    )
+    # The last statement makes the next stat walk re-read every file, which fills the new tables;
+    # text_sha is kept, so no vector is recomputed.
+
+
 MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (
-    m001_documents, m002_vectors, m003_reference_corpora, m004_file_state_index)
+    m001_documents, m002_vectors, m003_reference_corpora, m004_file_state_index, m005_sections)

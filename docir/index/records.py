@@ -31,6 +31,25 @@ class DocRow:
     mtime_ns: int
     archived: bool
     text_sha: str = ""  # sha256 of what is embedded (title, description, body): a change schedules vectors
+    sections: tuple[SectionSpan, ...] = ()  # the body's heading sections, searched one by one
+
+
+class SectionSpan(NamedTuple):
+    """One heading section of a body: where it is, and the heading path that names it."""
+
+    path: tuple[str, ...]  # the headings above it and its own, outermost first; () before the first
+    start: int
+    end: int
+
+
+class SectionHit(NamedTuple):
+    """A section that matched a lexical query, best first: bm25 is lower for better."""
+
+    doc: int  # the document's rowid
+    path: tuple[str, ...]
+    start: int
+    end: int
+    bm25: float
 
 
 class FileState(NamedTuple):

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import sqlite3
 
-from docir.index.fts import BM25_WEIGHTS
-from docir.index.records import Hit
+from docir.index.fts import BM25_WEIGHTS, SECTION_BM25_WEIGHTS, quoted
+from docir.index.records import Hit, SectionHit
 
 
 class LexicalSearch:
@@ -24,6 +25,22 @@ class LexicalSearch:
         )
         return [Hit(int(r[0]), float(r[1])) for r in rows]
 
+    def near_hits(self, near: str, limit: int) -> list[Hit]:
+        """Documents where the query's words stand close together (a NEAR expression), best first."""
+        return self.lexical_hits(near, limit)
+
+    def section_hits(self, match: str, limit: int) -> list[SectionHit]:
+        """Heading sections that match, best first; each is scored by bm25 on its own text (with its
+        document's title and its heading path), so a long document is as strong as its best section."""
+        rows = self.conn.execute(
+            f"SELECT s.doc, s.path, s.start, s.end, f.score FROM"
+            f" (SELECT rowid, bm25(sections_fts, {', '.join(str(w) for w in SECTION_BM25_WEIGHTS)}) AS score"
+            "  FROM sections_fts WHERE sections_fts MATCH ? ORDER BY score LIMIT ?) f"
+            " JOIN sections s ON s.rowid = f.rowid ORDER BY f.score",
+            (match, limit),
+        )
+        return [SectionHit(int(r[0]), tuple(json.loads(r[1])), int(r[2]), int(r[3]), float(r[4])) for r in rows]
+
     def ref_lexical_hits(self, match: str, limit: int) -> list[Hit]:
         rows = self.conn.execute(
             "SELECT rowid, bm25(ref_fts, 3.0, 1.0) AS score FROM ref_fts WHERE ref_fts MATCH ? ORDER BY score LIMIT ?",
@@ -40,7 +57,7 @@ class LexicalSearch:
         # which FTS5 checks row by row after matching anyway.
         return [
             wanted.intersection(r[0] for r in self.conn.execute(f"SELECT rowid FROM {table} WHERE {table} MATCH ?",
-                                                                ('"' + term.replace('"', '""') + '"',)))
+                                                                (quoted(term),)))
             for term in terms
         ]
 
@@ -48,6 +65,6 @@ class LexicalSearch:
         """Whether one query term (as FTS matches it: stemmed, any column) occurs in the document."""
         found = self.conn.execute(
             "SELECT 1 FROM documents_fts WHERE documents_fts MATCH ? AND rowid = ?",
-            ('"' + term.replace('"', '""') + '"', rowid),
+            (quoted(term), rowid),
         ).fetchone()
         return found is not None

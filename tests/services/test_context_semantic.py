@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from docir.services.retrieval import fusion, ranking
+from docir.services.retrieval import ranking
 
 # Each query shares no content word with its answer's title, description or headings.
 PARAPHRASES = [
@@ -99,10 +99,16 @@ def test_explain_carries_both_rankings(semantic_session) -> None:  # type: ignor
     assert explain["chunk"] is not None
 
 
-def test_score_is_rank_derived_and_similarity_is_the_cosine(semantic_session) -> None:  # type: ignore[no-untyped-def]
+def test_score_is_the_sum_of_each_rankings_contribution_and_similarity_is_the_cosine(
+        semantic_session) -> None:  # type: ignore[no-untyped-def]
     session, source = semantic_session
-    result = ranking.context(session, ["offline mode for the mobile client"], source, limit=5, expand=False)
+    result = ranking.context(session, ["offline mode for the mobile client"], source, limit=5, expand=False,
+                             explain=True)
     scores = [r["score"] for r in result.results]
     assert scores == sorted(scores, reverse=True)
-    assert all(s <= 2 / (fusion.FUSION_K + 1) + 1e-6 for s in scores)  # at best first in both rankings
+    for row in result.results:
+        parts = row["explain"]["contributions"]
+        assert abs(sum(parts.values()) - row["score"]) < 1e-3, row["explain"]
+        if row["similarity"] is not None:
+            assert row["explain"]["rankings"]["vector"]["cosine"] == row["similarity"]
     assert -1.0 <= result.results[0]["similarity"] <= 1.0

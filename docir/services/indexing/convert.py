@@ -8,9 +8,10 @@ from pathlib import Path
 from typing import Any
 
 from docir.documents import frontmatter
+from docir.documents.chunk import heading_sections
 from docir.documents.files import read_text
 from docir.documents.model import Document, embedded_text, text_sha
-from docir.index.records import DocRow
+from docir.index.records import DocRow, SectionSpan
 from docir.store import ARCHIVE_DIR, DOCS_DIR
 
 
@@ -50,7 +51,14 @@ def to_row(doc: Document, sha256: str, size: int, mtime_ns: int) -> DocRow:
         mtime_ns=mtime_ns,
         archived=is_archived_path(doc.path),
         text_sha=text_sha(embedded_text(doc.title, doc.description, doc.body)),
+        sections=_sections(doc.body),
     )
+
+
+def _sections(body: str) -> tuple[SectionSpan, ...]:
+    """The body's heading sections; a body without any is one nameless section, so every document can match."""
+    found = tuple(SectionSpan(path, start, end) for path, start, end in heading_sections(body))
+    return found or (SectionSpan((), 0, len(body)),)
 
 
 def _json_default(value: Any) -> Any:

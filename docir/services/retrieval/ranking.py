@@ -1,12 +1,15 @@
 """Ranking for `docir context`: lexical and vector rankings, fused, then expanded along the graph.
 
-1. Lexical: FTS5 bm25 (column-weighted), visible documents only.
+1. Lexical (retrieval/lexical.py): every heading section by bm25, a document taking its best
+   section's place; and the task's adjacent words close together (NEAR). Visible documents only.
 2. Vector: cosine of the query with every document and section vector; each
-   document keeps its best candidate *before* fusion, and remembers which
-   section won (`matched_section`).
-3. Reciprocal rank fusion of the two. `score` is that rank-derived number;
-   `similarity` is the winning raw cosine, the one number with absolute meaning.
-4. One visibility predicate filters both rankings and the expansion.
+   document keeps its best candidate *before* fusion, and remembers which section won.
+3. Fusion (retrieval/fusion.py): each ranking's raw scores become z-scores over its own
+   candidates, lexical ones weighted by the share of the task's terms a document contains,
+   and the fused score is their sum (adr-78d1238b4ae2). `similarity` is the winning raw
+   cosine, the one number with absolute meaning. `matched_section` is the section of the side
+   that contributed more: the best-matching section lexically, or the winning section vector.
+4. One visibility predicate filters every ranking and the expansion.
 5. Expansion follows outgoing edges and incoming successor edges, successors
    first, so a decision's replacement comes along with it.
 6. With several queries, pooling decides each document's numbers and the
@@ -19,23 +22,29 @@ FTS table) and the shared vector ranking, where cosines are comparable.
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass
-from typing import Literal
+from dataclasses import dataclass, replace
+from typing import Any, Literal
 
 import numpy as np
 
-from docir.index.fts import match_expression, query_terms
-from docir.index.records import Listing, StoredRefChunk, VectorSet
+from docir.index.fts import query_terms
+from docir.index.records import Listing, SectionHit, StoredRefChunk, VectorSet
 from docir.index.vectors import cosine
 from docir.services.indexing.session import Session
-from docir.services.retrieval import fusion
-from docir.services.retrieval.reads import visible_hits
-from docir.services.retrieval.results import ContextHit, ContextResult, ContextRow, ExplainedHit, ReferenceHit, Via
+from docir.services.retrieval import fusion, lexical
+from docir.services.retrieval.lexical import CANDIDATES, LexicalCandidate, Standing
+from docir.services.retrieval.results import (
+    ContextHit,
+    ContextResult,
+    ContextRow,
+    ExplainedHit,
+    ReferenceHit,
+    Size,
+    Via,
+)
 from docir.services.retrieval.skeleton import cost, skeleton
 from docir.services.retrieval.visibility import Visibility
 from docir.services.vectors.query_source import QuerySource
-
-CANDIDATES = 60  # per ranking; past this a rank adds under 1/70 (k=10): not worth fetching
 
 Key = tuple[str, int]  # ("doc", rowid) or ("ref", chunk rowid)
 
@@ -47,13 +56,31 @@ class Candidate:
     key: Key
     listing: Listing | None = None
     ref: StoredRefChunk | None = None
-    lexical_rank: int | None = None
-    vector_rank: int | None = None
-    bm25: float | None = None
-    coverage: float = 1.0  # share of the task's terms it contains (lexical candidates)
-    similarity: float | None = None
+    lexical: LexicalCandidate | None = None  # a document's lexical rankings
+    ref_lexical: Standing | None = None  # a reference chunk's bm25 ranking
+    ref_coverage: float = 1.0
+    vector: Standing | None = None
     ordinal: int | None = None  # winning chunk of a document; -1 = its document vector
-    score: float = 0.0
+
+    @property
+    def similarity(self) -> float | None:
+        return None if self.vector is None else self.vector.raw
+
+    @property
+    def lexical_part(self) -> float:
+        if self.lexical is not None:
+            return self.lexical.score
+        if self.ref_lexical is not None:
+            return fusion.SECTION_WEIGHT * fusion.coverage_factor(self.ref_coverage) * self.ref_lexical.z
+        return 0.0
+
+    @property
+    def vector_part(self) -> float:
+        return 0.0 if self.vector is None else fusion.VECTOR_WEIGHT * self.vector.z
+
+    @property
+    def score(self) -> float:
+        return self.lexical_part + self.vector_part
 
 
 @dataclass
@@ -85,18 +112,14 @@ def context(session: Session, queries: list[str], source: QuerySource, *, limit:
         pending = session.catalog.vectors.queue_counts(source.model_id)[0]
     per_query: list[list[Candidate]] = []
     for index, text in enumerate(queries):
-        lexical: list[Candidate] = []
+        docs: list[LexicalCandidate] = []
+        references: list[Candidate] = []
         if mode != "vector":
-            lexical = [Candidate(("doc", h.rowid), bm25=h.bm25)
-                       for h in visible_hits(session, text, visibility, CANDIDATES)]
-            per_kind = [_with_coverage(session, text, lexical, "documents_fts")]
-            if refs:
-                per_kind.append(_with_coverage(session, text, _ref_lexical(session, text), "ref_fts"))
-        else:
-            per_kind = []
+            docs = lexical.rank_documents(session, text, visibility)
+            references = _ref_lexical(session, text) if refs else []
         vector = (_vector_ranking(session, vectors, query_vectors[index], visibility)
                   if vectors is not None and query_vectors is not None else [])
-        per_query.append(fuse(per_kind, vector))
+        per_query.append(fuse(docs, references, vector))
     ordered = _take_turns(per_query, limit)
     # Full listings only for what is shown: candidates needed no more than their visibility.
     listings = session.catalog.docs.listings_by_rowid(c.key[1] for c in ordered if c.key[0] == "doc")
@@ -110,46 +133,35 @@ def context(session: Session, queries: list[str], source: QuerySource, *, limit:
     return ContextResult(results, source.status, queries, pending)
 
 
-def fuse(lexical_rankings: list[list[Candidate]], vector_ranking: list[Candidate]) -> list[Candidate]:
-    """Reciprocal rank fusion: every ranking gives weight/(k + rank); a lexical rank counts in
-    proportion to coverage**3, so matching one incidental word of the task is worth little."""
+def fuse(docs: list[LexicalCandidate], references: list[Candidate], vector: list[Candidate]) -> list[Candidate]:
+    """The sum of each ranking's z-scores (fusion.py); ties keep the lexical, then the vector order."""
     by_key: dict[Key, Candidate] = {}
-    for ranking in lexical_rankings:
-        for rank, cand in enumerate(ranking, start=1):
-            mine = by_key.setdefault(cand.key, cand)
-            mine.lexical_rank, mine.bm25, mine.coverage = rank, cand.bm25, cand.coverage
-            mine.score += fusion.rank_score(rank, fusion.LEXICAL_WEIGHT * cand.coverage ** fusion.COVERAGE_POWER)
-    for rank, cand in enumerate(vector_ranking, start=1):
+    order: dict[Key, int] = {}
+    for position, lex in enumerate(docs):
+        key = ("doc", lex.rowid)
+        by_key[key] = Candidate(key, lexical=lex)
+        order[key] = position
+    for cand in references:
+        by_key[cand.key] = cand
+        order.setdefault(cand.key, len(order))
+    for cand in vector:
         mine = by_key.setdefault(cand.key, cand)
-        mine.listing, mine.ref = mine.listing or cand.listing, mine.ref or cand.ref
-        mine.vector_rank, mine.similarity, mine.ordinal = rank, cand.similarity, cand.ordinal
-        mine.score += fusion.rank_score(rank, fusion.VECTOR_WEIGHT)
-    return sorted(by_key.values(), key=lambda c: -c.score)
-
-
-def _with_coverage(session: Session, text: str, ranked: list[Candidate], table: str) -> list[Candidate]:
-    """Give each lexical candidate the share of the task's terms it contains."""
-    terms = query_terms(text)
-    if not ranked or len(terms) < 2:
-        return ranked
-    matches = session.catalog.search.term_rowids(terms, [c.key[1] for c in ranked], table)
-    for cand in ranked:
-        cand.coverage = sum(1 for rows in matches if cand.key[1] in rows) / len(terms)
-    return ranked
+        mine.ref = mine.ref or cand.ref
+        mine.vector, mine.ordinal = cand.vector, cand.ordinal
+        order.setdefault(cand.key, len(order))
+    return sorted(by_key.values(), key=lambda c: (-c.score, order[c.key]))
 
 
 def _ref_lexical(session: Session, text: str) -> list[Candidate]:
-    match = match_expression(text)
-    if match is None:
-        return []
-    hits = session.catalog.search.ref_lexical_hits(match, CANDIDATES)
-    chunks = {c.rowid: c for c in session.catalog.refs.chunks(rowids=[h.rowid for h in hits])}
-    return [Candidate(("ref", h.rowid), ref=chunks[h.rowid], bm25=h.bm25) for h in hits if h.rowid in chunks]
+    ranked = lexical.rank_references(session, text)
+    chunks = {c.rowid: c for c in session.catalog.refs.chunks(rowids=[h.rowid for h, _, _ in ranked])}
+    return [Candidate(("ref", h.rowid), ref=chunks[h.rowid], ref_lexical=standing, ref_coverage=coverage)
+            for h, standing, coverage in ranked if h.rowid in chunks]
 
 
 def _vector_ranking(session: Session, vectors: _Vectors, query: np.ndarray, visibility: Visibility) -> list[Candidate]:
     """Visible documents by their best cosine (document or section vector), with reference chunks on the same scale."""
-    found: list[Candidate] = []
+    found: list[tuple[Candidate, float]] = []
     sims = cosine(vectors.docs.matrix, query)
     best: dict[int, tuple[float, int]] = {}  # each document's best candidate, kept before fusion
     for index in np.argsort(-sims)[: CANDIDATES * 8]:
@@ -163,7 +175,7 @@ def _vector_ranking(session: Session, vectors: _Vectors, query: np.ndarray, visi
             row = seen.get(rowid)
             if row is not None and visibility.allows(*row):
                 sim, ordinal = best[rowid]
-                found.append(Candidate(("doc", rowid), similarity=sim, ordinal=ordinal))
+                found.append((Candidate(("doc", rowid), ordinal=ordinal), sim))
         if len(found) >= CANDIDATES:
             break
     if vectors.refs is not None and vectors.refs.rowids:
@@ -173,9 +185,13 @@ def _vector_ranking(session: Session, vectors: _Vectors, query: np.ndarray, visi
         for i in top:
             rowid = vectors.refs.rowids[i]
             if rowid in chunks:
-                found.append(Candidate(("ref", rowid), ref=chunks[rowid], similarity=float(ref_sims[i])))
-    found.sort(key=lambda c: -(c.similarity or 0.0))
-    return found[:CANDIDATES]
+                found.append((Candidate(("ref", rowid), ref=chunks[rowid]), float(ref_sims[i])))
+    found.sort(key=lambda pair: -pair[1])
+    found = found[:CANDIDATES]
+    zs = fusion.zscores([sim for _, sim in found])
+    for rank, ((cand, sim), z) in enumerate(zip(found, zs, strict=True), start=1):
+        cand.vector = Standing(rank, sim, z)
+    return [cand for cand, _ in found]
 
 
 # Long-lived processes (the worker, the MCP server) keep the vector matrix until it changes.
@@ -195,19 +211,19 @@ def _cached_vectors(session: Session, model_id: str, refs: bool) -> _Vectors:
 
 
 def _take_turns(per_query: list[list[Candidate]], limit: int) -> list[Candidate]:
-    """Pool each candidate's numbers over all queries; order by the queries taking turns."""
+    """Pool each candidate's numbers over all queries (its strongest evidence from each side);
+    order by the queries taking turns."""
     pooled: dict[Key, Candidate] = {}
     for ranking in per_query:
         for cand in ranking:
             seen = pooled.get(cand.key)
             if seen is None:
-                pooled[cand.key] = Candidate(**cand.__dict__)
+                pooled[cand.key] = replace(cand)
                 continue
-            seen.score = max(seen.score, cand.score)
-            if cand.similarity is not None and (seen.similarity is None or cand.similarity > seen.similarity):
-                seen.similarity, seen.ordinal, seen.vector_rank = cand.similarity, cand.ordinal, cand.vector_rank
-            if cand.lexical_rank is not None and (seen.lexical_rank is None or cand.lexical_rank < seen.lexical_rank):
-                seen.lexical_rank, seen.bm25 = cand.lexical_rank, cand.bm25
+            if cand.vector_part > seen.vector_part or (seen.vector is None and cand.vector is not None):
+                seen.vector, seen.ordinal = cand.vector, cand.ordinal
+            if cand.lexical_part > seen.lexical_part:
+                seen.lexical, seen.ref_lexical, seen.ref_coverage = cand.lexical, cand.ref_lexical, cand.ref_coverage
     order: list[Candidate] = []
     taken: set[Key] = set()
     cursors = [0] * len(per_query)
@@ -230,35 +246,70 @@ def _entry(session: Session, cand: Candidate, explain: bool, queries: list[str])
     chunk = None
     if cand.ordinal not in (None, -1):
         chunk = session.catalog.vectors.chunk_rows(cand.listing.rowid).get(cand.ordinal)
-    section = chunk.section if chunk is not None and chunk.section else None
+    best = cand.lexical.best_section if cand.lexical is not None else None
+    section: str | None = None
+    size: Size | None = None
+    lexical_section = cand.lexical.section_part if cand.lexical is not None else 0.0
+    if chunk is not None and chunk.section and (cand.vector_part >= lexical_section or best is None or not best.path):
+        section, size = chunk.section, cost(chunk.end - chunk.start)
+    elif best is not None and best.path:
+        section, size = best.path[-1], cost(best.end - best.start)
     entry: ContextHit = {
         **skeleton(cand.listing, session.schema, session.today),
         "kind": "document",
-        "score": round(cand.score, 6),
+        "score": round(cand.score, 4),
         "similarity": similarity,
         "matched_section": section,
-        "matched_section_size": cost(chunk.end - chunk.start) if section and chunk else None,
+        "matched_section_size": size,
         "via": None,
     }
     if explain:
         text = ""
         if chunk is not None:
             text = session.catalog.docs.body_of(cand.listing.rowid)[chunk.start : chunk.end].strip()
+        lex = cand.lexical
         return ExplainedHit(
             **entry,
             explain={
-                "lexical_rank": cand.lexical_rank,
-                "vector_rank": cand.vector_rank,
-                "fts_score": None if cand.bm25 is None else round(-cand.bm25, 4),
-                "coverage": round(cand.coverage, 3) if cand.lexical_rank is not None else None,
+                "lexical_rank": lex.section.rank if lex is not None and lex.section is not None else None,
+                "vector_rank": cand.vector.rank if cand.vector is not None else None,
+                "fts_score": round(lex.section.raw, 4) if lex is not None and lex.section is not None else None,
+                "coverage": round(lex.coverage, 3) if lex is not None else None,
                 "similarity": similarity,
                 "matched_terms": _matched_terms(session, cand.listing.rowid, queries),
+                "rankings": _rankings(cand, chunk.section if chunk is not None else None),
+                "contributions": {
+                    "sections": round(lex.section_part, 4) if lex is not None else 0.0,
+                    "near": round(lex.near_part, 4) if lex is not None else 0.0,
+                    "vector": round(cand.vector_part, 4),
+                },
                 "chunk": {"heading": chunk.heading, "continuation": chunk.continuation, "text": text[:600]}
                 if chunk is not None
                 else ({"heading": None, "text": "(document vector)"} if cand.ordinal == -1 else None),
             },
         )
     return entry
+
+
+def _rankings(cand: Candidate, vector_section: str | None) -> dict[str, Any]:
+    """Each ranking's view of a document: its place, its raw score and how far it stood above the rest."""
+    out: dict[str, Any] = {}
+    lex = cand.lexical
+    if lex is not None and lex.section is not None:
+        out["sections"] = {**_standing(lex.section, "bm25"), "section": _section_name(lex.best_section)}
+    if lex is not None and lex.near is not None:
+        out["near"] = _standing(lex.near, "bm25")
+    if cand.vector is not None:
+        out["vector"] = {**_standing(cand.vector, "cosine"), "section": vector_section}
+    return out
+
+
+def _standing(standing: Standing, raw: str) -> dict[str, Any]:
+    return {"rank": standing.rank, raw: round(standing.raw, 4), "z": round(standing.z, 3)}
+
+
+def _section_name(hit: SectionHit | None) -> str | None:
+    return " > ".join(hit.path) if hit is not None and hit.path else None
 
 
 def _ref_entry(cand: Candidate, explain: bool, queries: list[str]) -> ReferenceHit:
@@ -274,17 +325,19 @@ def _ref_entry(cand: Candidate, explain: bool, queries: list[str]) -> ReferenceH
         "source_uri": cand.ref.source_uri,
         "continuation": chunk.continuation,
         "size": cost(len(chunk.text.encode("utf-8"))),
-        "score": round(cand.score, 6),
+        "score": round(cand.score, 4),
         "similarity": similarity,
         "via": None,
     }
     if explain:
         terms = list(dict.fromkeys(t for q in queries for t in query_terms(q)))
         lowered = chunk.text.lower()
+        lex, vec = cand.ref_lexical, cand.vector
         entry["explain"] = {
-            "lexical_rank": cand.lexical_rank,
-            "vector_rank": cand.vector_rank,
-            "fts_score": None if cand.bm25 is None else round(-cand.bm25, 4),
+            "lexical_rank": lex.rank if lex else None,
+            "vector_rank": vec.rank if vec else None,
+            "fts_score": round(lex.raw, 4) if lex else None,
+            "contributions": {"sections": round(cand.lexical_part, 4), "vector": round(cand.vector_part, 4)},
             "similarity": similarity,
             "matched_terms": [t for t in terms if t in lowered],
             "chunk": {"heading": " > ".join(chunk.heading_path), "text": chunk.text[:600]},

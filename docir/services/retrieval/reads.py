@@ -5,10 +5,9 @@ from __future__ import annotations
 from docir.documents.headings import find_headings, section_span
 from docir.documents.ids import check_ids
 from docir.errors import UsageError
-from docir.index.fts import match_expression
-from docir.index.records import Filters, Hit
+from docir.index.records import Filters
 from docir.services.indexing.session import Session
-from docir.services.retrieval import fusion
+from docir.services.retrieval import fusion, lexical
 from docir.services.retrieval.results import DocumentSection, GetResult, ReferenceText, SearchHit, Skeleton
 from docir.services.retrieval.skeleton import full_document, is_stale, skeleton
 from docir.services.retrieval.visibility import Visibility
@@ -95,39 +94,17 @@ def query(session: Session, filters: Filters, *, stale: bool | None = None,
     return out
 
 
-def visible_hits(session: Session, text: str, visibility: Visibility, limit: int) -> list[Hit]:
-    """Visible documents in bm25 order (lower is better), up to `limit`: shared by search and context.
-
-    Only type, status and archived are read to apply the visibility predicate; callers read
-    full listings for the few rows they show.
-    """
-    match = match_expression(text)
-    if match is None:
-        return []
-    # Most matches are visible: fetch a few times what is needed, and everything only if not enough.
-    hits = session.catalog.search.lexical_hits(match, limit * 4)
-    if len(hits) == limit * 4:
-        seen = session.catalog.docs.visibility_rows(h.rowid for h in hits)
-        if sum(1 for row in seen.values() if visibility.allows(*row)) < limit:
-            hits = session.catalog.search.lexical_hits(match)
-    ranked: list[Hit] = []
-    for start in range(0, len(hits), max(limit, 100)):
-        batch = hits[start : start + max(limit, 100)]
-        seen = session.catalog.docs.visibility_rows(h.rowid for h in batch)
-        for hit in batch:
-            row = seen.get(hit.rowid)
-            if row is not None and visibility.allows(*row):
-                ranked.append(hit)
-                if len(ranked) >= limit:
-                    return ranked
-    return ranked
-
-
 def search(session: Session, text: str, *, include_inactive: bool = False, limit: int = 10) -> list[SearchHit]:
-    """Full-text ranking only (no model): skeletons with a rank-derived score."""
+    """Lexical ranking only (no model): skeletons with a rank-derived score and the best section's bm25."""
     visibility = Visibility.from_schema(session.schema, include_inactive)
-    hits = visible_hits(session, text, visibility, limit)
-    listings = session.catalog.docs.listings_by_rowid(h.rowid for h in hits)
+    ranked = lexical.rank_documents(session, text, visibility, limit)[:limit]
+    listings = session.catalog.docs.listings_by_rowid(c.rowid for c in ranked)
     # score is rank-derived, as in context: only the order means anything
-    return [{**skeleton(listings[hit.rowid], session.schema, session.today), "score": round(fusion.rank_score(rank), 6),
-             "similarity": None, "fts_score": round(-hit.bm25, 4)} for rank, hit in enumerate(hits, start=1)]
+    return [{**skeleton(listings[c.rowid], session.schema, session.today), "score": round(fusion.rank_score(rank), 6),
+             "similarity": None, "fts_score": round(_fts_score(c), 4)} for rank, c in enumerate(ranked, start=1)]
+
+
+def _fts_score(cand: lexical.LexicalCandidate) -> float:
+    """The negated bm25 of the best-matching section (or of the closest word pairs, if no section matched)."""
+    standing = cand.section or cand.near
+    return standing.raw if standing is not None else 0.0

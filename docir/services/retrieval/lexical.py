@@ -1,0 +1,129 @@
+"""The lexical side of ranking: every heading section by bm25, and the task's word pairs close together.
+
+Both `docir search` and `docir context` rank with it (adr-78d1238b4ae2). A long
+document is as strong as its best section, so the one section that answers is not
+diluted by thirty others; the proximity ranking rewards documents where adjacent
+words of the task ("priority fee") stand together. Each ranking's raw scores are
+turned into z-scores over its own candidates (fusion.zscores), so a ranking whose
+top stands far above the rest speaks louder, and each document's lexical evidence
+counts in proportion to the share of the task's terms it contains (coverage).
+Pure Python: `docir search` never loads numpy.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from docir.index.fts import match_expression, near_expression, query_terms
+from docir.index.records import Hit, SectionHit
+from docir.services.indexing.session import Session
+from docir.services.retrieval import fusion
+from docir.services.retrieval.visibility import Visibility
+
+CANDIDATES = 60  # per ranking: past this a document adds nothing to the top ten worth fetching
+SECTIONS_PER_DOCUMENT = 8  # sections fetched per wanted document: a long document matches in many
+
+
+@dataclass
+class Standing:
+    """One ranking's view of one document (or reference chunk)."""
+
+    rank: int
+    raw: float  # the ranking's own number: negated bm25 (higher is better) or a cosine
+    z: float = 0.0  # how far above this ranking's candidates it stands, in standard deviations (floored at 0)
+
+
+@dataclass
+class LexicalCandidate:
+    rowid: int
+    section: Standing | None = None
+    near: Standing | None = None
+    best_section: SectionHit | None = None
+    coverage: float = 1.0  # share of the task's terms the document contains
+
+    @property
+    def section_part(self) -> float:
+        return fusion.SECTION_WEIGHT * fusion.coverage_factor(self.coverage) * (self.section.z if self.section else 0)
+
+    @property
+    def near_part(self) -> float:
+        return fusion.NEAR_WEIGHT * fusion.coverage_factor(self.coverage) * (self.near.z if self.near else 0)
+
+    @property
+    def score(self) -> float:
+        return self.section_part + self.near_part
+
+
+def rank_documents(session: Session, text: str, visibility: Visibility,
+                   limit: int = CANDIDATES) -> list[LexicalCandidate]:
+    """Visible documents by their lexical evidence, best first (at most about 2 x `limit`)."""
+    match = match_expression(text)
+    if match is None:
+        return []
+    wanted = max(limit, CANDIDATES)
+    by_doc: dict[int, LexicalCandidate] = {}
+
+    best: dict[int, SectionHit] = {}
+    for hit in session.catalog.search.section_hits(match, wanted * SECTIONS_PER_DOCUMENT):
+        best.setdefault(hit.doc, hit)
+    shown = _visible(session, list(best), visibility, wanted)
+    for rank, rowid, z in _standings([-best[r].bm25 for r in shown], shown):
+        by_doc[rowid] = LexicalCandidate(rowid, section=Standing(rank, -best[rowid].bm25, z), best_section=best[rowid])
+
+    near = near_expression(text)
+    if near is not None:
+        hits = session.catalog.search.near_hits(near, wanted * 2)
+        bm25 = {h.rowid: h.bm25 for h in hits}
+        shown = _visible(session, [h.rowid for h in hits], visibility, wanted)
+        for rank, rowid, z in _standings([-bm25[r] for r in shown], shown):
+            by_doc.setdefault(rowid, LexicalCandidate(rowid)).near = Standing(rank, -bm25[rowid], z)
+
+    coverage = term_coverage(session, text, list(by_doc), "documents_fts")
+    for cand in by_doc.values():
+        cand.coverage = coverage.get(cand.rowid, 1.0)
+    return sorted(by_doc.values(), key=_order)
+
+
+def rank_references(session: Session, text: str, limit: int = CANDIDATES) -> list[tuple[Hit, Standing, float]]:
+    """Reference chunks by bm25, each with its standing and its coverage of the task's terms."""
+    match = match_expression(text)
+    if match is None:
+        return []
+    hits = session.catalog.search.ref_lexical_hits(match, max(limit, CANDIDATES))
+    coverage = term_coverage(session, text, [h.rowid for h in hits], "ref_fts")
+    return [(hits[rank - 1], Standing(rank, -hits[rank - 1].bm25, z), coverage.get(rowid, 1.0))
+            for rank, rowid, z in _standings([-h.bm25 for h in hits], [h.rowid for h in hits])]
+
+
+def term_coverage(session: Session, text: str, rowids: list[int], table: str) -> dict[int, float]:
+    """Each row's share of the task's terms (1.0 for every row of a one-term task)."""
+    terms = query_terms(text)
+    if not rowids or len(terms) < 2:
+        return {}
+    matches = session.catalog.search.term_rowids(terms, rowids, table)
+    return {rowid: sum(1 for rows in matches if rowid in rows) / len(terms) for rowid in rowids}
+
+
+def _standings(raw: Sequence[float], keys: Sequence[int]) -> list[tuple[int, int, float]]:
+    """(rank, key, z) for a ranking's candidates in order."""
+    return [(rank, key, z) for rank, (key, z) in enumerate(zip(keys, fusion.zscores(raw), strict=True), start=1)]
+
+
+def _visible(session: Session, rowids: list[int], visibility: Visibility, limit: int) -> list[int]:
+    """The first `limit` of `rowids` (in order) that the visibility predicate lets through."""
+    seen = session.catalog.docs.visibility_rows(rowids)
+    out = []
+    for rowid in rowids:
+        row = seen.get(rowid)
+        if row is not None and visibility.allows(*row):
+            out.append(rowid)
+            if len(out) >= limit:
+                break
+    return out
+
+
+def _order(cand: LexicalCandidate) -> tuple[float, int]:
+    # Ties (all zero z: every candidate scored alike) keep the section ranking's order.
+    return (-cand.score, cand.section.rank if cand.section else 10**9)
+
