@@ -71,9 +71,8 @@ def test_near_ranking_prefers_the_task_words_standing_together(tmp_path: Path) -
 
 
 def test_an_index_from_before_sections_gains_them_on_the_next_command_without_new_vectors(tmp_path: Path) -> None:
-    from tests.fakes import CountingEmbedder
-
     from docir.services.vectors import embedding
+    from tests.fakes import CountingEmbedder
 
     root = _store(tmp_path)
     session = open_session(root)
