@@ -1,4 +1,4 @@
-"""CI gate on ranking quality (SPEC §5, §11), with the real offline model.
+"""CI gate on ranking quality (adr-78d1238b4ae2), with the real offline model.
 
 Both benchmark corpora (benchmarks/quality/corpus and this repository's docs/) are copied
 to tmp_path, indexed and embedded, and every query in benchmarks/quality/queries.yaml is

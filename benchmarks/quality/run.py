@@ -1,4 +1,4 @@
-"""Quality benchmark for `docir context`: lexical vs vector vs fused ranking (SPEC §11).
+"""Quality benchmark for `docir context`: lexical vs vector vs fused ranking.
 
     python benchmarks/quality/run.py [--corpus quality,docir] [--out benchmarks/results/quality.json]
     python benchmarks/quality/run.py --check-queries      # verify the paraphrase claim, run nothing else
@@ -395,9 +395,9 @@ def prepare_store(source: Path, target: Path) -> Path:
 
 def open_indexed(store_root: Path, log: Callable[[str], None] = lambda _m: None) -> tuple[Any, Any]:
     """Open a session on the store, sync it and drain every embedding: (session, query source)."""
+    from docir.services.indexing.session import open_session
     from docir.services.vectors import embedding
     from docir.services.vectors.query_source import load_local
-    from docir.services.indexing.session import open_session
 
     session = open_session(store_root)
     source = load_local(session.schema.model_path, session.store.root)
@@ -406,7 +406,8 @@ def open_indexed(store_root: Path, log: Callable[[str], None] = lambda _m: None)
         raise RuntimeError(f"no embedding model ({source.status}); the quality benchmark needs one")
     started = time.perf_counter()
     report = embedding.drain(session.catalog, source.embedder)  # type: ignore[attr-defined]
-    log(f"  {store_root.name}: {session.catalog.conn.execute('SELECT count(*) FROM documents').fetchone()[0]} documents, "
+    documents = session.catalog.conn.execute("SELECT count(*) FROM documents").fetchone()[0]
+    log(f"  {store_root.name}: {documents} documents, "
         f"{report.texts_embedded} texts embedded, {report.texts_reused} reused, {time.perf_counter() - started:.1f}s")
     return session, source
 
@@ -538,7 +539,8 @@ def build_cranfield(folder: Path, target: Path) -> tuple[Path, list[Query]]:
             description = (description + " " + title)[:390]
         front = {"id": doc_id, "type": "guide", "title": title, "description": description,
                  "status": "current", "owner": "@cranfield"}
-        text = "---\n" + yaml.safe_dump(front, sort_keys=False, allow_unicode=True, width=10_000) + "---\n\n" + abstract + "\n"
+        header = yaml.safe_dump(front, sort_keys=False, allow_unicode=True, width=10_000)
+        text = "---\n" + header + "---\n\n" + abstract + "\n"
         (docs_dir / f"{int(number):04d}.md").write_text(text, encoding="utf-8")
     qrels: dict[int, set[str]] = {}
     for line in (folder / "cranqrel").read_text().splitlines():
@@ -546,7 +548,8 @@ def build_cranfield(folder: Path, target: Path) -> tuple[Path, list[Query]]:
         if len(parts) >= 3 and parts[2].lstrip("-").isdigit() and 1 <= int(parts[2]) <= 4:
             qrels.setdefault(int(parts[0]), set()).add(ids[parts[1]])
     queries: list[Query] = []
-    for n, rec in enumerate(_smart_records((folder / "cran.qry").read_text(encoding="utf-8", errors="replace")), start=1):
+    query_text = (folder / "cran.qry").read_text(encoding="utf-8", errors="replace")
+    for n, rec in enumerate(_smart_records(query_text), start=1):
         relevant = qrels.get(n)
         if relevant:
             queries.append(Query(f"cran-{n}", " ".join(rec.get("W", "").split()), tuple(sorted(relevant)),
@@ -581,10 +584,12 @@ def table(summary: dict[str, Any], title: str) -> str:
     for group in groups:
         for mode in summary:
             row = summary[mode][group]
-            lines.append(f"{group if mode == MODES[0] else '':<24} {row['n'] if mode == MODES[0] else '':>4}  {mode:<8} "
+            first = mode == MODES[0]
+            lines.append(f"{group if first else '':<24} {row['n'] if first else '':>4}  {mode:<8} "
                          + " ".join(f"{row[m]:>9.3f}" for m in METRICS))
         best = max(summary, key=lambda md: summary[md][group]["ndcg@10"])
-        fused_wins = all(summary["fused"][group]["ndcg@10"] > summary[md][group]["ndcg@10"] for md in summary if md != "fused")
+        fused_wins = all(summary["fused"][group]["ndcg@10"] > summary[md][group]["ndcg@10"]
+                         for md in summary if md != "fused")
         lines.append(f"{'':<24} {'':>4}  {'':<8} best nDCG@10: {best}{'  (fused beats both)' if fused_wins else ''}")
     return "\n".join(lines)
 
