@@ -70,8 +70,8 @@ class ExplainedHit(ContextHit):
     explain: dict[str, Any]
 
 
-class ReferenceHit(TypedDict):
-    """A chunk of a read-only reference corpus, ranked beside documents."""
+class _Reference(TypedDict):
+    """What names a chunk of a read-only reference corpus (a `ref-` id, never a document's)."""
 
     kind: Literal["reference"]
     id: str
@@ -79,6 +79,11 @@ class ReferenceHit(TypedDict):
     title: str
     heading_path: list[str]
     source_uri: str
+
+
+class ReferenceHit(_Reference):
+    """A reference chunk ranked beside documents."""
+
     continuation: bool
     size: Size
     score: float
@@ -105,15 +110,9 @@ class DocumentSection(FullDocument):
     section: str
 
 
-class ReferenceText(TypedDict):
+class ReferenceText(_Reference):
     """`get` of a reference chunk: its whole section, the pieces of a split section rejoined."""
 
-    kind: Literal["reference"]
-    id: str
-    ref: str
-    title: str
-    heading_path: list[str]
-    source_uri: str
     sha256: str
     pieces: int
     text: str
