@@ -1,4 +1,4 @@
-"""docir context "TASK" [--also "TASK2" ...] [--limit N] [--explain] [--no-expand]"""
+"""docir context "TASK" [--also "TASK2" ...] [--limit N] [--budget TOKENS] [--full-links] [--explain] [--no-expand]"""
 
 from __future__ import annotations
 
@@ -11,9 +11,11 @@ from docir.cli.options import IncludeInactiveOption, JsonOption, RootOption, Sto
 from docir.requests import help_of, info
 from docir.services.indexing import session
 from docir.services.retrieval import commands
+from docir.services.retrieval.budget import DEFAULT_BUDGET
 from docir.services.retrieval.commands import ContextRequest as R
 
 _LIMIT = info(R, "limit")
+_BUDGET = info(R, "budget")
 
 
 def command(
@@ -25,6 +27,9 @@ def command(
     no_refs: Annotated[bool, typer.Option("--no-refs", help="Leave reference corpora out.")] = False,
     include_inactive: IncludeInactiveOption = False,
     store: StoreOption = None,
+    budget: Annotated[int, typer.Option("--budget", metavar="TOKENS", min=_BUDGET.min, max=_BUDGET.max,
+                                        help=_BUDGET.help)] = DEFAULT_BUDGET,
+    full_links: Annotated[bool, typer.Option("--full-links", help=help_of(R, "full_links"))] = False,
     root: RootOption = None,
     json_out: JsonOption = False,
 ) -> int:
@@ -33,13 +38,17 @@ def command(
     Then fetch the bodies you need in one call: docir get ID1 ID2 ...
     """
     request = R(task=task, also=tuple(also or ()), limit=limit, explain=explain, expand=not no_expand,
-                refs=not no_refs, include_inactive=include_inactive, store=tuple(str(s) for s in store or ()))
+                refs=not no_refs, include_inactive=include_inactive, store=tuple(str(s) for s in store or ()),
+                budget=budget, full_links=full_links)
     result = session.run(root, lambda s: commands.context(s, request, render.warn), warn=render.warn)
     if result.semantic != "on":
         render.note(f"semantic ranking is {result.semantic}; results are lexical only")
     elif result.pending:
         render.note(f"{result.pending} document(s) are still being embedded in the background; "
                     "they are found lexically until then ('docir embed --flush' waits for them)")
+    if result.omitted:
+        render.note(f"{result.omitted} more result(s) left out to stay within --budget {budget} tokens; "
+                    "raise --budget (0: no budget) to see them")
     if render.wants_json(json_out):
         render.emit_json(result.to_json())
     else:

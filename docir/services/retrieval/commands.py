@@ -15,7 +15,7 @@ from docir.index.records import Filters
 from docir.requests import LIMIT_MAX, check_ranges, option
 from docir.services.indexing import references
 from docir.services.indexing.session import Session
-from docir.services.retrieval import federation
+from docir.services.retrieval import budget, federation
 from docir.services.retrieval.results import ContextResult, GetResult, QueryResult, SearchResult
 
 Warn = Callable[[str], None]
@@ -40,6 +40,15 @@ class ContextRequest:
     refs: bool = option(True, help="Include chunks of reference corpora.")
     include_inactive: bool = option(False, help=INCLUDE_INACTIVE)
     store: tuple[str, ...] = option((), help=STORE)
+    budget: int = option(
+        budget.DEFAULT_BUDGET,
+        help="At most this many tokens of results (about 4 bytes each); the best-ranked are kept, "
+             "\"omitted\" counts the rest. 0: no budget.",
+        min=0, max=budget.BUDGET_MAX,
+    )
+    full_links: bool = option(
+        False, help="Full skeletons for linked documents (and related lists on ranked ones), not compact entries."
+    )
 
 
 @dataclass(frozen=True)
@@ -128,7 +137,7 @@ def context(session: Session, request: ContextRequest, warn: Warn) -> ContextRes
         references.ensure_ingested(session)
     source = query_source(session.schema.model_path, session.store.root)
     queries = [request.task, *request.also]
-    return federation.with_peers(
+    ranked = federation.with_peers(
         session,
         _stores(request),
         warn,
@@ -144,3 +153,4 @@ def context(session: Session, request: ContextRequest, warn: Warn) -> ContextRes
             refs=request.refs,
         ),
     )
+    return budget.apply(ranked, request.budget, request.full_links)

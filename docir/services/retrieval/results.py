@@ -88,7 +88,48 @@ class ReferenceHit(TypedDict):
     store: NotRequired[str]
 
 
-ContextRow = ContextHit | ReferenceHit
+class BriefHit(TypedDict):
+    """A ranked document as `context` shows it by default: a skeleton whose `related` list
+    became a count, since the documents it names follow as linked entries (see budget.py)."""
+
+    id: str
+    type: str
+    title: str
+    description: str
+    status: str
+    tags: list[str]
+    related_count: int
+    owner: str | None
+    verified: str | None
+    stale: bool
+    path: str
+    size: Size
+    kind: Literal["document"]
+    score: float | None
+    similarity: float | None
+    matched_section: str | None
+    matched_section_size: Size | None
+    via: None
+    matched_glob: NotRequired[str]  # with --path/--changed: the applies_to glob that matched
+    explain: NotRequired[dict[str, Any]]
+    store: NotRequired[str]
+
+
+class LinkedDoc(TypedDict):
+    """A document that came in along a link, compact: enough to decide whether to `get` it."""
+
+    kind: Literal["document"]
+    id: str
+    title: str
+    status: str
+    via: Via
+    size: Size
+    store: NotRequired[str]
+
+
+# What ranking produces (full skeletons), and what `context` may show after budget.py shaped it.
+RankedRow = ContextHit | ReferenceHit
+ContextRow = ContextHit | ReferenceHit | BriefHit | LinkedDoc
 
 
 class FullDocument(Skeleton):
@@ -121,6 +162,13 @@ class ReferenceText(TypedDict):
 
 
 Fetched = FullDocument | ReferenceText
+
+
+class Budget(TypedDict):
+    """What `context` may spend (tokens of its result entries) and what it spent; limit 0 = no budget."""
+
+    limit: int
+    used: int
 
 
 @dataclass
@@ -156,8 +204,12 @@ class ContextResult:
     semantic: str  # "on" or "off: <reason>"
     queries: list[str] = field(default_factory=list)
     pending: int = 0  # documents whose vectors are not computed yet: found lexically meanwhile
+    omitted: int = 0  # entries left out to stay within the budget
+    budget: Budget | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {"query": self.queries[0] if self.queries else "", "also": self.queries[1:],
                 "semantic": self.semantic, "pending": self.pending,
-                "results": self.results, "count": len(self.results)}
+                "results": self.results, "count": len(self.results), "omitted": self.omitted,
+                "budget": self.budget}
+
