@@ -31,6 +31,8 @@ def command(
     field: Annotated[Optional[list[str]], typer.Option("--field", metavar="KEY=VALUE", help=help_of(R, "field"),
                                                        show_default=False)] = None,
     wait_embeddings: Annotated[bool, typer.Option("--wait-embeddings", help=help_of(R, "wait_embeddings"))] = False,
+    applies_to: Annotated[Optional[list[str]], typer.Option("--applies-to", metavar="GLOB",
+                                                            help=help_of(R, "applies_to"), show_default=False)] = None,
     root: RootOption = None,
     json_out: JsonOption = False,
 ) -> int:
@@ -38,7 +40,7 @@ def command(
     request = R(type=doc_type, title=title, description=description, status=status,
                 tags=tuple((tags or "").split(",")), related=tuple(related or ()), owner=owner,
                 body=read_body(body) if body is not None else "", path=path, field=tuple(field or ()),
-                wait_embeddings=wait_embeddings)
+                wait_embeddings=wait_embeddings, applies_to=tuple(applies_to or ()))
     result = session.run(root, lambda s: commands.add(s, request, render.warn), warn=render.warn)
     if render.wants_json(json_out):
         render.emit_json(result)

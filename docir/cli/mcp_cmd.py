@@ -27,10 +27,12 @@ from docir.services.writing import commands as writes
 from docir.store import open_store
 
 INSTRUCTIONS = """docir holds this repository's design knowledge: decisions, architecture notes, issues, guides.
-Before you change code, call `context` with your task in plain words. It returns skeletons
-(title, description, status, links, and which section matched), never bodies. Judge relevance
-from the descriptions, then fetch the few bodies you need in ONE `get` call with all their ids
-(or one `section` of one). Record new decisions with `add`; keep documents true with `update`."""
+Before you change code, call `context` with your task in plain words and, in `path`, the files
+you will touch (relative to the repository root): documents whose applies_to globs cover them
+come first. It returns skeletons (title, description, status, links, and which section matched),
+never bodies. Judge relevance from the descriptions, then fetch the few bodies you need in ONE
+`get` call with all their ids (or one `section` of one). Record new decisions with `add` (with
+`applies_to` globs of the files they govern); keep documents true with `update`."""
 
 
 @dataclass(frozen=True)

@@ -69,6 +69,8 @@ def skeleton_table(results: Sequence[Mapping[str, Any]], *, heading: str) -> Non
             if "description" in item:
                 cell.append("\n" + item["description"], style="dim")
         extra = []
+        if item.get("matched_glob"):
+            extra.append(f"applies to {item['matched_glob']}")
         if item.get("matched_section"):
             extra.append(f"§ {item['matched_section']}")
         if item.get("via"):

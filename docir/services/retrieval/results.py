@@ -64,6 +64,12 @@ class ContextHit(Skeleton):
     via: Via | None
 
 
+class GovernedHit(ContextHit):
+    """With --path/--changed: a document whose applies_to glob matched one of the paths."""
+
+    matched_glob: str
+
+
 class ExplainedHit(ContextHit):
     """With --explain: why it placed where it did."""
 

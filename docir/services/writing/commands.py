@@ -37,6 +37,10 @@ class AddRequest:
                                          "docs/adr/0042.md. Default: the type's folder and a slug of the title.")
     field: tuple[str, ...] = option((), help=FIELD)
     wait_embeddings: bool = option(False, help=WAIT)
+    applies_to: tuple[str, ...] = option(
+        (), help="A glob of the files it governs, relative to the repository root, e.g. src/auth/** (repeatable); "
+                 "context --path and --changed put it first for those files."
+    )
 
 
 @dataclass(frozen=True)
@@ -69,7 +73,7 @@ def add(session: Session, request: AddRequest, warn: Warn) -> writes.AddResult:
     tags = tuple(t.strip() for t in request.tags if t.strip())
     result = writes.add(session, request.type, title=request.title, description=request.description,
                         status=request.status, tags=tags, related=edges, owner=request.owner, body=request.body,
-                        path=request.path, fields=fields)
+                        path=request.path, fields=fields, applies_to=tuple(request.applies_to))
     after_write(session, request.wait_embeddings, warn)
     return result
 

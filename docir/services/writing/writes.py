@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Literal, TypedDict
 
-from docir.documents import frontmatter, sections
+from docir.documents import frontmatter, globs, sections
 from docir.documents.files import atomic_write, read_text
 from docir.documents.ids import check_ids, new_id
 from docir.documents.model import EMBEDDED_FIELDS
@@ -91,7 +91,8 @@ def parse_fields(values: list[str]) -> tuple[tuple[str, Any], ...]:
 
 def add(session: Session, doc_type: str, *, title: str, description: str, status: str | None = None,
         tags: tuple[str, ...] = (), related: tuple[tuple[str, str], ...] = (), owner: str | None = None,
-        body: str = "", path: str | None = None, fields: tuple[tuple[str, Any], ...] = ()) -> AddResult:
+        body: str = "", path: str | None = None, fields: tuple[tuple[str, Any], ...] = (),
+        applies_to: tuple[str, ...] = ()) -> AddResult:
     """Create a document file and index it; return its id and path."""
     spec = _type_spec(session, doc_type)
     status = status or spec.default_status
@@ -108,6 +109,12 @@ def add(session: Session, doc_type: str, *, title: str, description: str, status
         meta["related"] = [{kind: target} for kind, target in related]
     if owner:
         meta["owner"] = owner
+    for glob in applies_to:
+        wrong = globs.problem(glob)
+        if wrong is not None:
+            raise UsageError(f"--applies-to: {wrong}")
+    if applies_to:
+        meta[globs.FIELD] = list(applies_to)
     meta["verified"] = session.today
     for key, value in fields:
         meta[key] = value
