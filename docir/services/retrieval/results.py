@@ -177,13 +177,40 @@ class Budget(TypedDict):
     used: int
 
 
+class GetJSON(TypedDict):
+    documents: list[Fetched]
+    missing: list[str]
+
+
+class QueryJSON(TypedDict):
+    results: list[Skeleton]
+    count: int
+
+
+class SearchJSON(TypedDict):
+    query: str
+    results: list[SearchHit]
+    count: int
+
+
+class ContextJSON(TypedDict):
+    query: str
+    also: list[str]
+    semantic: str
+    pending: int
+    results: list[ContextRow]
+    count: int
+    omitted: int
+    budget: Budget | None
+
+
 @dataclass
 class GetResult:
     documents: list[Fetched] = field(default_factory=list)
     missing: list[str] = field(default_factory=list)  # ids with no document
     no_section: list[str] = field(default_factory=list)  # ids whose document lacks the section
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> GetJSON:
         return {"documents": self.documents, "missing": self.missing}
 
 
@@ -191,7 +218,7 @@ class GetResult:
 class QueryResult:
     results: list[Skeleton]
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> QueryJSON:
         return {"results": self.results, "count": len(self.results)}
 
 
@@ -200,7 +227,7 @@ class SearchResult:
     query: str
     results: list[SearchHit]
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> SearchJSON:
         return {"query": self.query, "results": self.results, "count": len(self.results)}
 
 
@@ -213,7 +240,7 @@ class ContextResult:
     omitted: int = 0  # entries left out to stay within the budget
     budget: Budget | None = None
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> ContextJSON:
         return {"query": self.queries[0] if self.queries else "", "also": self.queries[1:],
                 "semantic": self.semantic, "pending": self.pending,
                 "results": self.results, "count": len(self.results), "omitted": self.omitted,
