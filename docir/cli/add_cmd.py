@@ -46,4 +46,13 @@ def command(
         render.emit_json(result)
     else:
         print(f"{result['id']} {result['path']}")
+        print(next_step(result["id"], result["path"], bool(request.body.strip())))
     return 0
+
+
+def next_step(doc_id: str, path: str, has_body: bool) -> str:
+    """What a person at a terminal does next with the document just created (JSON callers need no advice)."""
+    if not has_body:
+        return (f"next: write its body in {path} (or: docir update {doc_id} --replace-body @FILE), "
+                f"then: docir lint {path}")
+    return f"next: docir lint {path} && git add {path}"

@@ -31,7 +31,8 @@ class AddRequest:
     status: str | None = option(None, help="Default: the type's default_status.")
     tags: tuple[str, ...] = option((), help="Tags, e.g. ranking, context.")
     related: tuple[str, ...] = option((), help="A typed edge KIND:ID, e.g. supersedes:adr-4c21693aac55 (repeatable).")
-    owner: str | None = option(None, help="Who answers for it, e.g. @team.")
+    owner: str | None = option(None, help="Who answers for it, e.g. @team. Default, where the type requires "
+                                          "one: the git user (user.email, else user.name).")
     body: str = option("", help="The Markdown body.")
     path: str | None = option(None, help="Where to write it, relative to the store root and inside docs/, e.g. "
                                          "docs/adr/0042.md. Default: the type's folder and a slug of the title.")
@@ -73,7 +74,7 @@ def add(session: Session, request: AddRequest, warn: Warn) -> writes.AddResult:
     tags = tuple(t.strip() for t in request.tags if t.strip())
     result = writes.add(session, request.type, title=request.title, description=request.description,
                         status=request.status, tags=tags, related=edges, owner=request.owner, body=request.body,
-                        path=request.path, fields=fields, applies_to=tuple(request.applies_to))
+                        path=request.path, fields=fields, applies_to=tuple(request.applies_to), warn=warn)
     after_write(session, request.wait_embeddings, warn)
     return result
 
