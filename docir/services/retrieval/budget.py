@@ -34,7 +34,7 @@ from docir.services.retrieval.results import (
 )
 from docir.services.retrieval.skeleton import cost
 
-# Measured in docs/ (adr "A context budget of 1,600 tokens"): see that decision for the numbers.
+# Why 1,600: adr-fddbbbfefafd (the median call on three corpora, every corpus's task under 2,500).
 DEFAULT_BUDGET = 1600
 BUDGET_MAX = 1_000_000  # far past any reply worth reading; 0 means no budget
 
