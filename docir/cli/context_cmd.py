@@ -54,6 +54,8 @@ def command(
     elif result.pending:
         render.note(f"{result.pending} document(s) are still being embedded in the background; "
                     "they are found lexically until then ('docir embed --flush' waits for them)")
+    if (path or changed) and not any("matched_glob" in row for row in result.results):
+        render.note("no document's applies_to matches " + ("these paths" if path else "the changed files"))
     if result.omitted:
         render.note(f"{result.omitted} more result(s) left out to stay within --budget {budget} tokens; "
                     "raise --budget (0: no budget) to see them")

@@ -85,7 +85,8 @@ def test_path_alone_lists_what_governs_the_files(cli, repo: dict[str, Any], monk
     found = context(cli, root, "--path", "auth/login.py", "--path", "../api/v1/users.proto")
     assert {r["id"]: r["matched_glob"] for r in found["results"]} == {ids["auth"]: "src/auth/**",
                                                                       ids["proto"]: "*.proto"}
-    assert context(cli, root, "--path", "README.md")["results"] == []
+    ungoverned = cli("context", "--path", "../README.md", "--root", str(root), "--json")
+    assert ungoverned.json()["results"] == [] and "no document's applies_to matches" in ungoverned.err  # type: ignore[index]
     missing = cli("context", "--root", str(root))
     assert missing.code == 2 and "--path" in missing.err
 
