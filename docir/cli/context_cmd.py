@@ -42,6 +42,7 @@ def command(
 ) -> int:
     """The few documents that matter for a task: hybrid ranking plus linked documents. Skeletons only.
 
+    Pass the files you will change (--path, or --changed): the documents that govern them come first.
     Then fetch the bodies you need in one call: docir get ID1 ID2 ...
     """
     request = R(task=task, also=tuple(also or ()), limit=limit, explain=explain, expand=not no_expand,

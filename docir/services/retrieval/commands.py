@@ -56,7 +56,7 @@ class ContextRequest:
                  "applies_to globs match it come first, with matched_glob."
     )
     changed: bool = option(
-        False, help="Add the files git reports as changed (against HEAD, staged or not, and new ones) to path."
+        False, help="Also take as paths the files git reports as changed: against HEAD, staged or not, and new ones."
     )
 
 
