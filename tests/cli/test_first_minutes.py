@@ -71,3 +71,15 @@ def test_add_on_a_terminal_prints_the_next_command(cli, store: Path,  # type: ig
                     "--owner", "@platform", "--body", "## Decision\n\nTwo keys.", "--root", str(store))
     path = with_body.out.split()[1]
     assert with_body.out.splitlines()[1] == f"next: docir lint {path} && git add {path}"
+
+
+def test_adopt_without_owner_takes_the_git_user_too(cli, store: Path) -> None:  # type: ignore[no-untyped-def]
+    git(store, "init", "-q")
+    git(store, "config", "user.email", "ana@example.com")
+    folder = store / "docs" / "adr"
+    folder.mkdir(parents=True)
+    (folder / "0001-use-x.md").write_text("# Use x\n\n## Context\n\nWe needed x for the service that does y.\n")
+    result = cli("adopt", str(folder), "--root", str(store))
+    assert result.code == 0, result.err
+    assert frontmatter_of(folder / "0001-use-x.md")["owner"] == "ana@example.com"
+    assert "ana@example.com" in one_line(result.err, "warning")
