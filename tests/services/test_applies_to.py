@@ -125,6 +125,19 @@ def test_lint_warns_about_a_glob_that_matches_nothing(cli, repo: dict[str, Any])
     assert cli("rule", "DOC019").code == 0
 
 
+def test_update_replaces_the_globs_and_the_warning_goes(cli, repo: dict[str, Any]) -> None:  # type: ignore[no-untyped-def]
+    root = repo["root"]
+    doc_id = add_doc(cli, root, "decision", "The legacy API answers in XML",
+                     "Why the v0 endpoints kept XML responses until their retirement.", "--applies-to", "legacy/**")
+    assert "DOC019" in cli("lint", "--root", str(root)).out
+    result = cli("update", doc_id, "--applies-to", "src/auth/**", "--applies-to", "*.proto", "--root", str(root),
+                 "--json")
+    assert result.code == 0 and result.json()["changed"] == ["applies_to"], result.err  # type: ignore[index]
+    assert cli("lint", "--root", str(root)).code == 0 and "DOC019" not in cli("lint", "--root", str(root)).out
+    found = context(cli, root, "--path", str(root / "api/v1/users.proto"))
+    assert doc_id in [r["id"] for r in found["results"]]
+
+
 def test_add_refuses_a_glob_outside_the_repository(cli, repo: dict[str, Any]) -> None:  # type: ignore[no-untyped-def]
     result = cli("add", "decision", "--title", "Absolute", "--description", "A decision with an absolute glob in it.",
                  "--owner", "@a", "--applies-to", "/etc/**", "--root", str(repo["root"]))

@@ -61,6 +61,10 @@ class UpdateRequest:
     body: str | None = option(None, help="Text for the section or body edit.")
     field: tuple[str, ...] = option((), help=FIELD)
     wait_embeddings: bool = option(False, help=WAIT)
+    applies_to: tuple[str, ...] | None = option(
+        None, help="Replace the globs of the files it governs (repeatable), e.g. after the code moved; "
+                   "--field applies_to= removes them."
+    )
 
 
 @dataclass(frozen=True)
@@ -115,6 +119,7 @@ def changes(request: UpdateRequest) -> writes.Changes:
         replace_section=(request.replace_section, text) if request.replace_section is not None else None,
         replace_body=text if request.replace_body else None,
         fields=writes.parse_fields(list(request.field)),
+        applies_to=None if request.applies_to is None else tuple(request.applies_to),
     )
     if found == writes.Changes():
         raise UsageError("nothing to change; see 'docir update --help' for what can be changed")

@@ -65,6 +65,7 @@ class Changes:
     replace_section: tuple[str, str] | None = None
     replace_body: str | None = None
     fields: tuple[tuple[str, Any], ...] = ()  # other frontmatter fields, KEY=VALUE
+    applies_to: tuple[str, ...] | None = None  # replaces the globs; an empty tuple leaves them
 
 
 def parse_related(values: list[str]) -> tuple[tuple[str, str], ...]:
@@ -131,10 +132,7 @@ def add(session: Session, doc_type: str, *, title: str, description: str, status
         meta["related"] = [{kind: target} for kind, target in related]
     if owner:
         meta["owner"] = owner
-    for glob in applies_to:
-        wrong = globs.problem(glob)
-        if wrong is not None:
-            raise UsageError(f"--applies-to: {wrong}")
+    _check_globs(applies_to)
     if applies_to:
         meta[globs.FIELD] = list(applies_to)
     meta["verified"] = session.today
@@ -188,6 +186,13 @@ def archive(session: Session, doc_id: str) -> ArchiveResult:
     return {"id": doc_id, "path": new_rel, "archived": True, "moved": True}
 
 
+def _check_globs(written: tuple[str, ...]) -> None:
+    for glob in written:
+        wrong = globs.problem(glob)
+        if wrong is not None:
+            raise UsageError(f"--applies-to: {wrong}")
+
+
 def _apply(session: Session, spec: TypeSpec | None, text: str, changes: Changes) -> tuple[str, list[str]]:
     meta, parts = frontmatter.parse(text)
     changed: list[str] = []
@@ -217,6 +222,9 @@ def _apply(session: Session, spec: TypeSpec | None, text: str, changes: Changes)
         put("owner", changes.owner or None)
     if changes.verified is not None:
         put("verified", changes.verified)
+    if changes.applies_to:
+        _check_globs(changes.applies_to)
+        put(globs.FIELD, list(changes.applies_to))
     for key, value in changes.fields:
         put(key, value if value != "" else None)
     body = frontmatter.split(text).body
