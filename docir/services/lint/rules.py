@@ -71,7 +71,8 @@ RULES: dict[str, Rule] = {
              "applies_to lists globs of the files a document governs, relative to the repository root "
              "(e.g. src/auth/**, '*.proto'); context --path and --changed put the document first for them. "
              "A glob that matches nothing usually means the code it governed moved or is gone, and the "
-             "document may be stale: fix the glob, or re-read the document. Files git ignores do not count."),
+             "document may be stale: re-read it, then fix the glob (docir update ID --applies-to GLOB). "
+             "Files git ignores do not count."),
         Rule("DOC021", "invalid-applies-to", "error", "applies_to is not a list of globs inside the repository.",
              "Write applies_to as a list of globs relative to the repository root:\n"
              "  applies_to: [src/auth/**, '*.proto']\nAbsolute paths and '..' can never match."),
