@@ -31,6 +31,8 @@ def command(
     field: Annotated[Optional[list[str]], typer.Option("--field", metavar="KEY=VALUE", help=help_of(R, "field"),
                                                        show_default=False)] = None,
     wait_embeddings: Annotated[bool, typer.Option("--wait-embeddings", help=help_of(R, "wait_embeddings"))] = False,
+    applies_to: Annotated[Optional[list[str]], typer.Option("--applies-to", metavar="GLOB",
+                                                            help=help_of(R, "applies_to"), show_default=False)] = None,
     root: RootOption = None,
     json_out: JsonOption = False,
 ) -> int:
@@ -38,10 +40,19 @@ def command(
     request = R(type=doc_type, title=title, description=description, status=status,
                 tags=tuple((tags or "").split(",")), related=tuple(related or ()), owner=owner,
                 body=read_body(body) if body is not None else "", path=path, field=tuple(field or ()),
-                wait_embeddings=wait_embeddings)
+                wait_embeddings=wait_embeddings, applies_to=tuple(applies_to or ()))
     result = session.run(root, lambda s: commands.add(s, request, render.warn), warn=render.warn)
     if render.wants_json(json_out):
         render.emit_json(result)
     else:
         print(f"{result['id']} {result['path']}")
+        print(next_step(result["id"], result["path"], bool(request.body.strip())))
     return 0
+
+
+def next_step(doc_id: str, path: str, has_body: bool) -> str:
+    """What a person at a terminal does next with the document just created (JSON callers need no advice)."""
+    if not has_body:
+        return (f"next: write its body in {path} (or: docir update {doc_id} --replace-body @FILE), "
+                f"then: docir lint {path}")
+    return f"next: docir lint {path} && git add {path}"

@@ -13,6 +13,7 @@ from docir.errors import UsageError
 from docir.services.indexing import session
 from docir.services.indexing.session import Session
 from docir.services.integrations import adopt
+from docir.services.writing.writes import git_user
 
 
 def command(
@@ -24,8 +25,8 @@ def command(
     doc_type: Annotated[str, typer.Option("--type", help="The docir type they become.")] = "decision",
     owner: Annotated[
         Optional[str],
-        typer.Option("--owner", help="Owner for documents that have none (required where the type requires it).",
-                     show_default=False),
+        typer.Option("--owner", help="Owner for documents that have none (required where the type requires it; "
+                                     "default: the git user).", show_default=False),
     ] = None,
     key: Annotated[
         Optional[str],
@@ -60,7 +61,13 @@ def command(
         spec = s.schema.type_spec(doc_type)
         if spec is None:
             raise UsageError(f"unknown type '{doc_type}'; the schema has: {', '.join(s.schema.types)}")
-        planned = adopt.plan(s, path, spec, owner=owner, key=key, relations=relations)
+        chosen = owner
+        if chosen is None and "owner" in spec.required:
+            chosen = git_user(s.store.root)  # as add does: a first adopt needs no --owner in a git repository
+        planned = adopt.plan(s, path, spec, owner=chosen, key=key, relations=relations)
+        if owner is None and any("owner" in p.added for p in planned):
+            render.warn(f"no --owner given; documents without one get the git user, {chosen} "
+                        "(pass --owner to choose another)")
         if not dry_run:
             adopt.apply(s, planned)
         return {"dry_run": dry_run, "documents": [p.as_dict() for p in planned],

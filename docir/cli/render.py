@@ -64,10 +64,13 @@ def skeleton_table(results: Sequence[Mapping[str, Any]], *, heading: str) -> Non
             cell.append("\n" + " > ".join(item["heading_path"]), style="dim")
         else:
             status = item["status"] + (" [yellow](stale)[/yellow]" if item.get("stale") else "")
-            doc_type = item["type"]
+            doc_type = item.get("type", "")  # a compact linked entry names no type
             cell = Text(item["title"], style="bold")
-            cell.append("\n" + item["description"], style="dim")
+            if "description" in item:
+                cell.append("\n" + item["description"], style="dim")
         extra = []
+        if item.get("matched_glob"):
+            extra.append(f"applies to {item['matched_glob']}")
         if item.get("matched_section"):
             extra.append(f"§ {item['matched_section']}")
         if item.get("via"):

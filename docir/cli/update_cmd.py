@@ -70,6 +70,10 @@ def command(
         Optional[list[str]], typer.Option("--field", metavar="KEY=VALUE", show_default=False, help=help_of(R, "field"))
     ] = None,
     wait_embeddings: Annotated[bool, typer.Option("--wait-embeddings", help=help_of(R, "wait_embeddings"))] = False,
+    applies_to: Annotated[
+        Optional[list[str]],
+        typer.Option("--applies-to", metavar="GLOB", show_default=False, help=help_of(R, "applies_to")),
+    ] = None,
     root: RootOption = None,
     json_out: JsonOption = False,
 ) -> int:
@@ -90,6 +94,7 @@ def command(
         body=read_body(body) if body is not None else None,
         field=tuple(field or ()),
         wait_embeddings=wait_embeddings,
+        applies_to=None if applies_to is None else tuple(applies_to),
     )
     commands.changes(request)  # a usage error before the store is even opened
     result = session.run(root, lambda s: commands.update(s, request, render.warn), warn=render.warn)

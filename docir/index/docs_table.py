@@ -213,6 +213,16 @@ class DocsTable:
         rows = in_chunks(self.conn, "SELECT rowid, type, status, archived FROM documents WHERE rowid IN (...)", rowids)
         return {int(r[0]): (r[1], r[2], bool(r[3])) for r in rows}
 
+    def with_field(self, name: str) -> list[tuple[int, str, object]]:
+        """(rowid, id, value) of every unarchived document whose frontmatter has the field, in path order."""
+        rows = self.conn.execute(
+            "SELECT rowid, id, json_extract(meta, '$.' || ?), json_type(meta, '$.' || ?) FROM documents"
+            " WHERE archived = 0 AND json_type(meta, '$.' || ?) IS NOT NULL ORDER BY path",
+            (name, name, name),
+        )
+        # json_extract hands arrays and objects back as JSON text; scalars come as themselves.
+        return [(int(r[0]), r[1], json.loads(r[2]) if r[3] in ("array", "object") else r[2]) for r in rows]
+
     def edges_from(self, doc_id: str) -> list[tuple[str, str]]:
         """Outgoing (kind, target) edges of the document(s) with this id."""
         rows = self.conn.execute("SELECT kind, dst FROM relations WHERE src = ? ORDER BY rowid", (doc_id,))

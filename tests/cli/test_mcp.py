@@ -114,3 +114,56 @@ def test_mcp_tools_are_generated_from_the_requests_with_every_option(tmp_path: P
     assert by_name["context"].input_schema["properties"]["limit"]["maximum"] >= 100
     assert "store" in by_name["search"].input_schema["properties"]
     assert bad.is_error  # type: ignore[attr-defined]  # out of range: refused before the store is read
+
+
+async def _structured(root: Path, env: dict[str, str]) -> dict[str, object]:
+    params = mcp_client.StdioServerParameters(command=sys.executable, args=["-m", "docir", "mcp", "--root", str(root)],
+                                              env=env)
+    async with mcp_client.stdio_client(params) as (read, write):
+        async with ClientSession(read, write) as session:
+            await session.initialize()
+            listed = await session.list_tools()
+            calls = {name: await session.call_tool(name, arguments) for name, arguments in (
+                ("context", {"task": "users logged out after a deploy", "budget": 200}),
+                ("get", {"ids": ["adr-0000000000a1", "adr-999999999999"]}),
+                ("query", {"type": ["decision"]}),
+                ("search", {"text": "sessions"}),
+                ("update", {"id": "adr-0000000000a1", "owner": "@sessions"}),
+            )}
+            templates = await session.list_resource_templates()
+            read_doc = await session.read_resource("docir://doc/adr-0000000000a1")
+            missing: object = None
+            try:
+                missing = await session.read_resource("docir://doc/adr-999999999999")
+            except Exception as exc:  # the SDK raises the server's error
+                missing = exc
+            return {"tools": list(listed.tools), "calls": calls, "templates": templates, "read": read_doc,
+                    "missing": missing}
+
+
+def test_mcp_tools_declare_output_schemas_and_return_structured_content(tmp_path: Path) -> None:
+    from docir.cli.mcp_cmd import TOOLS, portable
+
+    root = tmp_path / "sample"
+    shutil.copytree(FIXTURES / "stores" / "sample", root)
+    env = {**os.environ, "DOCIR_WORKER": "0", "DOCIR_MODEL_PATH": str(tmp_path / "no-model")}
+    found = anyio.run(_structured, root, env)
+    by_name = {tool.name: tool for tool in found["tools"]}  # type: ignore[attr-defined]
+    for spec in TOOLS:
+        tool = by_name[spec.name]
+        assert tool.output_schema["type"] == "object", spec.name
+        assert set(tool.output_schema["required"]) >= set(portable(spec.output).__required_keys__), spec.name
+        assert tool.annotations.read_only_hint is spec.read_only and tool.annotations.destructive_hint is False
+    assert {"omitted", "budget", "results"} <= set(by_name["context"].output_schema["properties"])
+    for name, result in found["calls"].items():  # type: ignore[attr-defined]
+        assert not result.is_error, (name, result.content)
+        assert result.structured_content == json.loads(result.content[0].text), name
+    context = found["calls"]["context"].structured_content  # type: ignore[index]
+    assert context["budget"]["used"] <= 200 and context["omitted"] >= 0
+    assert found["calls"]["get"].structured_content["missing"] == ["adr-999999999999"]  # type: ignore[index]
+    (template,) = found["templates"].resource_templates  # type: ignore[attr-defined]
+    assert template.uri_template == "docir://doc/{doc_id}" and template.mime_type == "text/markdown"
+    (content,) = found["read"].contents  # type: ignore[attr-defined]
+    assert content.text == (root / "docs/decisions/keep-sessions-in-the-database.md").read_text()
+    assert "owner: '@sessions'" in content.text or "owner: \"@sessions\"" in content.text  # the update shows
+    assert "no document with id adr-999999999999" in str(found["missing"])

@@ -18,14 +18,17 @@ BLOCK = f"""{BEGIN}
 This repository keeps its decisions, architecture notes, issues and guides in `docs/`,
 indexed by docir. Before you change code, ask it what matters for your task:
 
-    docir context "what you are about to do, in plain words"
+    docir context "what you are about to do, in plain words" --path FILE --path FILE2
 
+Pass every file you will touch with `--path` (or `--changed` for what git reports as
+changed): decisions whose `applies_to` globs cover those files come first (`matched_glob`).
 Results are *skeletons*: title, description, status, links, the section that matched,
 never the body. Judge relevance from the descriptions, then fetch the few bodies you need
 in ONE call: `docir get ID1 ID2 ...` (or `docir get ID --section "Heading"` for one section).
 Closed documents (superseded, resolved) are hidden unless you pass `--include-inactive`;
 a superseded decision's replacement comes along with it (`via`).
-Record a new decision with `docir add decision --title ... --description ...`; keep a
+Record a new decision with `docir add decision --title ... --description ...` (and
+`--applies-to GLOB` for the files it governs); keep a
 document true with `docir update ID ...`. Run `docir lint` before committing docs.
 {END}
 """

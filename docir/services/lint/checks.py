@@ -8,13 +8,15 @@ report only on the files asked about.
 from __future__ import annotations
 
 import datetime as dt
+import os
 import re
+import subprocess
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypedDict
 
-from docir.documents import frontmatter
+from docir.documents import frontmatter, globs
 from docir.documents.files import read_text
 from docir.documents.frontmatter import FrontmatterError
 from docir.documents.ids import ID_RE
@@ -118,6 +120,7 @@ def lint_store(store: Store, paths: list[str] | None = None,
     corpus = _load_corpus(store, out)
     if schema is not None:
         out.found.extend(check(schema, corpus, today, out.severities))
+    _check_applies_to(store, corpus, out)
     wanted = None if paths is None else set(paths)
     findings = [f for f in out.found if wanted is None or f.path in wanted]
     report = LintReport(files=len(corpus) if wanted is None else len([p for p in corpus if p in wanted]))
@@ -274,6 +277,47 @@ def _check_related(schema: Schema, parsed: Parsed, by_id: dict[str, list[str]], 
             out.add(parsed.path, line, 1, "DOC011", f"{edge.kind}: {edge.target} points at no document")
         elif all(is_archived_path(p) for p in targets) and not is_archived_path(parsed.path):
             out.add(parsed.path, line, 1, "DOC012", f"{edge.kind}: {edge.target} is archived ({targets[0]})")
+
+
+def _check_applies_to(store: Store, corpus: Mapping[str, Parsed], out: _Collector) -> None:
+    """Every applies_to glob must be usable and match a file of the repository (DOC021, DOC019)."""
+    files: list[str] | None = None  # listed once, and only when some document has applies_to
+    for parsed in corpus.values():
+        doc = parsed.doc
+        if doc is None or globs.FIELD not in doc.meta or is_archived_path(parsed.path):
+            continue
+        line = parsed.lines.get(globs.FIELD, 1)
+        written = globs.as_globs(doc.meta[globs.FIELD])
+        if written is None:
+            out.add(parsed.path, line, 1, "DOC021", "applies_to must be a glob or a list of globs")
+            continue
+        for glob in written:
+            wrong = globs.problem(glob)
+            if wrong is not None:
+                out.add(parsed.path, line, 1, "DOC021", f"applies_to: {wrong}")
+                continue
+            if files is None:
+                files = repository_files(store.root)
+            if not any(globs.matches(glob, f) for f in files):
+                out.add(parsed.path, line, 1, "DOC019",
+                        f"applies_to '{glob}' matches no file in the repository; the code it governed may be gone")
+
+
+def repository_files(root: Path) -> list[str]:
+    """The repository's files relative to root: what git tracks or would track, else every file not hidden."""
+    try:
+        done = subprocess.run(["git", "ls-files", "--cached", "--others", "--exclude-standard", "-z"], cwd=root,
+                              capture_output=True, text=True, timeout=60)
+        if done.returncode == 0:
+            return [p for p in done.stdout.split("\0") if p]
+    except (OSError, subprocess.TimeoutExpired):
+        pass
+    found: list[str] = []
+    for folder, dirs, names in os.walk(root):
+        dirs[:] = [d for d in dirs if not d.startswith(".")]
+        base = Path(folder).relative_to(root)
+        found.extend((base / name).as_posix() for name in names if not name.startswith("."))
+    return found
 
 
 def _successor_targets(schema: Schema, corpus: Mapping[str, Parsed]) -> dict[str, list[str]]:

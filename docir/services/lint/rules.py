@@ -66,6 +66,16 @@ RULES: dict[str, Rule] = {
         Rule("DOC018", "review-pending", "warning", "Fields that docir adopt filled in still await a human's review.",
              "docir adopt derives what a foreign document lacks (a description from its summary, a mapped status) "
              "and lists those fields under 'review:'. Check them, fix what is wrong, then delete the review line."),
+        Rule("DOC019", "applies-to-matches-nothing", "warning",
+             "An applies_to glob matches no file in the repository.",
+             "applies_to lists globs of the files a document governs, relative to the repository root "
+             "(e.g. src/auth/**, '*.proto'); context --path and --changed put the document first for them. "
+             "A glob that matches nothing usually means the code it governed moved or is gone, and the "
+             "document may be stale: re-read it, then fix the glob (docir update ID --applies-to GLOB). "
+             "Files git ignores do not count."),
+        Rule("DOC021", "invalid-applies-to", "error", "applies_to is not a list of globs inside the repository.",
+             "Write applies_to as a list of globs relative to the repository root:\n"
+             "  applies_to: [src/auth/**, '*.proto']\nAbsolute paths and '..' can never match."),
         Rule("DOC020", "invalid-schema", "error", "docs-schema.yaml is invalid.",
              "The finding names the line and what is wrong; fix the schema first, as every other check depends on it."),
         Rule("DOC030", "near-duplicate", "warning", "Two active documents are nearly the same (lint --deep).",

@@ -11,11 +11,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from docir.errors import UsageError
 from docir.index.records import Filters
 from docir.requests import LIMIT_MAX, check_ranges, option
 from docir.services.indexing import references
 from docir.services.indexing.session import Session
-from docir.services.retrieval import federation
+from docir.services.retrieval import budget, federation, governing
 from docir.services.retrieval.results import ContextResult, GetResult, QueryResult, SearchResult
 
 Warn = Callable[[str], None]
@@ -26,7 +27,8 @@ STORE = "Also read this peer store (repeatable), on top of .docir/stores.yaml. R
 
 @dataclass(frozen=True)
 class ContextRequest:
-    task: str = option(help="What you are about to do, in plain words.")
+    task: str = option("", help="What you are about to do, in plain words. May be left out with path or changed: "
+                                "then the result is what governs those files.")
     also: tuple[str, ...] = option(
         (), help="Another task; the tasks take turns at the head of the result (repeatable)."
     )
@@ -40,6 +42,22 @@ class ContextRequest:
     refs: bool = option(True, help="Include chunks of reference corpora.")
     include_inactive: bool = option(False, help=INCLUDE_INACTIVE)
     store: tuple[str, ...] = option((), help=STORE)
+    budget: int = option(
+        budget.DEFAULT_BUDGET,
+        help="At most this many tokens of results (about 4 bytes each); the best-ranked are kept, "
+             "\"omitted\" counts the rest. 0: no budget.",
+        min=0, max=budget.BUDGET_MAX,
+    )
+    full_links: bool = option(
+        False, help="Full skeletons for linked documents (and related lists on ranked ones), not compact entries."
+    )
+    path: tuple[str, ...] = option(
+        (), help="A file you will change, relative to the repository root (repeatable): documents whose "
+                 "applies_to globs match it come first, with matched_glob."
+    )
+    changed: bool = option(
+        False, help="Also take as paths the files git reports as changed: against HEAD, staged or not, and new ones."
+    )
 
 
 @dataclass(frozen=True)
@@ -122,13 +140,26 @@ def search(session: Session, request: SearchRequest, warn: Warn) -> SearchResult
 
 def context(session: Session, request: ContextRequest, warn: Warn) -> ContextResult:
     check_ranges(request)
+    root = session.store.root
+    paths = governing.repository_paths(root, request.path)
+    if request.changed:
+        paths = list(dict.fromkeys([*paths, *governing.changed_paths(root)]))
+    if not request.task.strip():
+        if request.also:
+            raise UsageError("--also adds to a task; give the task first")
+        if not request.path and not request.changed:
+            raise UsageError("context needs a task, or --path/--changed to list the documents that govern those files")
+        # No task: what governs the files, no ranking (and no model) at all.
+        found = governing.governing(session, paths, request.include_inactive)[: request.limit]
+        listed = ContextResult(governing.entries(session, found, request.explain), "off: no task to rank", [""])
+        return budget.apply(listed, request.budget, request.full_links)
     from docir.services.vectors.query_source import query_source  # the model: only the ranking command pays
 
     if request.refs:
         references.ensure_ingested(session)
     source = query_source(session.schema.model_path, session.store.root)
     queries = [request.task, *request.also]
-    return federation.with_peers(
+    ranked = federation.with_peers(
         session,
         _stores(request),
         warn,
@@ -144,3 +175,7 @@ def context(session: Session, request: ContextRequest, warn: Warn) -> ContextRes
             refs=request.refs,
         ),
     )
+    if paths:
+        found = governing.governing(session, paths, request.include_inactive)
+        ranked.results = governing.lead(session, ranked.results, found, request.limit, request.explain)
+    return budget.apply(ranked, request.budget, request.full_links)

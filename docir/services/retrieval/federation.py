@@ -106,10 +106,16 @@ def merge_by_similarity(groups: list[list[ContextRow]], limit: int) -> list[Cont
     ranked = [row for rows in groups for row in rows if row.get("via") is None]
     expanded = [row for rows in groups for row in rows if row.get("via") is not None]
     scored = sorted(
-        (row for row in ranked if row["similarity"] is not None), key=lambda row: -(row["similarity"] or 0.0)
+        (row for row in ranked if row.get("similarity") is not None), key=_similarity
     )
-    unscored = [[row for row in rows if row.get("via") is None and row["similarity"] is None] for rows in groups]
+    unscored = [[row for row in rows if row.get("via") is None and row.get("similarity") is None] for rows in groups]
     return take_turns([scored, *[rows for rows in unscored if rows]], limit) + expanded
+
+
+def _similarity(row: ContextRow) -> float:
+    """Descending similarity; merging happens before budget.py compacts linked rows, which carry none."""
+    found = row.get("similarity")
+    return -found if isinstance(found, float) else 0.0
 
 
 def take_turns(groups: list[list[Row]], limit: int) -> list[Row]:

@@ -64,6 +64,12 @@ class ContextHit(Skeleton):
     via: Via | None
 
 
+class GovernedHit(ContextHit):
+    """With --path/--changed: a document whose applies_to glob matched one of the paths."""
+
+    matched_glob: str
+
+
 class ExplainedHit(ContextHit):
     """With --explain: why it placed where it did."""
 
@@ -93,7 +99,48 @@ class ReferenceHit(_Reference):
     store: NotRequired[str]
 
 
-ContextRow = ContextHit | ReferenceHit
+class BriefHit(TypedDict):
+    """A ranked document as `context` shows it by default: a skeleton whose `related` list
+    became a count, since the documents it names follow as linked entries (see budget.py)."""
+
+    id: str
+    type: str
+    title: str
+    description: str
+    status: str
+    tags: list[str]
+    related_count: int
+    owner: str | None
+    verified: str | None
+    stale: bool
+    path: str
+    size: Size
+    kind: Literal["document"]
+    score: float | None
+    similarity: float | None
+    matched_section: str | None
+    matched_section_size: Size | None
+    via: None
+    matched_glob: NotRequired[str]  # with --path/--changed: the applies_to glob that matched
+    explain: NotRequired[dict[str, Any]]
+    store: NotRequired[str]
+
+
+class LinkedDoc(TypedDict):
+    """A document that came in along a link, compact: enough to decide whether to `get` it."""
+
+    kind: Literal["document"]
+    id: str
+    title: str
+    status: str
+    via: Via
+    size: Size
+    store: NotRequired[str]
+
+
+# What ranking produces (full skeletons), and what `context` may show after budget.py shaped it.
+RankedRow = ContextHit | ReferenceHit
+ContextRow = ContextHit | ReferenceHit | BriefHit | LinkedDoc
 
 
 class FullDocument(Skeleton):
@@ -122,13 +169,47 @@ class ReferenceText(_Reference):
 Fetched = FullDocument | ReferenceText
 
 
+class Budget(TypedDict):
+    """What `context` may spend (tokens of its result entries) and what it spent; limit 0 = no budget."""
+
+    limit: int
+    used: int
+
+
+class GetJSON(TypedDict):
+    documents: list[Fetched]
+    missing: list[str]
+
+
+class QueryJSON(TypedDict):
+    results: list[Skeleton]
+    count: int
+
+
+class SearchJSON(TypedDict):
+    query: str
+    results: list[SearchHit]
+    count: int
+
+
+class ContextJSON(TypedDict):
+    query: str
+    also: list[str]
+    semantic: str
+    pending: int
+    results: list[ContextRow]
+    count: int
+    omitted: int
+    budget: Budget | None
+
+
 @dataclass
 class GetResult:
     documents: list[Fetched] = field(default_factory=list)
     missing: list[str] = field(default_factory=list)  # ids with no document
     no_section: list[str] = field(default_factory=list)  # ids whose document lacks the section
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> GetJSON:
         return {"documents": self.documents, "missing": self.missing}
 
 
@@ -136,7 +217,7 @@ class GetResult:
 class QueryResult:
     results: list[Skeleton]
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> QueryJSON:
         return {"results": self.results, "count": len(self.results)}
 
 
@@ -145,7 +226,7 @@ class SearchResult:
     query: str
     results: list[SearchHit]
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> SearchJSON:
         return {"query": self.query, "results": self.results, "count": len(self.results)}
 
 
@@ -155,8 +236,12 @@ class ContextResult:
     semantic: str  # "on" or "off: <reason>"
     queries: list[str] = field(default_factory=list)
     pending: int = 0  # documents whose vectors are not computed yet: found lexically meanwhile
+    omitted: int = 0  # entries left out to stay within the budget
+    budget: Budget | None = None
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> ContextJSON:
         return {"query": self.queries[0] if self.queries else "", "also": self.queries[1:],
                 "semantic": self.semantic, "pending": self.pending,
-                "results": self.results, "count": len(self.results)}
+                "results": self.results, "count": len(self.results), "omitted": self.omitted,
+                "budget": self.budget}
+

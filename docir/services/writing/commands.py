@@ -31,12 +31,17 @@ class AddRequest:
     status: str | None = option(None, help="Default: the type's default_status.")
     tags: tuple[str, ...] = option((), help="Tags, e.g. ranking, context.")
     related: tuple[str, ...] = option((), help="A typed edge KIND:ID, e.g. supersedes:adr-4c21693aac55 (repeatable).")
-    owner: str | None = option(None, help="Who answers for it, e.g. @team.")
+    owner: str | None = option(None, help="Who answers for it, e.g. @team. Default, where the type requires "
+                                          "one: the git user (user.email, else user.name).")
     body: str = option("", help="The Markdown body.")
     path: str | None = option(None, help="Where to write it, relative to the store root and inside docs/, e.g. "
                                          "docs/adr/0042.md. Default: the type's folder and a slug of the title.")
     field: tuple[str, ...] = option((), help=FIELD)
     wait_embeddings: bool = option(False, help=WAIT)
+    applies_to: tuple[str, ...] = option(
+        (), help="A glob of the files it governs, relative to the repository root, e.g. src/auth/** (repeatable); "
+                 "context --path and --changed put it first for those files."
+    )
 
 
 @dataclass(frozen=True)
@@ -56,6 +61,10 @@ class UpdateRequest:
     body: str | None = option(None, help="Text for the section or body edit.")
     field: tuple[str, ...] = option((), help=FIELD)
     wait_embeddings: bool = option(False, help=WAIT)
+    applies_to: tuple[str, ...] | None = option(
+        None, help="Replace the globs of the files it governs (repeatable), e.g. after the code moved; "
+                   "--field applies_to= removes them."
+    )
 
 
 @dataclass(frozen=True)
@@ -69,7 +78,7 @@ def add(session: Session, request: AddRequest, warn: Warn) -> writes.AddResult:
     tags = tuple(t.strip() for t in request.tags if t.strip())
     result = writes.add(session, request.type, title=request.title, description=request.description,
                         status=request.status, tags=tags, related=edges, owner=request.owner, body=request.body,
-                        path=request.path, fields=fields)
+                        path=request.path, fields=fields, applies_to=tuple(request.applies_to), warn=warn)
     after_write(session, request.wait_embeddings, warn)
     return result
 
@@ -110,6 +119,7 @@ def changes(request: UpdateRequest) -> writes.Changes:
         replace_section=(request.replace_section, text) if request.replace_section is not None else None,
         replace_body=text if request.replace_body else None,
         fields=writes.parse_fields(list(request.field)),
+        applies_to=None if request.applies_to is None else tuple(request.applies_to),
     )
     if found == writes.Changes():
         raise UsageError("nothing to change; see 'docir update --help' for what can be changed")

@@ -10,10 +10,13 @@ from __future__ import annotations
 import datetime as dt
 import os
 import re
+import subprocess
+from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Literal, TypedDict
 
-from docir.documents import frontmatter, sections
+from docir.documents import frontmatter, globs, sections
 from docir.documents.files import atomic_write, read_text
 from docir.documents.ids import check_ids, new_id
 from docir.documents.model import EMBEDDED_FIELDS
@@ -62,6 +65,7 @@ class Changes:
     replace_section: tuple[str, str] | None = None
     replace_body: str | None = None
     fields: tuple[tuple[str, Any], ...] = ()  # other frontmatter fields, KEY=VALUE
+    applies_to: tuple[str, ...] | None = None  # replaces the globs; an empty tuple leaves them
 
 
 def parse_related(values: list[str]) -> tuple[tuple[str, str], ...]:
@@ -89,17 +93,37 @@ def parse_fields(values: list[str]) -> tuple[tuple[str, Any], ...]:
     return tuple(pairs)
 
 
+def git_user(root: Path) -> str | None:
+    """Who is writing, as git knows them here: user.email, else user.name; None outside git or unset."""
+    for key in ("user.email", "user.name"):
+        try:
+            done = subprocess.run(["git", "config", "--get", key], cwd=root, capture_output=True, text=True,
+                                  timeout=10)
+        except (OSError, subprocess.TimeoutExpired):
+            return None
+        if done.returncode == 0 and done.stdout.strip():
+            return done.stdout.strip()
+    return None
+
+
 def add(session: Session, doc_type: str, *, title: str, description: str, status: str | None = None,
         tags: tuple[str, ...] = (), related: tuple[tuple[str, str], ...] = (), owner: str | None = None,
-        body: str = "", path: str | None = None, fields: tuple[tuple[str, Any], ...] = ()) -> AddResult:
-    """Create a document file and index it; return its id and path."""
+        body: str = "", path: str | None = None, fields: tuple[tuple[str, Any], ...] = (),
+        applies_to: tuple[str, ...] = (), warn: Callable[[str], None] | None = None) -> AddResult:
+    """Create a document file and index it; return its id and path. A type that requires an owner
+    gets the git user when none is given (said through `warn`), so a first `add` needs no --owner."""
     spec = _type_spec(session, doc_type)
     status = status or spec.default_status
     _check_status(spec, status)
     title, description = _required_text("title", title), _required_text("description", description)
     _check_related(session, related)
     if "owner" in spec.required and not owner:
-        raise UsageError(f"type '{doc_type}' requires an owner: pass --owner, e.g. --owner @team")
+        owner = git_user(session.store.root)
+        if owner is None:
+            raise UsageError(f"type '{doc_type}' requires an owner: pass --owner, e.g. --owner @team "
+                             "(or set git config user.email, which becomes the default)")
+        if warn is not None:
+            warn(f"no --owner given; the owner is the git user, {owner} (pass --owner to choose another)")
     meta: dict[str, Any] = {"id": new_id(spec.prefix), "type": doc_type, "title": title,
                             "description": description, "status": status}
     if tags:
@@ -108,6 +132,9 @@ def add(session: Session, doc_type: str, *, title: str, description: str, status
         meta["related"] = [{kind: target} for kind, target in related]
     if owner:
         meta["owner"] = owner
+    _check_globs(applies_to)
+    if applies_to:
+        meta[globs.FIELD] = list(applies_to)
     meta["verified"] = session.today
     for key, value in fields:
         meta[key] = value
@@ -159,6 +186,13 @@ def archive(session: Session, doc_id: str) -> ArchiveResult:
     return {"id": doc_id, "path": new_rel, "archived": True, "moved": True}
 
 
+def _check_globs(written: tuple[str, ...]) -> None:
+    for glob in written:
+        wrong = globs.problem(glob)
+        if wrong is not None:
+            raise UsageError(f"--applies-to: {wrong}")
+
+
 def _apply(session: Session, spec: TypeSpec | None, text: str, changes: Changes) -> tuple[str, list[str]]:
     meta, parts = frontmatter.parse(text)
     changed: list[str] = []
@@ -188,6 +222,9 @@ def _apply(session: Session, spec: TypeSpec | None, text: str, changes: Changes)
         put("owner", changes.owner or None)
     if changes.verified is not None:
         put("verified", changes.verified)
+    if changes.applies_to:
+        _check_globs(changes.applies_to)
+        put(globs.FIELD, list(changes.applies_to))
     for key, value in changes.fields:
         put(key, value if value != "" else None)
     body = frontmatter.split(text).body

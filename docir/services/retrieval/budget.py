@@ -1,0 +1,134 @@
+"""What `context` shows of its ranking: compact entries, within a token budget.
+
+Ranking (ranking.py) decides the order; this module only decides how much of that
+order an agent reads. Three rules:
+
+- A ranked document drops its `related` list for a count (`related_count`): the
+  documents it names follow as linked entries, so the list said it twice.
+- A linked document is compact (kind, id, title, status, via, size): enough to
+  decide whether to `get` it. `full_links` keeps today's full skeletons everywhere.
+- With a budget, entries are kept in rank order until the next one does not fit.
+  Ranked entries are a prefix of the ranking, so the best are the ones kept; a
+  successor of a kept result is considered right after it (a replaced decision
+  must not be shown without its replacement), other links after every ranked one,
+  and only links of kept results. What is left out is counted in `omitted`.
+
+The budget counts what an agent reads: each entry serialized as the MCP reply
+serializes it (`json.dumps`, no indentation), at skeleton.cost's four bytes a
+token, the estimate `size` uses. The envelope (query, semantic, counts: ~40
+tokens) is not counted.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import cast
+
+from docir.services.retrieval.results import (
+    BriefHit,
+    Budget,
+    ContextHit,
+    ContextResult,
+    ContextRow,
+    LinkedDoc,
+)
+from docir.services.retrieval.skeleton import cost
+
+# Why 1,600: adr-fddbbbfefafd (the median call on three corpora, every corpus's task under 2,500).
+DEFAULT_BUDGET = 1600
+BUDGET_MAX = 1_000_000  # far past any reply worth reading; 0 means no budget
+
+
+def tokens(row: ContextRow) -> int:
+    """The token estimate of one entry: the bytes of its JSON, as an agent receives it, over four."""
+    return cost(len(json.dumps(row, ensure_ascii=False).encode("utf-8")))["tokens"]
+
+
+def brief(row: ContextHit) -> BriefHit:
+    """A ranked skeleton with its `related` list replaced by a count, in the same key order."""
+    out: dict[str, object] = {}
+    for key, value in row.items():
+        if key == "related":
+            out["related_count"] = len(row["related"])
+        else:
+            out[key] = value
+    return cast(BriefHit, out)
+
+
+def compact(row: ContextHit) -> LinkedDoc:
+    assert row["via"] is not None
+    linked: LinkedDoc = {"kind": "document", "id": row["id"], "title": row["title"], "status": row["status"],
+                         "via": row["via"], "size": row["size"]}
+    if "store" in row:
+        linked["store"] = row["store"]
+    return linked
+
+
+def shape(rows: list[ContextRow], full_links: bool) -> list[ContextRow]:
+    """Ranked documents brief and linked ones compact, unless full entries are asked for."""
+    if full_links:
+        return rows
+    out: list[ContextRow] = []
+    for row in rows:
+        if row["kind"] == "reference" or "related" not in row:
+            out.append(row)  # a reference chunk, or a row shaped already
+        elif row["via"] is None:
+            out.append(brief(cast(ContextHit, row)))
+        else:
+            out.append(compact(cast(ContextHit, row)))
+    return out
+
+
+def within(rows: list[ContextRow], limit: int) -> tuple[list[ContextRow], int]:
+    """The entries kept within `limit` tokens (0: all), in their original order, and the tokens they cost."""
+    costs = [tokens(row) for row in rows]
+    if limit == 0:
+        return rows, sum(costs)
+    ranked = [n for n, row in enumerate(rows) if row["via"] is None]
+    linked = [n for n, row in enumerate(rows) if row["via"] is not None]
+    successors: dict[str, list[int]] = {}
+    for n in linked:
+        via = rows[n]["via"]
+        assert via is not None
+        if via["direction"] == "successor":
+            successors.setdefault(_key(via["id"], rows[n]), []).append(n)
+    kept: set[int] = set()
+    seeds: set[str] = set()
+    spent = 0
+
+    def take(n: int) -> bool:
+        nonlocal spent
+        if spent + costs[n] > limit:
+            return False
+        spent += costs[n]
+        kept.add(n)
+        return True
+
+    for n in ranked:
+        if not take(n):
+            break  # a prefix of the ranking: never a lower-ranked entry in place of a higher one
+        seeds.add(_key(rows[n]["id"], rows[n]))
+        for s in successors.get(_key(rows[n]["id"], rows[n]), []):
+            take(s)
+    for n in linked:
+        via = rows[n]["via"]
+        assert via is not None
+        if n not in kept and _key(via["id"], rows[n]) in seeds:
+            take(n)  # links are small and independent: one that does not fit leaves room for the next
+    return [row for n, row in enumerate(rows) if n in kept], spent
+
+
+def _key(doc_id: str, row: ContextRow) -> str:
+    """A document's key across stores: a link hangs off a result of its own store."""
+    return f"{row.get('store', '')}\0{doc_id}"
+
+
+def apply(result: ContextResult, limit: int, full_links: bool) -> ContextResult:
+    """The result as `context` prints it: shaped, then cut to the budget (0: no budget)."""
+    shaped = shape(result.results, full_links)
+    kept, used = within(shaped, limit)
+    result.results = kept
+    result.omitted = len(shaped) - len(kept)
+    result.budget = Budget(limit=limit, used=used)
+    return result
+
