@@ -2,30 +2,30 @@
 
 The worker runs the same CLI app as a cold process (the command-server
 pattern of chg and dmypy), so a warm call costs a socket round trip instead
-of imports and a model load. Requests are served one at a time; the drain
-runs in a background thread with its own SQLite connection.
+of imports and a model load. Requests run side by side, each on its own
+thread with its own client context (docir.worker.context) and SQLite
+connection; the drain runs in a background thread with its own connection.
 """
 
 from __future__ import annotations
 
 import base64
-import contextlib
 import io
 import os
-import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from docir.embed.protocol import Embedder
+from docir.errors import EXIT_INTERRUPTED
 from docir.index.catalog import Catalog
 from docir.index.db import open_index
 from docir.services.vectors import embedding, query_source
 from docir.store import Store
-from docir.worker import protocol
+from docir.worker import context
 
 RunCli = Callable[[list[str]], int]
 
@@ -189,46 +189,27 @@ class _Locked:
         return np.vstack(parts)
 
 
-_RUN_LOCK = threading.Lock()
-
-
 def run_captured(run_cli: RunCli, request: dict[str, Any]) -> dict[str, Any]:
     """Run one CLI command in this process as if in the caller's terminal; return its output and exit code.
 
     `request` carries argv, cwd, env (DOCIR_*), stdin and whether stdout/stderr are terminals.
-    Commands run one at a time: cwd, environment and streams are process-wide.
+    The command sees them through docir.worker.context, never by changing the process's own
+    folder, environment or streams, so commands run side by side on their own threads.
     """
     out, err = _Captured(bool(request.get("stdout_tty"))), _Captured(bool(request.get("stderr_tty")))
-    with _RUN_LOCK, _client_context(request, out, err):
+    ctx = context.client_context(request, out, err)
+    cancelled = request.get("_cancelled")
+    if isinstance(cancelled, threading.Event):
+        ctx.cancelled = cancelled
+    with context.bound(ctx):
         try:
+            context.check_cancelled()
             code = run_cli([str(a) for a in request.get("argv", [])])
+        except KeyboardInterrupt:
+            code = EXIT_INTERRUPTED
         except SystemExit as exc:
             code = exc.code if isinstance(exc.code, int) else 1
     return {"stdout": out.getvalue(), "stderr": err.getvalue(), "exit": code}
-
-
-@contextlib.contextmanager
-def _client_context(request: dict[str, Any], out: io.StringIO, err: io.StringIO) -> Iterator[None]:
-    """The client's cwd, DOCIR_* environment, stdin and terminal, for the length of one command."""
-    saved_cwd = os.getcwd()
-    saved_env = protocol.forwarded_env(os.environ)
-    saved_streams = (sys.stdin, sys.stdout, sys.stderr)
-    env = {str(k): str(v) for k, v in dict(request.get("env", {})).items()}
-    try:
-        os.chdir(str(request.get("cwd", saved_cwd)))
-        for key in saved_env:
-            if key not in env:
-                del os.environ[key]
-        os.environ.update(env)
-        sys.stdin = io.StringIO(str(request.get("stdin", "")))
-        sys.stdout, sys.stderr = out, err
-        yield
-    finally:
-        sys.stdin, sys.stdout, sys.stderr = saved_streams
-        for key in [k for k in os.environ if protocol.is_forwarded(k)]:
-            del os.environ[key]
-        os.environ.update(saved_env)
-        os.chdir(saved_cwd)
 
 
 def load_embedder(store: Store, schema_model_path: str | None) -> tuple[Embedder | None, str]:
