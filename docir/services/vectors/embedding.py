@@ -9,8 +9,10 @@ with its chunk rows, and only if its text did not change meanwhile.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
+from pathlib import Path
 
 from docir.documents.chunk import chunk_markdown, window_budget
 from docir.documents.model import embedded_text, text_sha
@@ -18,6 +20,7 @@ from docir.embed.protocol import Embedder
 from docir.index.catalog import Catalog
 from docir.index.records import ChunkVector, EmbedJob
 from docir.index.vectors import pack
+from docir.services.indexing.locking import write_lock
 
 DEBOUNCE_SECONDS = 2.0  # a burst of edits to one document within this window costs one recompute
 BATCH_DOCUMENTS = 128  # a wider window to sort texts by length in: less padding per batch
@@ -31,24 +34,43 @@ class DrainReport:
     reference_chunks: int = 0  # reference chunks given their vector
 
 
-def drain(catalog: Catalog, embedder: Embedder, *, debounce: float = 0.0,
+@contextmanager
+def drain_lock(state_dir: Path) -> Iterator[None]:
+    """One drainer per store at a time, across processes and threads.
+
+    Two drains side by side pick the same oldest dirty rows and embed the same
+    texts twice; the second one to take this lock finds those texts stored and
+    reuses them instead.
+    """
+    with write_lock(state_dir / "drain.lock"):
+        yield
+
+
+def drain(catalog: Catalog, embedder: Embedder, *, debounce: float | Callable[[], float] = 0.0,
           progress: Callable[[int, int], None] | None = None,
-          should_stop: Callable[[], bool] | None = None) -> DrainReport:
-    """Embed every due document that has been quiet for `debounce` seconds."""
-    report = DrainReport()
+          should_stop: Callable[[], bool] | None = None, report: DrainReport | None = None) -> DrainReport:
+    """Embed every due document that has been quiet for `debounce` seconds.
+
+    `debounce` may be a function, asked before each batch: the worker drops it to zero when
+    a flush asks for everything now. `report`, if given, is added to as each batch lands.
+    """
+    report = report if report is not None else DrainReport()
+    base = report.documents
     budget = window_budget(embedder.max_tokens)
     due_total, _ = catalog.vectors.queue_counts(embedder.model_id)
     while True:
         if should_stop is not None and should_stop():
             break
-        settled = time.time() - debounce if debounce > 0 else None
+        quiet = debounce() if callable(debounce) else debounce
+        settled = time.time() - quiet if quiet > 0 else None
         jobs = catalog.vectors.dirty_jobs(embedder.model_id, settled_before=settled, limit=BATCH_DOCUMENTS)
         if not jobs:
             break
         # A job whose text changed while it was embedded stays dirty and comes back next round.
         _embed_batch(catalog, embedder, jobs, budget, report)
         if progress is not None:
-            progress(report.documents, max(due_total, report.documents))
+            done = report.documents - base
+            progress(done, max(due_total, done))
     _drain_references(catalog, embedder, report, should_stop)
     return report
 

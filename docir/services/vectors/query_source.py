@@ -69,13 +69,17 @@ class NoModel:
 
 _PROCESS_MODEL: Embedder | None = None
 _PROCESS_DRAINS = False  # True in the worker, whose own thread computes scheduled vectors
+# In the worker: ask its drain thread for everything due now, and wait (the only drainer there).
+_PROCESS_FLUSH: Callable[[], FlushReport] | None = None
 
 
-def register_process_model(embedder: Embedder, *, drains: bool = False) -> None:
+def register_process_model(embedder: Embedder, *, drains: bool = False,
+                           flush: Callable[[], FlushReport] | None = None) -> None:
     """In a long-lived process (the worker, the MCP server): commands use the model it holds."""
-    global _PROCESS_MODEL, _PROCESS_DRAINS
+    global _PROCESS_MODEL, _PROCESS_DRAINS, _PROCESS_FLUSH
     _PROCESS_MODEL = embedder
     _PROCESS_DRAINS = drains
+    _PROCESS_FLUSH = flush
 
 
 def _worker_model(store_root: Path) -> str | None:
@@ -156,9 +160,18 @@ def ensure_worker(store_root: Path) -> None:
 
 
 def flush(schema_model_path: str | None, store_root: Path, catalog_drain: DrainFn) -> FlushReport:
-    """Compute every due vector now: in the warm worker when one runs, else in this process."""
+    """Compute every due vector now: by the warm worker's drain when one runs, else in this process.
+
+    Either way one drain does the work: inside the worker its drain thread is asked and
+    waited for; elsewhere the store's drain lock keeps this drain from running beside another.
+    """
+    if _PROCESS_FLUSH is not None:
+        try:
+            return _PROCESS_FLUSH()
+        except RuntimeError as exc:
+            raise DocirError(str(exc)) from None
     if _PROCESS_MODEL is None and client.enabled() and _worker_model(store_root) is not None:
-        reply = client.request(store_root, {"cmd": "flush"}, timeout=2.0)
+        reply = client.request(store_root, {"cmd": "flush"})
         if reply is not None and "error" not in reply:
             return {"documents": int(reply["documents"]), "texts_embedded": int(reply["texts_embedded"]),
                     "texts_reused": int(reply["texts_reused"])}
@@ -183,17 +196,29 @@ class FlushReport(TypedDict):
 
 def flush_session(session: Session, progress: Progress | None = None) -> FlushReport:
     """Compute every due vector of the session's store now; an error if there is no model."""
-    from docir.services.vectors import embedding  # numpy: only when vectors are really computed
 
     def drain_here(embedder: Embedder) -> FlushReport:
-        report = embedding.drain(session.catalog, embedder, progress=progress)
-        return {"documents": report.documents, "texts_embedded": report.texts_embedded,
-                "texts_reused": report.texts_reused}
+        return drain_due(session, embedder, progress)
 
     try:
         return flush(session.schema.model_path, session.store.root, drain_here)
     except ModelOff as exc:
         raise DocirError(f"cannot compute vectors: semantic layer is {exc}") from None
+
+
+def drain_due(session: Session, embedder: Embedder, progress: Progress | None = None) -> FlushReport:
+    """Everything due, with a model this process holds: by the worker's drain inside the worker, else here."""
+    if _PROCESS_FLUSH is not None:
+        try:
+            return _PROCESS_FLUSH()
+        except RuntimeError as exc:
+            raise DocirError(str(exc)) from None
+    from docir.services.vectors import embedding  # numpy: only when vectors are really computed
+
+    with embedding.drain_lock(session.store.state_dir):
+        report = embedding.drain(session.catalog, embedder, progress=progress)
+    return {"documents": report.documents, "texts_embedded": report.texts_embedded,
+            "texts_reused": report.texts_reused}
 
 
 def after_write(session: Session, wait: bool, warn: Callable[[str], None]) -> None:

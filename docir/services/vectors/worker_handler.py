@@ -10,6 +10,7 @@ connection; the drain runs in a background thread with its own connection.
 from __future__ import annotations
 
 import base64
+import dataclasses
 import io
 import os
 import threading
@@ -42,6 +43,13 @@ class _Captured(io.StringIO):
 
 
 class WarmWorker:
+    """The model, the drain thread that alone computes this store's vectors, and the request handlers.
+
+    A flush (`embed --flush`, `--wait-embeddings`, `lint --deep`, the `flush` request) never drains
+    beside the drain thread: it asks the thread for a pass with no debounce and waits for it, so no
+    text goes through the model twice.
+    """
+
     def __init__(self, store: Store, run_cli: RunCli, embedder: Embedder | None, unavailable: str,
                  debounce: float = embedding.DEBOUNCE_SECONDS) -> None:
         self.store = store
@@ -49,19 +57,31 @@ class WarmWorker:
         self.embedder = embedder
         self.unavailable = unavailable
         self.debounce = debounce
-        self.documents_embedded = 0
-        self.texts_embedded = 0
+        self.totals = embedding.DrainReport()  # everything this worker embedded, added to batch by batch
         self._model_lock = threading.Lock()
         self._wake = threading.Event()
+        self._flushes = threading.Condition()
+        self._flush_asked = 0  # flushes asked for so far
+        self._flush_done = 0  # the flushes a finished pass has answered
+        self._flush_error = ""  # why the last pass failed, for the flushes it answers
         self._draining = False
         self._due = 0
         self._stopping = False
         self.started = time.time()
         if embedder is not None:
             self._due = self._count_due()
-            query_source.register_process_model(_Locked(embedder, self._model_lock), drains=True)
+            query_source.register_process_model(_Locked(embedder, self._model_lock), drains=True,
+                                                flush=self.flush_and_wait)
             self._thread = threading.Thread(target=self._drain_loop, name="drain", daemon=True)
             self._thread.start()
+
+    @property
+    def documents_embedded(self) -> int:
+        return self.totals.documents
+
+    @property
+    def texts_embedded(self) -> int:
+        return self.totals.texts_embedded
 
     # --- requests -----------------------------------------------------------------------
 
@@ -94,9 +114,11 @@ class WarmWorker:
     def cmd_flush(self, request: dict[str, Any]) -> dict[str, Any]:
         if self.embedder is None:
             return {"error": f"semantic layer off: {self.unavailable}"}
-        report = self._drain(debounce=0.0)
-        return {"documents": report.documents, "texts_embedded": report.texts_embedded,
-                "texts_reused": report.texts_reused}
+        cancelled = request.get("_cancelled")
+        try:
+            return dict(self.flush_and_wait(cancelled if isinstance(cancelled, threading.Event) else None))
+        except RuntimeError as exc:
+            return {"error": str(exc)}
 
     def cmd_stop(self, request: dict[str, Any]) -> dict[str, Any]:
         self._stopping = True
@@ -109,8 +131,34 @@ class WarmWorker:
         # Join the drain thread: exiting while it is inside ONNX Runtime aborts the process.
         self._stopping = True
         self._wake.set()
+        with self._flushes:
+            self._flushes.notify_all()
         if self.embedder is not None:
             self._thread.join(timeout=60)
+
+    def flush_and_wait(self, cancelled: threading.Event | None = None) -> query_source.FlushReport:
+        """Wake the drain with no debounce and wait until a pass that began after this call ends.
+
+        The report counts what the drain did meanwhile, whoever asked for it. Raises
+        RuntimeError if that pass failed or the worker is stopping; returns early, with
+        what was done so far, if `cancelled` (or the running command's client) goes.
+        """
+        ctx = context.current()
+        gone = cancelled if cancelled is not None else (ctx.cancelled if ctx is not None else threading.Event())
+        with self._flushes:
+            self._flush_asked += 1
+            mine = self._flush_asked
+            before = dataclasses.replace(self.totals)
+            self._wake.set()
+            while self._flush_done < mine and not gone.is_set():
+                if self._stopping:
+                    raise RuntimeError("the worker is stopping; the rest stays queued for the next one")
+                self._flushes.wait(timeout=0.2)
+            if self._flush_done >= mine and self._flush_error:
+                raise RuntimeError(self._flush_error)
+        return {"documents": self.totals.documents - before.documents,
+                "texts_embedded": self.totals.texts_embedded - before.texts_embedded,
+                "texts_reused": self.totals.texts_reused - before.texts_reused}
 
     # --- the drain ----------------------------------------------------------------------
 
@@ -122,33 +170,45 @@ class WarmWorker:
         finally:
             conn.close()
 
+    def _flush_pending(self) -> bool:
+        return self._flush_asked > self._flush_done
+
+    def _debounce(self) -> float:
+        return 0.0 if self._flush_pending() else self.debounce
+
     def _drain_loop(self) -> None:
         while not self._stopping:
+            with self._flushes:
+                answering = self._flush_asked  # a pass answers the flushes asked before it began
+            error = ""
             try:
-                self._drain(self.debounce)
+                self._drain()
             except Exception as exc:  # keep the worker alive; the rows stay dirty for next time
-                os.write(2, f"drain failed: {exc!r}\n".encode())  # fd 2 is the log; sys.stderr may be a client's
+                error = f"computing vectors failed: {exc!r}"
+                os.write(2, f"drain failed: {exc!r}\n".encode())  # fd 2 is the log; sys.stderr is a client's
+            with self._flushes:
+                self._flush_done = max(self._flush_done, answering)
+                self._flush_error = error
+                self._flushes.notify_all()
+                if self._flush_pending():
+                    continue  # a flush asked during this pass: run the next one at once
             self._wake.wait(timeout=0.5)
             self._wake.clear()
 
-    def _drain(self, debounce: float) -> embedding.DrainReport:
+    def _drain(self) -> None:
         assert self.embedder is not None
         conn = open_index(self.store.index_path)
         try:
             catalog = Catalog(conn)
             self._draining = True
-            base = self.documents_embedded
 
             def progress(done: int, total: int) -> None:  # status shows a long first drain as it goes
-                self.documents_embedded = base + done
                 self._due = max(total - done, 0)
 
-            report = embedding.drain(catalog, _Locked(self.embedder, self._model_lock), debounce=debounce,
-                                     progress=progress, should_stop=lambda: self._stopping)
-            self.documents_embedded = base + report.documents
-            self.texts_embedded += report.texts_embedded
+            with embedding.drain_lock(self.store.state_dir):
+                embedding.drain(catalog, _Locked(self.embedder, self._model_lock), debounce=self._debounce,
+                                progress=progress, should_stop=lambda: self._stopping, report=self.totals)
             self._due = catalog.vectors.queue_counts(self.embedder.model_id)[0]
-            return report
         finally:
             self._draining = False
             conn.close()
