@@ -124,3 +124,20 @@ def test_ctrl_c_on_a_waiting_client_exits_130_and_its_write_never_lands(warm_sto
     after = json.loads(docir(warm_store, "get", ID).stdout)["documents"][0]["body"]
     assert after == before
     assert "Abandoned" not in after
+
+
+def test_a_worker_that_cannot_take_a_request_means_run_it_here(warm_store: Path) -> None:
+    """A frozen worker (SIGSTOP) never says ready: the read runs in the calling process instead."""
+    pid = started_worker(warm_store)
+    cold = {**os.environ, "DOCIR_WORKER": "0"}
+    expected = docir(warm_store, "get", ID, env=cold, timeout=SETUP_TIMEOUT)
+    os.kill(pid, signal.SIGSTOP)
+    try:
+        began = time.monotonic()
+        done = docir(warm_store, "get", ID, timeout=SETUP_TIMEOUT)
+        elapsed = time.monotonic() - began
+    finally:
+        os.kill(pid, signal.SIGCONT)
+    assert (done.returncode, done.stdout, done.stderr) == (expected.returncode, expected.stdout, expected.stderr)
+    # The half-second handshake plus a cold run; a client waiting on the frozen worker would hang.
+    assert elapsed < 10, elapsed
