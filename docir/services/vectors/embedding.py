@@ -42,7 +42,7 @@ def drain_lock(state_dir: Path) -> Iterator[None]:
     texts twice; the second one to take this lock finds those texts stored and
     reuses them instead.
     """
-    with write_lock(state_dir / "drain.lock"):
+    with write_lock(state_dir / "run" / "drain.lock"):  # run/ is git-ignored in every store
         yield
 
 

@@ -164,6 +164,8 @@ class WarmWorker:
 
     def _count_due(self) -> int:
         assert self.embedder is not None
+        if not self.store.index_path.is_file():
+            return 0  # opening it would make an empty one, and hide from the server that it is gone
         conn = open_index(self.store.index_path)
         try:
             return Catalog(conn).vectors.queue_counts(self.embedder.model_id)[0]
@@ -197,6 +199,8 @@ class WarmWorker:
 
     def _drain(self) -> None:
         assert self.embedder is not None
+        if not self.store.index_path.is_file():
+            return  # deleted: the server sees it gone and exits; a command run here rebuilds it first
         conn = open_index(self.store.index_path)
         try:
             catalog = Catalog(conn)
