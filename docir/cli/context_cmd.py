@@ -40,6 +40,9 @@ def command(
     elif result.pending:
         render.note(f"{result.pending} document(s) are still being embedded in the background; "
                     "they are found lexically until then ('docir embed --flush' waits for them)")
+    elif result.sections_pending:
+        render.note(f"{result.sections_pending} document(s) still wait for their section vectors; "
+                    "they are ranked by their document vector until then")
     if render.wants_json(json_out):
         render.emit_json(result.to_json())
     else:

@@ -72,6 +72,8 @@ def run_via_worker(argv: list[str]) -> int | None:
     """Run a CLI command inside the warm worker; None means "run it here instead"."""
     if not enabled() or not argv or argv[0] in LOCAL_COMMANDS:
         return None
+    if argv[0] == "embed" and "--flush" in argv and sys.stderr.isatty():
+        return None  # a worker's output comes back at the end: here the bar can follow its drain live
     cwd = Path.cwd()
     root = paths.find_root(argv, cwd)
     if root is None:

@@ -156,8 +156,9 @@ class ContextResult:
     semantic: str  # "on" or "off: <reason>"
     queries: list[str] = field(default_factory=list)
     pending: int = 0  # documents whose vectors are not computed yet: found lexically meanwhile
+    sections_pending: int = 0  # documents ranked by their document vector until their section vectors exist
 
     def to_json(self) -> dict[str, Any]:
         return {"query": self.queries[0] if self.queries else "", "also": self.queries[1:],
-                "semantic": self.semantic, "pending": self.pending,
+                "semantic": self.semantic, "pending": self.pending, "sections_pending": self.sections_pending,
                 "results": self.results, "count": len(self.results)}

@@ -65,13 +65,14 @@ class WarmWorker:
         self._flush_done = 0  # the flushes a finished pass has answered
         self._flush_error = ""  # why the last pass failed, for the flushes it answers
         self._draining = False
+        self._progress: embedding.DrainProgress | None = None
         self._due = 0
         self._stopping = False
         self.started = time.time()
         if embedder is not None:
             self._due = self._count_due()
             query_source.register_process_model(_Locked(embedder, self._model_lock), drains=True,
-                                                flush=self.flush_and_wait)
+                                                flush=self.flush_and_wait, drain_status=self.drain_status)
             self._thread = threading.Thread(target=self._drain_loop, name="drain", daemon=True)
             self._thread.start()
 
@@ -95,6 +96,7 @@ class WarmWorker:
             "due": self._due,
             "documents_embedded": self.documents_embedded,
             "texts_embedded": self.texts_embedded,
+            "drain": self.drain_status(),
             "uptime": round(time.time() - self.started, 1),
         }
 
@@ -206,8 +208,8 @@ class WarmWorker:
             catalog = Catalog(conn)
             self._draining = True
 
-            def progress(done: int, total: int) -> None:  # status shows a long first drain as it goes
-                self._due = max(total - done, 0)
+            def progress(state: embedding.DrainProgress) -> None:  # status shows a long drain as it goes
+                self._progress = state
 
             with embedding.drain_lock(self.store.state_dir):
                 embedding.drain(catalog, _Locked(self.embedder, self._model_lock), debounce=self._debounce,
@@ -215,7 +217,13 @@ class WarmWorker:
             self._due = catalog.vectors.queue_counts(self.embedder.model_id)[0]
         finally:
             self._draining = False
+            self._progress = None
             conn.close()
+
+    def drain_status(self) -> query_source.DrainStatus | None:
+        """The running drain's texts done and due, rate and time left; None while none embeds."""
+        state = self._progress
+        return None if state is None else state.as_dict()
 
 
 class _Locked:
