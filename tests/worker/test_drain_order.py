@@ -86,7 +86,7 @@ def test_worker_status_shows_the_running_drain_in_texts(grown: Path, monkeypatch
 
     class Slow(CountingEmbedder):
         def embed(self, texts):  # type: ignore[no-untyped-def]
-            if self.texts:  # the first slice goes through; the next waits until the test has looked
+            if len(self.texts) >= 8:  # the first slice goes through; the next waits until the test has looked
                 release.wait(timeout=120)
             return super().embed(texts)
 
@@ -104,3 +104,34 @@ def test_worker_status_shows_the_running_drain_in_texts(grown: Path, monkeypatch
     finally:
         release.set()
         worker.close()
+
+
+def test_a_query_goes_before_the_drains_next_slice() -> None:
+    """The drain takes the model slice after slice; a query waits for the slice running, not for the drain."""
+    import threading
+    import time
+
+    from docir.services.vectors.worker_handler import _ModelGate
+
+    gate = _ModelGate()
+    stop = threading.Event()
+    slice_seconds = 0.05
+
+    def drain() -> None:
+        while not stop.is_set():
+            with gate.background():
+                time.sleep(slice_seconds)  # stands for a slice of model time
+
+    thread = threading.Thread(target=drain)
+    thread.start()
+    try:
+        waits = []
+        for _ in range(20):
+            began = time.monotonic()
+            with gate.query():
+                waits.append(time.monotonic() - began)
+    finally:
+        stop.set()
+        thread.join(timeout=30)
+    # One slice at most, with room for a loaded machine; a plain lock lets the drain win for seconds.
+    assert max(waits) < slice_seconds * 10, waits

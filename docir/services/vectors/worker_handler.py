@@ -10,12 +10,13 @@ connection; the drain runs in a background thread with its own connection.
 from __future__ import annotations
 
 import base64
+import contextlib
 import dataclasses
 import io
 import os
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
@@ -58,7 +59,7 @@ class WarmWorker:
         self.unavailable = unavailable
         self.debounce = debounce
         self.totals = embedding.DrainReport()  # everything this worker embedded, added to batch by batch
-        self._model_lock = threading.Lock()
+        self._gate = _ModelGate()
         self._wake = threading.Event()
         self._flushes = threading.Condition()
         self._flush_asked = 0  # flushes asked for so far
@@ -71,7 +72,7 @@ class WarmWorker:
         self.started = time.time()
         if embedder is not None:
             self._due = self._count_due()
-            query_source.register_process_model(_Locked(embedder, self._model_lock), drains=True,
+            query_source.register_process_model(_Locked(embedder, self._gate, query=True), drains=True,
                                                 flush=self.flush_and_wait, drain_status=self.drain_status)
             self._thread = threading.Thread(target=self._drain_loop, name="drain", daemon=True)
             self._thread.start()
@@ -103,7 +104,7 @@ class WarmWorker:
     def cmd_embed(self, request: dict[str, Any]) -> dict[str, Any]:
         if self.embedder is None:
             return {"error": f"semantic layer off: {self.unavailable}"}
-        with self._model_lock:
+        with self._gate.query():
             vectors = self.embedder.embed([str(t) for t in request.get("texts", [])])
         return {"model_id": self.embedder.model_id, "dim": int(vectors.shape[1]),
                 "vectors": base64.b64encode(np.ascontiguousarray(vectors, dtype="<f4").tobytes()).decode("ascii")}
@@ -212,7 +213,7 @@ class WarmWorker:
                 self._progress = state
 
             with embedding.drain_lock(self.store.state_dir):
-                embedding.drain(catalog, _Locked(self.embedder, self._model_lock), debounce=self._debounce,
+                embedding.drain(catalog, _Locked(self.embedder, self._gate, query=False), debounce=self._debounce,
                                 progress=progress, should_stop=lambda: self._stopping, report=self.totals)
             self._due = catalog.vectors.queue_counts(self.embedder.model_id)[0]
         finally:
@@ -226,14 +227,51 @@ class WarmWorker:
         return None if state is None else state.as_dict()
 
 
+class _ModelGate:
+    """Who may run the model next: a waiting query always goes before the drain's next slice.
+
+    A plain lock is not fair: the drain thread releases it and takes it again at once, and a
+    query thread waiting for it may lose that race slice after slice (seconds, on a busy machine).
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._turns = threading.Condition()
+        self._queries = 0  # queries waiting for, or holding, the model
+
+    @contextlib.contextmanager
+    def query(self) -> Iterator[None]:
+        with self._turns:
+            self._queries += 1
+        try:
+            with self._lock:
+                yield
+        finally:
+            with self._turns:
+                self._queries -= 1
+                self._turns.notify_all()
+
+    @contextlib.contextmanager
+    def background(self) -> Iterator[None]:
+        with self._turns:
+            self._turns.wait_for(lambda: self._queries == 0, timeout=QUERY_TURN_SECONDS)
+        with self._lock:
+            yield
+
+
+QUERY_TURN_SECONDS = 5.0  # the drain waits at most this long for queries to go first, then takes its turn
+
+
 class _Locked:
-    """The embedder with a lock per small batch, so a query never waits behind a whole drain."""
+    """The embedder behind the gate, the drain's texts in small slices, so a query waits for one slice at most."""
 
     SUB_BATCH = 16
+    SUB_BATCH_CHARS = 2048  # about 500 tokens: a tenth of a second of model time on 2 idle cores
 
-    def __init__(self, embedder: Embedder, lock: threading.Lock) -> None:
+    def __init__(self, embedder: Embedder, gate: _ModelGate, *, query: bool) -> None:
         self._embedder = embedder
-        self._lock = lock
+        self._gate = gate
+        self._query = query
 
     @property
     def model_id(self) -> str:
@@ -252,13 +290,30 @@ class _Locked:
 
     def embed(self, texts: Any) -> Any:
         texts = list(texts)
+        if self._query:
+            with self._gate.query():
+                return self._embedder.embed(texts)
         parts = []
-        for start in range(0, len(texts), self.SUB_BATCH):
-            with self._lock:
-                parts.append(self._embedder.embed(texts[start : start + self.SUB_BATCH]))
+        for part in _slices(texts, self.SUB_BATCH, self.SUB_BATCH_CHARS):
+            with self._gate.background():
+                parts.append(self._embedder.embed(part))
         if not parts:
             return self._embedder.embed([])
         return np.vstack(parts)
+
+
+def _slices(texts: list[str], most: int, chars: int) -> Iterator[list[str]]:
+    """Consecutive runs of at most `most` texts and about `chars` characters (one long text alone)."""
+    part: list[str] = []
+    size = 0
+    for text in texts:
+        if part and (len(part) >= most or size + len(text) > chars):
+            yield part
+            part, size = [], 0
+        part.append(text)
+        size += len(text)
+    if part:
+        yield part
 
 
 def run_captured(run_cli: RunCli, request: dict[str, Any]) -> dict[str, Any]:
