@@ -106,3 +106,15 @@ def test_real_processes_flushing_beside_the_worker_embed_each_text_once(warm_sto
     assert wait_for(lambda: status(warm_store)["due"] == 0, timeout=SETUP_TIMEOUT)
     worker_embedded = status(warm_store)["texts_embedded"]
     assert worker_embedded + cold_embedded == stored_vectors(warm_store), "a text went through the model twice"
+
+
+def test_a_forwarded_write_with_wait_embeddings_returns_with_its_vectors_made(warm_store: Path) -> None:
+    assert docir(warm_store, "worker", "start", timeout=SETUP_TIMEOUT).returncode == 0
+    assert wait_for(lambda: status(warm_store)["due"] == 0, timeout=SETUP_TIMEOUT)
+    before = status(warm_store)
+    done = docir(warm_store, "update", "adr-0000000000a1", "--append-section", "Waited", "--body",
+                 "Written and embedded before the command returns.", "--wait-embeddings", timeout=SETUP_TIMEOUT)
+    assert done.returncode == 0, done.stderr
+    after = status(warm_store)
+    assert after["pid"] == before["pid"]  # it ran in the worker, whose drain made the vectors
+    assert after["due"] == 0 and after["documents_embedded"] == before["documents_embedded"] + 1
