@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import sys
@@ -70,7 +71,11 @@ def request(root: Path, payload: dict[str, Any], timeout: float = HANDSHAKE_SECO
 
 def run_via_worker(argv: list[str]) -> int | None:
     """Run a CLI command inside the warm worker; None means "run it here instead"."""
-    if not enabled() or not argv or argv[0] in LOCAL_COMMANDS:
+    if not enabled() or not argv:
+        return None
+    if argv[:2] == ["worker", "status"]:
+        return _status_here(argv)
+    if argv[0] in LOCAL_COMMANDS:
         return None
     if argv[0] == "embed" and "--flush" in argv and sys.stderr.isatty():
         return None  # a worker's output comes back at the end: here the bar can follow its drain live
@@ -96,6 +101,23 @@ def run_via_worker(argv: list[str]) -> int | None:
     sys.stderr.write(reply.get("stderr", ""))
     sys.stderr.flush()
     return int(reply["exit"])
+
+
+def _status_here(argv: list[str]) -> int | None:
+    """`docir worker status` as JSON straight from the worker, without importing the CLI (a busy
+    machine takes a second to import it); a table, an error, or no worker: the CLI answers."""
+    rest = [a for a in argv[2:] if a != "--json"]
+    if rest and not (rest[0] == "--root" and len(rest) == 2 or len(rest) == 1 and rest[0].startswith("--root=")):
+        return None
+    if "--json" not in argv and sys.stdout.isatty():
+        return None
+    root = paths.find_root(argv, Path.cwd())
+    reply = request(root, {"cmd": "status"}) if root is not None else None
+    if reply is None or "pid" not in reply:
+        return None
+    sys.stdout.write(json.dumps({"running": True, **reply}, ensure_ascii=False, indent=2) + "\n")
+    sys.stdout.flush()
+    return 0
 
 
 def spawn(root: Path) -> None:

@@ -47,7 +47,7 @@ def stored_vectors(root: Path) -> int:
 @pytest.fixture
 def isolated_process_model(monkeypatch: pytest.MonkeyPatch) -> None:
     """A WarmWorker registers its model for the process: give the registration back afterwards."""
-    for name in ("_PROCESS_MODEL", "_PROCESS_DRAINS", "_PROCESS_FLUSH"):
+    for name in ("_PROCESS_MODEL", "_PROCESS_DRAINS", "_PROCESS_FLUSH", "_PROCESS_DRAIN_STATUS"):
         monkeypatch.setattr(query_source, name, getattr(query_source, name))
 
 
