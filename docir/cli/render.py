@@ -150,12 +150,16 @@ class _DrainBar:
             self._bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                                  TextColumn("texts · {task.fields[rate]}/s · {task.fields[left]} left"),
                                  console=Console(stderr=True), transient=True, auto_refresh=False)
-            self._bar.start()
             self._task = self._bar.add_task(self._label, total=1, rate=0, left="-")
+            starting = True
+        else:
+            starting = False
         eta = state.get("eta_seconds")
         left = "-" if eta is None else (f"{eta // 60}m{eta % 60:02d}s" if eta >= 60 else f"{eta}s")
         self._bar.update(self._task, completed=state["texts_done"], total=max(state["texts_due"], 1),
                          description=f"{self._label} ({state['phase']})", rate=state["rate"], left=left)
+        if starting:
+            self._bar.start()  # after the first numbers are in: no empty 0/1 frame
         self._bar.refresh()
 
     def close(self) -> None:
