@@ -68,7 +68,7 @@ def test_every_finding_is_expected_and_the_summary_counts_them(cli, broken: Path
 
 def test_docirs_own_docs_lint_clean(cli) -> None:  # type: ignore[no-untyped-def]
     result = cli("lint", "--root", str(REPO))
-    assert (result.code, result.out.splitlines()[-1]) == (0, "All checks passed (49 file(s)).")
+    assert (result.code, result.out.splitlines()[-1]) == (0, "All checks passed (50 file(s)).")
 
 
 def test_paths_limit_the_report_but_not_the_cross_document_checks(cli, broken: Path,  # type: ignore[no-untyped-def]
