@@ -14,7 +14,7 @@ STATE_DIR = ".docir"
 ARCHIVE_DIR = "archive"  # under docs/: a document there is archived
 
 # What `.docir/.gitignore` keeps out of git: everything derived or per-machine.
-STATE_GITIGNORE = "# derived from the files; rebuilt when missing\nindex.db*\nrun/\nwrite.lock\n"
+STATE_GITIGNORE = "# derived from the files; rebuilt when missing\nindex.db*\nrun/\ntmp/\nwrite.lock\n"
 
 
 @dataclass(frozen=True)

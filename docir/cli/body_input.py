@@ -15,7 +15,8 @@ def read_body(value: str) -> str:
     if value == "-":
         return sys.stdin.read()
     if value.startswith("@"):
-        path = Path(value[1:])
+        # absolute(): relative to the caller's folder, which in the warm worker is the client's, not the process's
+        path = Path(value[1:]).absolute()
         try:
             return decode(path.read_bytes(), path.name)
         except FileNotFoundError:

@@ -55,6 +55,9 @@ def command(
     elif result.pending:
         render.note(f"{result.pending} document(s) are still being embedded in the background; "
                     "they are found lexically until then ('docir embed --flush' waits for them)")
+    elif result.sections_pending:
+        render.note(f"{result.sections_pending} document(s) still wait for their section vectors; "
+                    "they are ranked by their document vector until then")
     if (path or changed) and not any("matched_glob" in row for row in result.results):
         render.note("no document's applies_to matches " + ("these paths" if path else "the changed files"))
     if result.omitted:

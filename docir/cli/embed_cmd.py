@@ -32,15 +32,25 @@ def command(
             out.update(_flush(s, json_out))
         due, total = s.catalog.vectors.queue_counts(model_id)
         out.update({"due": due, "total": total})
+        if not flush:
+            # While a drain runs: texts done and due, rate and time left (null when none runs).
+            out["drain"] = query_source.drain_status(s.store.root) if model_id else None
         return out
 
     result = session.run(root, action, warn=render.warn)
     if render.wants_json(json_out):
         render.emit_json(result)
     else:
-        render.key_values("embeddings", result)
+        if result.get("drain"):
+            result["drain"] = render.drain_line(result["drain"])
+        render.key_values("embeddings", {k: ("-" if v is None else v) for k, v in result.items()})
     return 0
 
 
 def _flush(s: Session, json_out: bool) -> query_source.FlushReport:
-    return query_source.flush_session(s, None if render.wants_json(json_out) else render.progress_bar("embedding"))
+    bar = None if render.wants_json(json_out) else render.progress_bar("embedding")
+    try:
+        return query_source.flush_session(s, bar)
+    finally:
+        if bar is not None:
+            bar.close()

@@ -6,6 +6,7 @@ import datetime as dt
 import os
 import sys
 import tempfile
+import threading
 import traceback
 from pathlib import Path
 from typing import Any
@@ -13,6 +14,7 @@ from typing import Any
 from docir.errors import EXIT_BUG, EXIT_INTERRUPTED, EXIT_USAGE, DocirError
 
 _COMMAND: Any = None
+_COMMAND_LOCK = threading.Lock()  # the warm worker runs commands on several threads at once
 
 
 def _command() -> Any:
@@ -22,12 +24,13 @@ def _command() -> Any:
     runs many commands, so it pays that once.
     """
     global _COMMAND
-    if _COMMAND is None:
-        import typer.main
+    with _COMMAND_LOCK:
+        if _COMMAND is None:
+            import typer.main
 
-        from docir.cli.app import build_app
+            from docir.cli.app import build_app
 
-        _COMMAND = typer.main.get_command(build_app())
+            _COMMAND = typer.main.get_command(build_app())
     return _COMMAND
 
 

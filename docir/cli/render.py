@@ -121,20 +121,51 @@ def key_values(title: str, values: dict[str, Any]) -> None:
 
 
 def progress_bar(label: str) -> Any:
-    """A progress callback (done, total) that draws on a terminal's stderr and stays silent in a pipe."""
+    """A drain progress callback that draws on a terminal's stderr (None in a pipe); call .close() after.
+
+    Texts done out of texts due, the rate and the time left, redrawn at each update (every
+    few seconds); no refresh thread, so nothing draws after the drain is over.
+    """
     if not sys.stderr.isatty():
         return None
-    state: dict[str, Any] = {}
+    return _DrainBar(label)
 
-    def update(done: int, total: int) -> None:
-        from rich.progress import Progress
 
-        if "bar" not in state:
-            bar = Progress(transient=True, console=None)
-            bar.start()
-            state["bar"], state["task"] = bar, bar.add_task(label, total=total)
-        state["bar"].update(state["task"], completed=done, total=total)
-        if done >= total:
-            state["bar"].stop()
+def drain_line(state: Mapping[str, Any]) -> str:
+    """'1,234/5,000 texts (sections) · 41.2 texts/s · 1m32s left', for tables and notes."""
+    eta = state.get("eta_seconds")
+    left = "-" if eta is None else (f"{eta // 60}m{eta % 60:02d}s" if eta >= 60 else f"{eta}s")
+    return (f"{state['texts_done']:,}/{state['texts_due']:,} texts ({state['phase']}) · "
+            f"{state['rate']} texts/s · {left} left")
 
-    return update
+
+class _DrainBar:
+    def __init__(self, label: str) -> None:
+        self._label = label
+        self._bar: Any = None
+        self._task: Any = None
+
+    def __call__(self, state: Mapping[str, Any]) -> None:
+        from rich.console import Console
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+        if self._bar is None:
+            self._bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                                 TextColumn("texts · {task.fields[rate]}/s · {task.fields[left]} left"),
+                                 console=Console(stderr=True), transient=True, auto_refresh=False)
+            self._task = self._bar.add_task(self._label, total=1, rate=0, left="-")
+            starting = True
+        else:
+            starting = False
+        eta = state.get("eta_seconds")
+        left = "-" if eta is None else (f"{eta // 60}m{eta % 60:02d}s" if eta >= 60 else f"{eta}s")
+        self._bar.update(self._task, completed=state["texts_done"], total=max(state["texts_due"], 1),
+                         description=f"{self._label} ({state['phase']})", rate=state["rate"], left=left)
+        if starting:
+            self._bar.start()  # after the first numbers are in: no empty 0/1 frame
+        self._bar.refresh()
+
+    def close(self) -> None:
+        if self._bar is not None:
+            self._bar.stop()
+            self._bar = None

@@ -101,7 +101,7 @@ def serve(root: RootOption = None,
 
     store = open_store(root)
     idle = float(os.environ.get("DOCIR_WORKER_IDLE", idle))
-    server = Server(store.root, handler=_Pending(), idle_timeout=idle, log=_log)
+    server = Server(store.root, handler=_Pending(), idle_timeout=idle, log=_log, watch=lambda: _store_gone(store))
     try:
         server.claim()
     except AlreadyRunning:
@@ -112,8 +112,20 @@ def serve(root: RootOption = None,
     server.handler = worker
     serving = "model " + embedder.model_id if embedder else "lexical: " + why
     _log(f"worker {os.getpid()} serving {store.root} ({serving})")
+    # Commands see their client's folder through docir.worker.context. The process's own folder is
+    # the private socket folder, so a relative path a command resolves by mistake finds nothing.
+    os.chdir(paths.runtime_dir())
     server.serve({"model": embedder.model_id if embedder else None})
     return 0
+
+
+def _store_gone(store: Any) -> str | None:
+    """Why this worker has nothing left to serve: its store folder or its index was deleted."""
+    if not store.schema_path.is_file():
+        return f"{store.schema_path} is gone"
+    if not store.index_path.is_file():
+        return f"{store.index_path} is gone"
+    return None
 
 
 class _Pending:
@@ -125,5 +137,5 @@ class _Pending:
 
 
 def _log(message: str) -> None:
-    # fd 2 is the worker's log file; sys.stderr is swapped for a client's while a command runs.
+    # fd 2 is the worker's log file; sys.stderr is the running command's client stream.
     os.write(2, f"{time.strftime('%Y-%m-%dT%H:%M:%S')} {message}\n".encode())

@@ -5,9 +5,15 @@ from __future__ import annotations
 import hashlib
 import os
 import tempfile
+import time
 from pathlib import Path
 
 from docir.errors import InputError
+from docir.store import STATE_DIR
+
+# Temp files of interrupted writes, kept out of docs/ (git and the walk never see .docir/).
+TEMP_DIR = "tmp"
+STALE_TEMP_SECONDS = 3600.0  # older than any write: left by a killed process, safe to sweep
 
 # A design document is a few KB; anything this large is a mistake, not a document.
 MAX_DOCUMENT_BYTES = 2 * 1024 * 1024
@@ -41,9 +47,15 @@ def sha256_text(text: str) -> str:
 
 
 def atomic_write(path: Path, text: str) -> None:
-    """Write `text` so that a kill at any point leaves the old file or the new, never a torn one."""
+    """Write `text` so that a kill at any point leaves the old file or the new, never a torn one.
+
+    The temp file lives in the store's `.docir/tmp/` when there is one on the same file
+    system (a rename never crosses file systems), so a kill -9 mid-write leaves nothing in
+    docs/ for git status or the walk to find; else beside the target, as a dotfile.
+    """
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    folder = _temp_folder(path.parent)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
             handle.write(text)
@@ -61,6 +73,44 @@ def atomic_write(path: Path, text: str) -> None:
             pass
         raise
     _fsync_dir(path.parent)
+
+
+def _temp_folder(folder: Path) -> Path:
+    """The nearest store state folder above `folder` on the same file system, else `folder` itself."""
+    device = folder.stat().st_dev
+    for candidate in (folder, *folder.resolve().parents):
+        state = candidate / STATE_DIR
+        try:
+            if not state.is_dir() or state.stat().st_dev != device:
+                continue
+        except OSError:
+            continue
+        temp = state / TEMP_DIR
+        try:
+            if not temp.is_dir():
+                temp.mkdir(exist_ok=True)
+                # Stores made before this folder existed do not ignore it in .docir/.gitignore.
+                (temp / ".gitignore").write_text("*\n", encoding="utf-8")
+        except OSError:
+            return folder
+        _sweep(temp)
+        return temp
+    return folder
+
+
+def _sweep(temp: Path) -> None:
+    """Remove temp files an earlier, killed write left behind."""
+    cutoff = time.time() - STALE_TEMP_SECONDS
+    try:
+        entries = list(os.scandir(temp))
+    except OSError:
+        return
+    for entry in entries:
+        try:
+            if entry.name.endswith(".tmp") and entry.stat(follow_symlinks=False).st_mtime < cutoff:
+                os.unlink(entry.path)
+        except OSError:
+            pass
 
 
 def _fsync_dir(folder: Path) -> None:

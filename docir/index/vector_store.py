@@ -9,6 +9,11 @@ from collections.abc import Iterable
 from docir.index.chunked import in_chunks
 from docir.index.records import ChunkVector, EmbedJob, VectorSet
 
+# embeddings.dirty: 0 all vectors current; 1 the document vector is due (and its sections);
+# 2 the document vector is current and only its section vectors are due. A big first drain
+# computes every document vector before any section, so ranking is semantic early.
+DIRTY, SECTIONS_DUE = 1, 2
+
 
 class VectorStore:
     """Which documents are due for vectors, the vectors by text hash, and what points at them."""
@@ -46,7 +51,7 @@ class VectorStore:
     # --- the queue --------------------------------------------------------------------------
 
     def dirty_jobs(self, model_id: str, *, settled_before: float | None = None, limit: int = 64) -> list[EmbedJob]:
-        """Documents whose vectors are due: flagged dirty, or made by another model."""
+        """Documents whose document vector is due: flagged dirty, or made by another model."""
         settled = "" if settled_before is None else " AND e.dirty_since <= ?"
         params: tuple[object, ...] = (model_id,) if settled_before is None else (model_id, settled_before)
         rows = self.conn.execute(
@@ -57,6 +62,22 @@ class VectorStore:
         )
         return [EmbedJob(int(r[0]), r[1], r[2], r[3], r[4]) for r in rows]
 
+    def section_jobs(self, model_id: str, *, limit: int = 64) -> list[EmbedJob]:
+        """Documents whose document vector is current and whose section vectors are due."""
+        rows = self.conn.execute(
+            "SELECT d.rowid, e.text_sha, d.title, d.description, d.body FROM embeddings e"
+            " JOIN documents d ON d.rowid = e.doc"
+            " WHERE e.dirty = 2 AND e.model_id IS ? ORDER BY e.dirty_since LIMIT ?",
+            (model_id, limit),
+        )
+        return [EmbedJob(int(r[0]), r[1], r[2], r[3], r[4]) for r in rows]
+
+    def sections_due(self, model_id: str | None) -> int:
+        """Documents ranked by their document vector alone until their section vectors are made."""
+        return int(self.conn.execute(
+            "SELECT count(*) FROM embeddings WHERE dirty = 2 AND model_id IS ?", (model_id,)
+        ).fetchone()[0])
+
     def model_ids(self) -> list[str]:
         """The models whose vectors this index holds."""
         rows = self.conn.execute("SELECT DISTINCT model_id FROM embeddings WHERE model_id IS NOT NULL ORDER BY 1")
@@ -66,7 +87,7 @@ class VectorStore:
         """(documents whose vectors are due, documents that can have vectors)."""
         total = int(self.conn.execute("SELECT count(*) FROM embeddings").fetchone()[0])
         due = int(self.conn.execute(
-            "SELECT count(*) FROM embeddings WHERE dirty = 1 OR model_id IS NOT ?", (model_id,)
+            "SELECT count(*) FROM embeddings WHERE dirty != 0 OR model_id IS NOT ?", (model_id,)
         ).fetchone()[0])
         return due, total
 
@@ -83,6 +104,22 @@ class VectorStore:
             "INSERT OR IGNORE INTO vectors (text_sha, model_id, dim, vector) VALUES (?, ?, ?, ?)",
             [(sha, model_id, dim, blob) for sha, blob in items],
         )
+
+    def write_document_vector(self, job: EmbedJob, model_id: str, doc_sha: str) -> bool:
+        """Point the document at its new document vector, its sections still due; False if its text changed.
+
+        Its old section rows go: they describe a text that is no longer there.
+        """
+        current = self.conn.execute("SELECT text_sha FROM embeddings WHERE doc = ?", (job.rowid,)).fetchone()
+        if current is None or current[0] != job.text_sha:
+            return False
+        self.conn.execute("DELETE FROM chunk_embeddings WHERE doc = ?", (job.rowid,))
+        self.conn.execute(
+            "UPDATE embeddings SET dirty = 2, model_id = ?, vector_sha = ? WHERE doc = ?",
+            (model_id, doc_sha, job.rowid),
+        )
+        self.bump_generation()
+        return True
 
     def write_embedding(self, job: EmbedJob, model_id: str, doc_sha: str, chunks: list[ChunkVector]) -> bool:
         """Point the document at its new vectors; False (left dirty) if its text changed meanwhile."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import sys
@@ -13,6 +14,9 @@ from docir.worker import paths, protocol
 # Commands that must run in the calling process: they manage the worker itself, create the store,
 # or own the process's stdin and stdout for a long session (the MCP server).
 LOCAL_COMMANDS = frozenset({"worker", "init", "mcp"})
+# A worker that has not said "ready" within this long is too busy: the command runs here instead.
+HANDSHAKE_SECONDS = 0.5
+EXIT_INTERRUPTED = 130  # docir.errors.EXIT_INTERRUPTED, without importing it on the hot path
 
 
 def enabled() -> bool:
@@ -20,8 +24,12 @@ def enabled() -> bool:
     return os.environ.get("DOCIR_WORKER", "1") != "0"
 
 
-def connect(root: Path, timeout: float = 1.0) -> socket.socket | None:
-    """A connection to the worker of `root`, or None; a stale status file or socket is removed."""
+def connect(root: Path, timeout: float = HANDSHAKE_SECONDS) -> socket.socket | None:
+    """A connection to the worker of `root` that has said it is ready, or None.
+
+    A stale status file or socket is removed. A worker that does not send its ready
+    frame within `timeout` counts as absent: the caller goes on without it.
+    """
     status = paths.read_status(root)
     if status is None:
         return None
@@ -33,15 +41,23 @@ def connect(root: Path, timeout: float = 1.0) -> socket.socket | None:
     sock.settimeout(timeout)
     try:
         sock.connect(sock_path)
-    except OSError:
+        ready = protocol.receive(sock)
+    except (OSError, protocol.ProtocolError, ValueError):
+        sock.close()
+        return None
+    if not ready.get("ready"):
         sock.close()
         return None
     sock.settimeout(None)
     return sock
 
 
-def request(root: Path, payload: dict[str, Any], timeout: float = 1.0) -> dict[str, Any] | None:
-    """One request/reply with the worker; None when no worker answers."""
+def request(root: Path, payload: dict[str, Any], timeout: float = HANDSHAKE_SECONDS) -> dict[str, Any] | None:
+    """One request/reply with the worker; None when no worker answers.
+
+    Ctrl-C while waiting closes the connection, which tells the worker to drop the
+    request if it has not started, or to stop it at its next check (it exits 130).
+    """
     sock = connect(root, timeout)
     if sock is None:
         return None
@@ -49,14 +65,20 @@ def request(root: Path, payload: dict[str, Any], timeout: float = 1.0) -> dict[s
         with sock:
             protocol.send(sock, payload)
             return protocol.receive(sock)
-    except (OSError, protocol.ProtocolError):
+    except (OSError, protocol.ProtocolError, ValueError):
         return None
 
 
 def run_via_worker(argv: list[str]) -> int | None:
     """Run a CLI command inside the warm worker; None means "run it here instead"."""
-    if not enabled() or not argv or argv[0] in LOCAL_COMMANDS:
+    if not enabled() or not argv:
         return None
+    if argv[:2] == ["worker", "status"]:
+        return _status_here(argv)
+    if argv[0] in LOCAL_COMMANDS:
+        return None
+    if argv[0] == "embed" and "--flush" in argv and sys.stderr.isatty():
+        return None  # a worker's output comes back at the end: here the bar can follow its drain live
     cwd = Path.cwd()
     root = paths.find_root(argv, cwd)
     if root is None:
@@ -65,10 +87,13 @@ def run_via_worker(argv: list[str]) -> int | None:
     if "-" in argv and not sys.stdin.isatty():
         stdin = sys.stdin.read()
     env = protocol.forwarded_env(os.environ)
-    reply = request(root, {
-        "cmd": "run", "argv": argv, "cwd": str(cwd), "stdin": stdin, "env": env,
-        "stdout_tty": sys.stdout.isatty(), "stderr_tty": sys.stderr.isatty(),
-    })
+    try:
+        reply = request(root, {
+            "cmd": "run", "argv": argv, "cwd": str(cwd), "stdin": stdin, "env": env,
+            "stdout_tty": sys.stdout.isatty(), "stderr_tty": sys.stderr.isatty(),
+        })
+    except KeyboardInterrupt:
+        return EXIT_INTERRUPTED  # the socket is closed by now: the worker drops or stops the command
     if reply is None or "exit" not in reply:
         return None
     sys.stdout.write(reply.get("stdout", ""))
@@ -76,6 +101,23 @@ def run_via_worker(argv: list[str]) -> int | None:
     sys.stderr.write(reply.get("stderr", ""))
     sys.stderr.flush()
     return int(reply["exit"])
+
+
+def _status_here(argv: list[str]) -> int | None:
+    """`docir worker status` as JSON straight from the worker, without importing the CLI (a busy
+    machine takes a second to import it); a table, an error, or no worker: the CLI answers."""
+    rest = [a for a in argv[2:] if a != "--json"]
+    if rest and not (rest[0] == "--root" and len(rest) == 2 or len(rest) == 1 and rest[0].startswith("--root=")):
+        return None
+    if "--json" not in argv and sys.stdout.isatty():
+        return None
+    root = paths.find_root(argv, Path.cwd())
+    reply = request(root, {"cmd": "status"}) if root is not None else None
+    if reply is None or "pid" not in reply:
+        return None
+    sys.stdout.write(json.dumps({"running": True, **reply}, ensure_ascii=False, indent=2) + "\n")
+    sys.stdout.flush()
+    return 0
 
 
 def spawn(root: Path) -> None:

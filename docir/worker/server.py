@@ -1,8 +1,13 @@
-"""The worker's socket loop: one instance per store, requests dispatched to `cmd_<name>`.
+"""The worker's socket server: one instance per store, each connection on its own thread.
 
 Like dmypy: a status file with pid and socket path; errors go back as
 {"error": ...} and are never raised across the socket; the status file is
 removed before the stop reply, so a client never sees a worker that is gone.
+
+Every accepted connection gets its own thread, so a long command (a flush,
+`reindex --full`, `lint --deep`) never holds up `status`, `stop` or a read.
+The first frame on a connection is the server's `{"ready": true}`: a client
+that does not get it within a fraction of a second runs its command itself.
 """
 
 from __future__ import annotations
@@ -12,6 +17,7 @@ import json
 import os
 import select
 import socket
+import threading
 import time
 import traceback
 from collections.abc import Callable
@@ -22,6 +28,11 @@ from docir.worker import paths, protocol
 
 # Watching a worker must not keep it alive.
 PASSIVE_REQUESTS = frozenset({"status"})
+# More connections than this at once are told to run their command themselves, not queued:
+# a queue is exactly where a request waits long enough for its client to give up.
+MAX_CONNECTIONS = 64
+# How long a stopping worker lets commands already running finish before it exits.
+DRAIN_REQUESTS_SECONDS = 60.0
 
 
 class Handler(Protocol):
@@ -40,14 +51,19 @@ class AlreadyRunning(Exception):
 
 class Server:
     def __init__(self, root: Path, handler: Handler, idle_timeout: float,
-                 log: Callable[[str], None] = lambda message: None) -> None:
+                 log: Callable[[str], None] = lambda message: None,
+                 watch: Callable[[], str | None] = lambda: None) -> None:
         self.root = root
         self.handler = handler
         self.idle_timeout = idle_timeout
         self.log = log
+        self.watch = watch  # a reason to exit (the store is gone), checked every half second
         self.socket_path = paths.socket_path(root)
-        self._stop = False
+        self._stop = threading.Event()
         self._lock_fd: int | None = None
+        self._active = 0
+        self._active_lock = threading.Lock()
+        self._idle_since = time.monotonic()
 
     def claim(self) -> None:
         """Take the store's worker lock for life; raise AlreadyRunning if another worker has it."""
@@ -62,7 +78,7 @@ class Server:
         self._lock_fd = fd
 
     def serve(self, extra: dict[str, Any]) -> None:
-        """Bind, publish the status file, and answer until stopped or idle."""
+        """Bind, publish the status file, and answer until stopped, idle, or the store is gone."""
         try:
             os.unlink(self.socket_path)  # stale: we hold the lock, so no live worker owns it
         except FileNotFoundError:
@@ -70,51 +86,92 @@ class Server:
         listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         listener.bind(str(self.socket_path))
         os.chmod(self.socket_path, 0o600)
-        listener.listen(16)
+        listener.listen(64)
         self._publish(extra)
-        last_activity = time.monotonic()
+        self._idle_since = time.monotonic()
+        gone_before: str | None = None
         try:
-            while not self._stop:
+            while not self._stop.is_set():
                 ready, _, _ = select.select([listener], [], [], 0.5)
                 if ready:
                     conn, _ = listener.accept()
-                    with conn:
-                        name = self._answer(conn)
-                    if name not in PASSIVE_REQUESTS:
-                        last_activity = time.monotonic()
-                elif self.handler.busy():
-                    last_activity = time.monotonic()
-                elif time.monotonic() - last_activity > self.idle_timeout:
+                    self._start(conn)
+                    continue
+                gone = self.watch()
+                if gone and gone_before:  # twice in a row: a rebuild replaces a damaged index in between
+                    self.log(f"{gone}; exiting")
+                    break
+                gone_before = gone
+                if self._active or self.handler.busy():
+                    self._idle_since = time.monotonic()
+                elif time.monotonic() - self._idle_since > self.idle_timeout:
                     self.log(f"idle for {self.idle_timeout:.0f}s; exiting")
                     break
         finally:
             self._unpublish()
-            listener.close()
-            self.handler.close()
+            listener.close()  # new clients now find no worker and run their command themselves
             try:
                 os.unlink(self.socket_path)
             except FileNotFoundError:
                 pass
+            self._wait_for_requests()
+            self.handler.close()
+
+    def _start(self, conn: socket.socket) -> None:
+        with self._active_lock:
+            full = self._active >= MAX_CONNECTIONS
+            if not full:
+                self._active += 1
+        if full:
+            conn.close()  # no ready frame: the client runs its command itself
+            return
+        threading.Thread(target=self._serve_connection, args=(conn,), name="connection", daemon=True).start()
+
+    def _serve_connection(self, conn: socket.socket) -> None:
+        try:
+            with conn:
+                name = self._answer(conn)
+            if name not in PASSIVE_REQUESTS:
+                self._idle_since = time.monotonic()
+        finally:
+            with self._active_lock:
+                self._active -= 1
+
+    def _wait_for_requests(self) -> None:
+        deadline = time.monotonic() + DRAIN_REQUESTS_SECONDS
+        while self._active and time.monotonic() < deadline:
+            time.sleep(0.05)
 
     def _answer(self, conn: socket.socket) -> str:
         try:
+            protocol.send(conn, {"ready": True})
             request = protocol.receive(conn)
         except (OSError, protocol.ProtocolError, ValueError) as exc:
             self.log(f"bad request: {exc}")
             return ""
         name = str(request.get("cmd", ""))
+        if peer_closed(conn):
+            return name  # the client gave up (Ctrl-C) before its request started: it never runs
         method = getattr(self.handler, f"cmd_{name}", None) if name.isidentifier() else None
+        cancelled = threading.Event()
+        request["_cancelled"] = cancelled  # set when the client hangs up while its command runs
+        watcher = _Watcher(conn, cancelled)
         if method is None:
             reply: dict[str, Any] = {"error": f"unknown request {name!r}"}
         else:
+            watcher.start()
             try:
                 reply = method(request)
             except Exception as exc:  # an error is an answer, never a dead worker
                 self.log(traceback.format_exc())
                 reply = {"error": f"{type(exc).__name__}: {exc}"}
+            finally:
+                watcher.stop()
+        if name == "status":
+            reply["requests"] = self._active  # connections being served, this one included
         if name == "stop":
             self._unpublish()  # before the reply: "stopped" must mean gone
-            self._stop = True
+            self._stop.set()
         try:
             protocol.send(conn, reply)
         except OSError:
@@ -135,3 +192,36 @@ class Server:
                 os.unlink(paths.status_path(self.root))
             except FileNotFoundError:
                 pass
+
+
+def peer_closed(conn: socket.socket) -> bool:
+    """True if the client has hung up: its end reads as end-of-file (or the connection is broken)."""
+    try:
+        readable, _, _ = select.select([conn], [], [], 0)
+        if not readable:
+            return False
+        return conn.recv(1, socket.MSG_PEEK) == b""
+    except (OSError, ValueError):
+        return True
+
+
+class _Watcher:
+    """Sets `cancelled` when the client hangs up while its request runs (a client sends nothing else)."""
+
+    def __init__(self, conn: socket.socket, cancelled: threading.Event) -> None:
+        self._conn = conn
+        self._cancelled = cancelled
+        self._done = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="watch-client", daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._done.set()
+
+    def _run(self) -> None:
+        while not self._done.wait(0.1):
+            if peer_closed(self._conn):
+                self._cancelled.set()
+                return

@@ -9,7 +9,6 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -37,21 +36,6 @@ def wait_for(predicate, timeout: float = 60.0, step: float = 0.2) -> bool:  # ty
             return True
         time.sleep(step)
     return False
-
-
-@pytest.fixture
-def warm_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, model_cache: Path) -> Iterator[Path]:
-    """The sample store with the worker enabled; every worker it starts is stopped afterwards."""
-    root = tmp_path / "sample"
-    shutil.copytree(FIXTURES / "stores" / "sample", root)
-    monkeypatch.setenv("DOCIR_WORKER", "1")
-    monkeypatch.setenv("DOCIR_WORKER_IDLE", "60")
-    monkeypatch.setenv("XDG_CACHE_HOME", str(model_cache))
-    yield root
-    found = paths.read_status(root)
-    docir(root, "worker", "stop", timeout=60)
-    if found and paths.pid_alive(int(found["pid"])):
-        os.kill(int(found["pid"]), signal.SIGKILL)
 
 
 def test_start_status_stop(warm_store: Path) -> None:
@@ -187,3 +171,35 @@ def test_one_clients_terminal_settings_never_reach_the_next_command(monkeypatch:
     assert seen[0] == {k: client_env[k] for k in seen[0]}
     assert seen[1] == {k: None for k in seen[1]}  # what this client has, not what the last one had
     assert os.environ.get("TERM") == "worker-term" and "LINES" not in os.environ
+
+
+def test_commands_side_by_side_each_see_their_own_folder_environment_and_streams(tmp_path: Path) -> None:
+    """Two forwarded commands running at the same moment on two threads never see each other's state."""
+    import threading
+
+    from docir.services.vectors.worker_handler import run_captured
+
+    both_inside = threading.Barrier(2, timeout=30)
+
+    def run_cli(argv: list[str]) -> int:
+        both_inside.wait()  # both commands are running now: any shared state would show
+        print(f"{argv[0]} {os.getcwd()} {os.environ.get('DOCIR_X')} {Path('x').absolute().parent}")
+        sys.stderr.write(argv[0])
+        return int(argv[1])
+
+    replies: dict[str, dict] = {}  # type: ignore[type-arg]
+
+    def client(name: str, code: str) -> None:
+        folder = tmp_path / name
+        folder.mkdir()
+        replies[name] = run_captured(run_cli, {"argv": [name, code], "cwd": str(folder), "env": {"DOCIR_X": name}})
+
+    threads = [threading.Thread(target=client, args=(name, code)) for name, code in (("a", "3"), ("b", "5"))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    for name, code in (("a", 3), ("b", 5)):
+        folder = tmp_path / name
+        assert replies[name] == {"stdout": f"{name} {folder} {name} {folder}\n", "stderr": name, "exit": code}
+    assert os.getcwd() != str(tmp_path / "a") and "DOCIR_X" not in os.environ

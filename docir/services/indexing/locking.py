@@ -4,9 +4,15 @@ from __future__ import annotations
 
 import fcntl
 import os
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+
+from docir.worker import context
+
+# Inside the warm worker a writer waiting for the lock looks this often whether its client gave up.
+CANCEL_POLL_SECONDS = 0.05
 
 
 @contextmanager
@@ -14,13 +20,28 @@ def write_lock(lock_path: Path) -> Iterator[None]:
     """Hold an exclusive flock on `lock_path`; concurrent writers wait their turn.
 
     flock is released by the kernel when the process dies, so a killed writer
-    can never leave the store locked.
+    can never leave the store locked. A command the warm worker runs for a client
+    that has hung up (Ctrl-C) stops while it waits, and again once it holds the lock:
+    a write its user abandoned never lands.
     """
     lock_path.parent.mkdir(parents=True, exist_ok=True)
     fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+    locked = False
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
+        if context.current() is None:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        else:
+            while True:
+                context.check_cancelled()
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except BlockingIOError:
+                    time.sleep(CANCEL_POLL_SECONDS)
+        locked = True
+        context.check_cancelled()
         yield
     finally:
-        fcntl.flock(fd, fcntl.LOCK_UN)
+        if locked:
+            fcntl.flock(fd, fcntl.LOCK_UN)
         os.close(fd)

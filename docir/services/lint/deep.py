@@ -17,8 +17,7 @@ from docir.index.vectors import Matrix, unpack
 from docir.services.indexing.session import Session
 from docir.services.lint.checks import Finding, LintReport
 from docir.services.retrieval.visibility import Visibility
-from docir.services.vectors import embedding
-from docir.services.vectors.query_source import LocalModel, QuerySource
+from docir.services.vectors.query_source import LocalModel, QuerySource, drain_due
 
 BLOCK = 2048  # rows per block of the similarity matrix, so 10,000 documents never need 400 MB at once
 
@@ -55,8 +54,8 @@ def near_duplicates(session: Session, source: QuerySource, report: LintReport, p
     if source.model_id is None or severity == "off":
         return
     if isinstance(source, LocalModel):
-        # Staged documents not yet embedded are embedded for the check.
-        embedding.drain(session.catalog, source.embedder)
+        # Staged documents not yet embedded are embedded for the check (by the worker's drain, in the worker).
+        drain_due(session, source.embedder)
     rowids, blobs = session.catalog.vectors.document_vectors(source.model_id)
     listings = session.catalog.docs.listings_by_rowid(rowids)
     visible = Visibility.from_schema(session.schema)

@@ -105,11 +105,13 @@ def context(session: Session, queries: list[str], source: QuerySource, *, limit:
     visibility = Visibility.from_schema(session.schema, include_inactive)
     vectors: _Vectors | None = None
     query_vectors = None
-    pending = 0
+    pending = sections_pending = 0
     if mode != "lexical" and source.model_id is not None:
         vectors = _cached_vectors(session, source.model_id, refs)
         query_vectors = source.embed(queries)
-        pending = session.catalog.vectors.queue_counts(source.model_id)[0]
+        # Fused with whatever vectors exist: a document whose sections are still due ranks by its document vector.
+        sections_pending = session.catalog.vectors.sections_due(source.model_id)
+        pending = session.catalog.vectors.queue_counts(source.model_id)[0] - sections_pending
     per_query: list[list[Candidate]] = []
     for index, text in enumerate(queries):
         docs: list[LexicalCandidate] = []
@@ -130,7 +132,7 @@ def context(session: Session, queries: list[str], source: QuerySource, *, limit:
     if expand:
         seeds = [c for c in ordered if c.listing is not None]
         results.extend(_expand(session, seeds, visibility, vectors, query_vectors, limit))
-    return ContextResult(results, source.status, queries, pending)
+    return ContextResult(results, source.status, queries, pending, sections_pending)
 
 
 def fuse(docs: list[LexicalCandidate], references: list[Candidate], vector: list[Candidate]) -> list[Candidate]:

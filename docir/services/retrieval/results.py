@@ -197,6 +197,7 @@ class ContextJSON(TypedDict):
     also: list[str]
     semantic: str
     pending: int
+    sections_pending: int
     results: list[ContextRow]
     count: int
     omitted: int
@@ -238,10 +239,11 @@ class ContextResult:
     pending: int = 0  # documents whose vectors are not computed yet: found lexically meanwhile
     omitted: int = 0  # entries left out to stay within the budget
     budget: Budget | None = None
+    sections_pending: int = 0  # documents ranked by their document vector until their section vectors exist
 
     def to_json(self) -> ContextJSON:
         return {"query": self.queries[0] if self.queries else "", "also": self.queries[1:],
-                "semantic": self.semantic, "pending": self.pending,
+                "semantic": self.semantic, "pending": self.pending, "sections_pending": self.sections_pending,
                 "results": self.results, "count": len(self.results), "omitted": self.omitted,
                 "budget": self.budget}
 

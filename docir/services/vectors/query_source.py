@@ -10,7 +10,7 @@ import base64
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Protocol, TypedDict
+from typing import Any, Callable, Protocol, TypedDict
 
 from docir.embed.protocol import Embedder, Vectors
 from docir.embed.resolve import resolve
@@ -69,13 +69,32 @@ class NoModel:
 
 _PROCESS_MODEL: Embedder | None = None
 _PROCESS_DRAINS = False  # True in the worker, whose own thread computes scheduled vectors
+# In the worker: ask its drain thread for everything due now, and wait (the only drainer there);
+# and how far the drain running now has come.
+_PROCESS_FLUSH: Callable[[], FlushReport] | None = None
+_PROCESS_DRAIN_STATUS: Callable[[], DrainStatus | None] | None = None
 
 
-def register_process_model(embedder: Embedder, *, drains: bool = False) -> None:
+def register_process_model(embedder: Embedder, *, drains: bool = False,
+                           flush: Callable[[], FlushReport] | None = None,
+                           drain_status: Callable[[], DrainStatus | None] | None = None) -> None:
     """In a long-lived process (the worker, the MCP server): commands use the model it holds."""
-    global _PROCESS_MODEL, _PROCESS_DRAINS
+    global _PROCESS_MODEL, _PROCESS_DRAINS, _PROCESS_FLUSH, _PROCESS_DRAIN_STATUS
     _PROCESS_MODEL = embedder
     _PROCESS_DRAINS = drains
+    _PROCESS_FLUSH = flush
+    _PROCESS_DRAIN_STATUS = drain_status
+
+
+def drain_status(store_root: Path) -> DrainStatus | None:
+    """How far the store's running drain has come (texts done, due, rate, time left), if one runs."""
+    if _PROCESS_DRAIN_STATUS is not None:
+        return _PROCESS_DRAIN_STATUS()
+    if not client.enabled() or _worker_model(store_root) is None:
+        return None
+    reply = client.request(store_root, {"cmd": "status"})
+    found = (reply or {}).get("drain")
+    return found if isinstance(found, dict) else None  # type: ignore[return-value]
 
 
 def _worker_model(store_root: Path) -> str | None:
@@ -155,10 +174,20 @@ def ensure_worker(store_root: Path) -> None:
         client.spawn(store_root)
 
 
-def flush(schema_model_path: str | None, store_root: Path, catalog_drain: DrainFn) -> FlushReport:
-    """Compute every due vector now: in the warm worker when one runs, else in this process."""
+def flush(schema_model_path: str | None, store_root: Path, catalog_drain: DrainFn,
+          progress: Progress | None = None) -> FlushReport:
+    """Compute every due vector now: by the warm worker's drain when one runs, else in this process.
+
+    Either way one drain does the work: inside the worker its drain thread is asked and
+    waited for; elsewhere the store's drain lock keeps this drain from running beside another.
+    """
+    if _PROCESS_FLUSH is not None:
+        try:
+            return _PROCESS_FLUSH()
+        except RuntimeError as exc:
+            raise DocirError(str(exc)) from None
     if _PROCESS_MODEL is None and client.enabled() and _worker_model(store_root) is not None:
-        reply = client.request(store_root, {"cmd": "flush"}, timeout=2.0)
+        reply = _flush_in_worker(store_root, progress)
         if reply is not None and "error" not in reply:
             return {"documents": int(reply["documents"]), "texts_embedded": int(reply["texts_embedded"]),
                     "texts_reused": int(reply["texts_reused"])}
@@ -168,11 +197,42 @@ def flush(schema_model_path: str | None, store_root: Path, catalog_drain: DrainF
     return catalog_drain(source.embedder)
 
 
+def _flush_in_worker(store_root: Path, progress: Progress | None) -> dict[str, Any] | None:
+    """The worker's flush; meanwhile, its drain's progress every couple of seconds, if anyone watches."""
+    if progress is None:
+        return client.request(store_root, {"cmd": "flush"})
+    import threading
+
+    replies: list[dict[str, Any] | None] = []
+    asking = threading.Thread(target=lambda: replies.append(client.request(store_root, {"cmd": "flush"})),
+                              name="flush", daemon=True)
+    asking.start()
+    while asking.is_alive():
+        asking.join(timeout=PROGRESS_SECONDS)
+        found = drain_status(store_root) if asking.is_alive() else None
+        if found is not None:
+            progress(found)
+    return replies[0] if replies else None
+
+
 class ModelOff(Exception):
     pass
 
 
-Progress = Callable[[int, int], None]
+PROGRESS_SECONDS = 2.0  # how often a waiting flush shows the worker's progress
+
+
+class DrainStatus(TypedDict):
+    """A running drain, as `embed --status`, `worker status` and the progress bar show it."""
+
+    texts_done: int  # texts through the model so far in this drain
+    texts_due: int  # texts this drain must embed (grows while document vectors are planned)
+    phase: str  # "documents", then "sections", then "references"
+    rate: float  # texts per second so far
+    eta_seconds: int | None  # time left at that rate
+
+
+Progress = Callable[[DrainStatus], None]
 
 
 class FlushReport(TypedDict):
@@ -183,17 +243,30 @@ class FlushReport(TypedDict):
 
 def flush_session(session: Session, progress: Progress | None = None) -> FlushReport:
     """Compute every due vector of the session's store now; an error if there is no model."""
-    from docir.services.vectors import embedding  # numpy: only when vectors are really computed
 
     def drain_here(embedder: Embedder) -> FlushReport:
-        report = embedding.drain(session.catalog, embedder, progress=progress)
-        return {"documents": report.documents, "texts_embedded": report.texts_embedded,
-                "texts_reused": report.texts_reused}
+        return drain_due(session, embedder, progress)
 
     try:
-        return flush(session.schema.model_path, session.store.root, drain_here)
+        return flush(session.schema.model_path, session.store.root, drain_here, progress)
     except ModelOff as exc:
         raise DocirError(f"cannot compute vectors: semantic layer is {exc}") from None
+
+
+def drain_due(session: Session, embedder: Embedder, progress: Progress | None = None) -> FlushReport:
+    """Everything due, with a model this process holds: by the worker's drain inside the worker, else here."""
+    if _PROCESS_FLUSH is not None:
+        try:
+            return _PROCESS_FLUSH()
+        except RuntimeError as exc:
+            raise DocirError(str(exc)) from None
+    from docir.services.vectors import embedding  # numpy: only when vectors are really computed
+
+    shown = None if progress is None else (lambda state: progress(state.as_dict()))
+    with embedding.drain_lock(session.store.state_dir):
+        report = embedding.drain(session.catalog, embedder, progress=shown)
+    return {"documents": report.documents, "texts_embedded": report.texts_embedded,
+            "texts_reused": report.texts_reused}
 
 
 def after_write(session: Session, wait: bool, warn: Callable[[str], None]) -> None:

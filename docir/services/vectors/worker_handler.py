@@ -2,17 +2,18 @@
 
 The worker runs the same CLI app as a cold process (the command-server
 pattern of chg and dmypy), so a warm call costs a socket round trip instead
-of imports and a model load. Requests are served one at a time; the drain
-runs in a background thread with its own SQLite connection.
+of imports and a model load. Requests run side by side, each on its own
+thread with its own client context (docir.worker.context) and SQLite
+connection; the drain runs in a background thread with its own connection.
 """
 
 from __future__ import annotations
 
 import base64
 import contextlib
+import dataclasses
 import io
 import os
-import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -21,11 +22,12 @@ from typing import Any
 import numpy as np
 
 from docir.embed.protocol import Embedder
+from docir.errors import EXIT_INTERRUPTED
 from docir.index.catalog import Catalog
 from docir.index.db import open_index
 from docir.services.vectors import embedding, query_source
 from docir.store import Store
-from docir.worker import protocol
+from docir.worker import context
 
 RunCli = Callable[[list[str]], int]
 
@@ -42,6 +44,13 @@ class _Captured(io.StringIO):
 
 
 class WarmWorker:
+    """The model, the drain thread that alone computes this store's vectors, and the request handlers.
+
+    A flush (`embed --flush`, `--wait-embeddings`, `lint --deep`, the `flush` request) never drains
+    beside the drain thread: it asks the thread for a pass with no debounce and waits for it, so no
+    text goes through the model twice.
+    """
+
     def __init__(self, store: Store, run_cli: RunCli, embedder: Embedder | None, unavailable: str,
                  debounce: float = embedding.DEBOUNCE_SECONDS) -> None:
         self.store = store
@@ -49,19 +58,32 @@ class WarmWorker:
         self.embedder = embedder
         self.unavailable = unavailable
         self.debounce = debounce
-        self.documents_embedded = 0
-        self.texts_embedded = 0
-        self._model_lock = threading.Lock()
+        self.totals = embedding.DrainReport()  # everything this worker embedded, added to batch by batch
+        self._gate = _ModelGate()
         self._wake = threading.Event()
+        self._flushes = threading.Condition()
+        self._flush_asked = 0  # flushes asked for so far
+        self._flush_done = 0  # the flushes a finished pass has answered
+        self._flush_error = ""  # why the last pass failed, for the flushes it answers
         self._draining = False
+        self._progress: embedding.DrainProgress | None = None
         self._due = 0
         self._stopping = False
         self.started = time.time()
         if embedder is not None:
             self._due = self._count_due()
-            query_source.register_process_model(_Locked(embedder, self._model_lock), drains=True)
+            query_source.register_process_model(_Locked(embedder, self._gate, query=True), drains=True,
+                                                flush=self.flush_and_wait, drain_status=self.drain_status)
             self._thread = threading.Thread(target=self._drain_loop, name="drain", daemon=True)
             self._thread.start()
+
+    @property
+    def documents_embedded(self) -> int:
+        return self.totals.documents
+
+    @property
+    def texts_embedded(self) -> int:
+        return self.totals.texts_embedded
 
     # --- requests -----------------------------------------------------------------------
 
@@ -75,13 +97,14 @@ class WarmWorker:
             "due": self._due,
             "documents_embedded": self.documents_embedded,
             "texts_embedded": self.texts_embedded,
+            "drain": self.drain_status(),
             "uptime": round(time.time() - self.started, 1),
         }
 
     def cmd_embed(self, request: dict[str, Any]) -> dict[str, Any]:
         if self.embedder is None:
             return {"error": f"semantic layer off: {self.unavailable}"}
-        with self._model_lock:
+        with self._gate.query():
             vectors = self.embedder.embed([str(t) for t in request.get("texts", [])])
         return {"model_id": self.embedder.model_id, "dim": int(vectors.shape[1]),
                 "vectors": base64.b64encode(np.ascontiguousarray(vectors, dtype="<f4").tobytes()).decode("ascii")}
@@ -94,9 +117,11 @@ class WarmWorker:
     def cmd_flush(self, request: dict[str, Any]) -> dict[str, Any]:
         if self.embedder is None:
             return {"error": f"semantic layer off: {self.unavailable}"}
-        report = self._drain(debounce=0.0)
-        return {"documents": report.documents, "texts_embedded": report.texts_embedded,
-                "texts_reused": report.texts_reused}
+        cancelled = request.get("_cancelled")
+        try:
+            return dict(self.flush_and_wait(cancelled if isinstance(cancelled, threading.Event) else None))
+        except RuntimeError as exc:
+            return {"error": str(exc)}
 
     def cmd_stop(self, request: dict[str, Any]) -> dict[str, Any]:
         self._stopping = True
@@ -109,59 +134,144 @@ class WarmWorker:
         # Join the drain thread: exiting while it is inside ONNX Runtime aborts the process.
         self._stopping = True
         self._wake.set()
+        with self._flushes:
+            self._flushes.notify_all()
         if self.embedder is not None:
             self._thread.join(timeout=60)
+
+    def flush_and_wait(self, cancelled: threading.Event | None = None) -> query_source.FlushReport:
+        """Wake the drain with no debounce and wait until a pass that began after this call ends.
+
+        The report counts what the drain did meanwhile, whoever asked for it. Raises
+        RuntimeError if that pass failed or the worker is stopping; returns early, with
+        what was done so far, if `cancelled` (or the running command's client) goes.
+        """
+        ctx = context.current()
+        gone = cancelled if cancelled is not None else (ctx.cancelled if ctx is not None else threading.Event())
+        with self._flushes:
+            self._flush_asked += 1
+            mine = self._flush_asked
+            before = dataclasses.replace(self.totals)
+            self._wake.set()
+            while self._flush_done < mine and not gone.is_set():
+                if self._stopping:
+                    raise RuntimeError("the worker is stopping; the rest stays queued for the next one")
+                self._flushes.wait(timeout=0.2)
+            if self._flush_done >= mine and self._flush_error:
+                raise RuntimeError(self._flush_error)
+        return {"documents": self.totals.documents - before.documents,
+                "texts_embedded": self.totals.texts_embedded - before.texts_embedded,
+                "texts_reused": self.totals.texts_reused - before.texts_reused}
 
     # --- the drain ----------------------------------------------------------------------
 
     def _count_due(self) -> int:
         assert self.embedder is not None
+        if not self.store.index_path.is_file():
+            return 0  # opening it would make an empty one, and hide from the server that it is gone
         conn = open_index(self.store.index_path)
         try:
             return Catalog(conn).vectors.queue_counts(self.embedder.model_id)[0]
         finally:
             conn.close()
 
+    def _flush_pending(self) -> bool:
+        return self._flush_asked > self._flush_done
+
+    def _debounce(self) -> float:
+        return 0.0 if self._flush_pending() else self.debounce
+
     def _drain_loop(self) -> None:
         while not self._stopping:
+            with self._flushes:
+                answering = self._flush_asked  # a pass answers the flushes asked before it began
+            error = ""
             try:
-                self._drain(self.debounce)
+                self._drain()
             except Exception as exc:  # keep the worker alive; the rows stay dirty for next time
-                os.write(2, f"drain failed: {exc!r}\n".encode())  # fd 2 is the log; sys.stderr may be a client's
+                error = f"computing vectors failed: {exc!r}"
+                os.write(2, f"drain failed: {exc!r}\n".encode())  # fd 2 is the log; sys.stderr is a client's
+            with self._flushes:
+                self._flush_done = max(self._flush_done, answering)
+                self._flush_error = error
+                self._flushes.notify_all()
+                if self._flush_pending():
+                    continue  # a flush asked during this pass: run the next one at once
             self._wake.wait(timeout=0.5)
             self._wake.clear()
 
-    def _drain(self, debounce: float) -> embedding.DrainReport:
+    def _drain(self) -> None:
         assert self.embedder is not None
+        if not self.store.index_path.is_file():
+            return  # deleted: the server sees it gone and exits; a command run here rebuilds it first
         conn = open_index(self.store.index_path)
         try:
             catalog = Catalog(conn)
             self._draining = True
-            base = self.documents_embedded
 
-            def progress(done: int, total: int) -> None:  # status shows a long first drain as it goes
-                self.documents_embedded = base + done
-                self._due = max(total - done, 0)
+            def progress(state: embedding.DrainProgress) -> None:  # status shows a long drain as it goes
+                self._progress = state
 
-            report = embedding.drain(catalog, _Locked(self.embedder, self._model_lock), debounce=debounce,
-                                     progress=progress, should_stop=lambda: self._stopping)
-            self.documents_embedded = base + report.documents
-            self.texts_embedded += report.texts_embedded
+            with embedding.drain_lock(self.store.state_dir):
+                embedding.drain(catalog, _Locked(self.embedder, self._gate, query=False), debounce=self._debounce,
+                                progress=progress, should_stop=lambda: self._stopping, report=self.totals)
             self._due = catalog.vectors.queue_counts(self.embedder.model_id)[0]
-            return report
         finally:
             self._draining = False
+            self._progress = None
             conn.close()
+
+    def drain_status(self) -> query_source.DrainStatus | None:
+        """The running drain's texts done and due, rate and time left; None while none embeds."""
+        state = self._progress
+        return None if state is None else state.as_dict()
+
+
+class _ModelGate:
+    """Who may run the model next: a waiting query always goes before the drain's next slice.
+
+    A plain lock is not fair: the drain thread releases it and takes it again at once, and a
+    query thread waiting for it may lose that race slice after slice (seconds, on a busy machine).
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._turns = threading.Condition()
+        self._queries = 0  # queries waiting for, or holding, the model
+
+    @contextlib.contextmanager
+    def query(self) -> Iterator[None]:
+        with self._turns:
+            self._queries += 1
+        try:
+            with self._lock:
+                yield
+        finally:
+            with self._turns:
+                self._queries -= 1
+                self._turns.notify_all()
+
+    @contextlib.contextmanager
+    def background(self) -> Iterator[None]:
+        with self._turns:
+            self._turns.wait_for(lambda: self._queries == 0, timeout=QUERY_TURN_SECONDS)
+        with self._lock:
+            yield
+
+
+QUERY_TURN_SECONDS = 5.0  # the drain waits at most this long for queries to go first, then takes its turn
 
 
 class _Locked:
-    """The embedder with a lock per small batch, so a query never waits behind a whole drain."""
+    """The embedder behind the gate, the drain's texts in small slices, so a query waits for one slice at most."""
 
     SUB_BATCH = 16
+    SUB_BATCH_CHARS = 2048  # about 500 tokens: a tenth of a second of model time on 2 idle cores
 
-    def __init__(self, embedder: Embedder, lock: threading.Lock) -> None:
+    def __init__(self, embedder: Embedder, gate: _ModelGate, *, query: bool) -> None:
         self._embedder = embedder
-        self._lock = lock
+        self._gate = gate
+        self._query = query
 
     @property
     def model_id(self) -> str:
@@ -180,55 +290,53 @@ class _Locked:
 
     def embed(self, texts: Any) -> Any:
         texts = list(texts)
+        if self._query:
+            with self._gate.query():
+                return self._embedder.embed(texts)
         parts = []
-        for start in range(0, len(texts), self.SUB_BATCH):
-            with self._lock:
-                parts.append(self._embedder.embed(texts[start : start + self.SUB_BATCH]))
+        for part in _slices(texts, self.SUB_BATCH, self.SUB_BATCH_CHARS):
+            with self._gate.background():
+                parts.append(self._embedder.embed(part))
         if not parts:
             return self._embedder.embed([])
         return np.vstack(parts)
 
 
-_RUN_LOCK = threading.Lock()
+def _slices(texts: list[str], most: int, chars: int) -> Iterator[list[str]]:
+    """Consecutive runs of at most `most` texts and about `chars` characters (one long text alone)."""
+    part: list[str] = []
+    size = 0
+    for text in texts:
+        if part and (len(part) >= most or size + len(text) > chars):
+            yield part
+            part, size = [], 0
+        part.append(text)
+        size += len(text)
+    if part:
+        yield part
 
 
 def run_captured(run_cli: RunCli, request: dict[str, Any]) -> dict[str, Any]:
     """Run one CLI command in this process as if in the caller's terminal; return its output and exit code.
 
     `request` carries argv, cwd, env (DOCIR_*), stdin and whether stdout/stderr are terminals.
-    Commands run one at a time: cwd, environment and streams are process-wide.
+    The command sees them through docir.worker.context, never by changing the process's own
+    folder, environment or streams, so commands run side by side on their own threads.
     """
     out, err = _Captured(bool(request.get("stdout_tty"))), _Captured(bool(request.get("stderr_tty")))
-    with _RUN_LOCK, _client_context(request, out, err):
+    ctx = context.client_context(request, out, err)
+    cancelled = request.get("_cancelled")
+    if isinstance(cancelled, threading.Event):
+        ctx.cancelled = cancelled
+    with context.bound(ctx):
         try:
+            context.check_cancelled()
             code = run_cli([str(a) for a in request.get("argv", [])])
+        except KeyboardInterrupt:
+            code = EXIT_INTERRUPTED
         except SystemExit as exc:
             code = exc.code if isinstance(exc.code, int) else 1
     return {"stdout": out.getvalue(), "stderr": err.getvalue(), "exit": code}
-
-
-@contextlib.contextmanager
-def _client_context(request: dict[str, Any], out: io.StringIO, err: io.StringIO) -> Iterator[None]:
-    """The client's cwd, DOCIR_* environment, stdin and terminal, for the length of one command."""
-    saved_cwd = os.getcwd()
-    saved_env = protocol.forwarded_env(os.environ)
-    saved_streams = (sys.stdin, sys.stdout, sys.stderr)
-    env = {str(k): str(v) for k, v in dict(request.get("env", {})).items()}
-    try:
-        os.chdir(str(request.get("cwd", saved_cwd)))
-        for key in saved_env:
-            if key not in env:
-                del os.environ[key]
-        os.environ.update(env)
-        sys.stdin = io.StringIO(str(request.get("stdin", "")))
-        sys.stdout, sys.stderr = out, err
-        yield
-    finally:
-        sys.stdin, sys.stdout, sys.stderr = saved_streams
-        for key in [k for k in os.environ if protocol.is_forwarded(k)]:
-            del os.environ[key]
-        os.environ.update(saved_env)
-        os.chdir(saved_cwd)
 
 
 def load_embedder(store: Store, schema_model_path: str | None) -> tuple[Embedder | None, str]:

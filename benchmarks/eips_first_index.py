@@ -1,0 +1,205 @@
+"""A first index of long real documents (the EIPs): time to the first fused answer, and the full flush.
+
+    python benchmarks/eips_first_index.py [--src ../shared/benchdata/eips] [--skip-flush]
+
+The store is built once by benchmarks/quality/eips.py into benchmarks/.cache/eips-store/.
+
+  1. first fused context   the index is deleted; `docir reindex` runs with the warm worker on
+                           (it starts one, which drains in the background); then `docir context`
+                           is asked every half second until it reports "pending": 0 (every
+                           document has its document vector, so ranking is fused). Reported:
+                           seconds from the reindex to that answer, and how many documents
+                           still waited for their sections then. Target: under 2 minutes.
+  2. full first flush      the index is deleted and rebuilt (`reindex`, no worker), then
+                           `docir embed --flush` embeds everything in its own process
+                           (DOCIR_WORKER=0). Against it, benchmarks/embed_throughput.py's bare
+                           ONNX Runtime session on exactly the texts docir embeds (its
+                           --dump-texts), truncation 256 and 512. Reported: wall time, texts/s,
+                           peak RSS of each process, the ratio docir / bare, and whether any text
+                           went through the model twice (texts_embedded against distinct texts).
+                           Target: at least 0.85 of the bare session.
+
+Prints a table, writes benchmarks/results/eips_first_index.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(HERE / "quality"))
+
+QUERY = "how does a contract signal which token interfaces it supports"
+
+
+def env(worker: bool) -> dict[str, str]:
+    out = dict(os.environ)
+    out.pop("PYTHONDONTWRITEBYTECODE", None)
+    out["PYTHONPYCACHEPREFIX"] = str(HERE / ".cache" / "pycache")
+    out["DOCIR_WORKER"] = "1" if worker else "0"
+    out["DOCIR_WORKER_IDLE"] = "900"
+    return out
+
+
+def measured(argv: list[str], *, worker: bool = False) -> tuple[float, int, str]:
+    """Wall seconds, peak RSS in MB (this child and what it waited for) and stdout of one process."""
+    began = time.perf_counter()
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env(worker),
+                            stdin=subprocess.DEVNULL, text=True)
+    out, err = proc.communicate()
+    elapsed = time.perf_counter() - began
+    # communicate() has reaped it: its rusage is in RUSAGE_CHILDREN, but that is the max over all
+    # children so far, so each measured process runs inside a small wrapper that reports its own.
+    if proc.returncode != 0:
+        raise SystemExit(f"{' '.join(argv)} failed ({proc.returncode}): {err.strip()[-2000:]}")
+    rss = 0
+    for line in err.splitlines():
+        if line.startswith("maxrss_kb="):
+            rss = int(line.split("=", 1)[1]) // 1024
+    return elapsed, rss, out
+
+
+WRAPPER = ("import resource, subprocess, sys; p = subprocess.run(sys.argv[1:]); "
+           "print(f'maxrss_kb={resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss}', file=sys.stderr); "
+           "sys.exit(p.returncode)")
+
+
+def wrapped(*argv: str) -> list[str]:
+    return [sys.executable, "-c", WRAPPER, *argv]
+
+
+def docir(root: Path, *args: str, worker: bool = False) -> str:
+    proc = subprocess.run([sys.executable, "-m", "docir", *args, "--root", str(root)], capture_output=True,
+                          text=True, env=env(worker), stdin=subprocess.DEVNULL, check=False)
+    if proc.returncode != 0:
+        raise SystemExit(f"docir {' '.join(args)} failed: {proc.stderr.strip()[-2000:]}")
+    return proc.stdout
+
+
+def drop_index(root: Path) -> None:
+    docir(root, "worker", "stop", worker=True)
+    for path in (root / ".docir").glob("index.db*"):
+        path.unlink()
+
+
+def first_fused(root: Path) -> dict[str, object]:
+    drop_index(root)
+    began = time.perf_counter()
+    docir(root, "reindex", "--json", worker=True)
+    reindexed = time.perf_counter() - began
+    answer: dict[str, object] = {}
+    while time.perf_counter() - began < 1800:
+        answer = json.loads(docir(root, "context", QUERY, "--json", worker=True))
+        if answer.get("semantic") == "on" and answer.get("pending") == 0:
+            break
+        time.sleep(0.5)  # a poll interval, not a synchronisation: the answer itself is the signal
+    seconds = time.perf_counter() - began
+    status = json.loads(docir(root, "worker", "status", "--json", worker=True))
+    docir(root, "worker", "stop", worker=True)
+    return {"reindex_s": round(reindexed, 1), "first_fused_context_s": round(seconds, 1),
+            "sections_pending_then": answer.get("sections_pending"),
+            "documents": status.get("due", 0) + status.get("documents_embedded", 0),
+            "top_result": (answer.get("results") or [{}])[0].get("id"), "target_s": 120}
+
+
+def full_flush(root: Path, lengths: list[int]) -> dict[str, object]:
+    drop_index(root)
+    docir(root, "reindex", "--json")
+    with tempfile.TemporaryDirectory() as scratch:
+        texts_file = Path(scratch) / "texts.json"
+        subprocess.run([sys.executable, str(HERE / "embed_throughput.py"), "--dump-texts", str(root),
+                        str(texts_file)], check=True, env=env(False))
+        data = json.loads(texts_file.read_text(encoding="utf-8"))
+        texts = len(data["texts"])
+        rows: dict[str, dict[str, object]] = {}
+        docir_s, docir_rss, out = measured(wrapped(sys.executable, "-m", "docir", "embed", "--flush", "--json",
+                                                   "--root", str(root)))
+        report = json.loads(out)
+        rows["docir"] = {"wall_s": round(docir_s, 1), "texts_per_s": round(texts / docir_s, 1),
+                         "peak_rss_mb": docir_rss}
+        for length in lengths:
+            wall, rss, _ = measured(wrapped(sys.executable, str(HERE / "embed_throughput.py"), "--ort",
+                                            str(texts_file), str(Path(scratch) / f"v{length}.npy"), str(length)))
+            rows[f"ort-{length}"] = {"wall_s": round(wall, 1), "texts_per_s": round(texts / wall, 1),
+                                     "peak_rss_mb": rss}
+    conn = sqlite3.connect(root / ".docir" / "index.db")
+    try:
+        stored = int(conn.execute("SELECT count(*) FROM vectors").fetchone()[0])
+    finally:
+        conn.close()
+    return {"documents": data["meta"]["documents"], "distinct_texts": texts, "stored_vectors": stored,
+            "texts_embedded": report.get("texts_embedded"), "texts_reused": report.get("texts_reused"),
+            "embedded_twice": int(report.get("texts_embedded") or 0) - stored,
+            "sides": rows,
+            **{f"ratio_vs_ort_{n}": round(float(rows[f"ort-{n}"]["wall_s"]) / float(rows["docir"]["wall_s"]), 3)  # type: ignore[arg-type]
+               for n in lengths},
+            "peak_rss_mb": {side: row["peak_rss_mb"] for side, row in rows.items()},
+            "target": 0.85}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--src", type=Path, default=REPO.parent / "shared" / "benchdata" / "eips")
+    parser.add_argument("--store", type=Path, default=HERE / ".cache" / "eips-store")
+    parser.add_argument("--skip-flush", action="store_true", help="only the time to the first fused context")
+    parser.add_argument("--skip-fused", action="store_true", help="only the full flush")
+    parser.add_argument("--flush-eips", type=int, default=0,
+                        help="the full flush on only the first N EIPs by number (0: all; a store of its own)")
+    parser.add_argument("--lengths", default="256,512", help="bare-session truncations to compare (default 256,512)")
+    parser.add_argument("--out", type=Path, default=HERE / "results" / "eips_first_index.json")
+    args = parser.parse_args(argv)
+    from eips import build_store
+
+    if not (args.store / "docs-schema.yaml").is_file():
+        build_store(args.src, args.store)
+    flush_store = args.store
+    if args.flush_eips:
+        # The first N of the EIPs the full store holds (moved and withdrawn stubs are not in it).
+        numbers = sorted(int(p.stem.split("-")[1]) for p in (args.store / "docs").rglob("eip-*.md"))[: args.flush_eips]
+        flush_store = args.store.with_name(f"{args.store.name}-{args.flush_eips}")
+        if not (flush_store / "docs-schema.yaml").is_file():
+            build_store(args.src, flush_store, numbers)
+    result: dict[str, object] = {"store": str(args.store), "machine_cpus": os.cpu_count()}
+    if not args.skip_fused:
+        result["first_fused"] = first_fused(args.store)
+        print(json.dumps(result["first_fused"], indent=2))
+    if not args.skip_flush:
+        result["full_flush"] = full_flush(flush_store, [int(n) for n in args.lengths.split(",") if n])
+        print(json.dumps(result["full_flush"], indent=2))
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    print_table(result)
+    print(f"\nwrote {args.out}")
+    return 0
+
+
+def print_table(result: dict[str, object]) -> None:
+    fused = result.get("first_fused")
+    if isinstance(fused, dict):
+        print(f"\nfirst fused context after reindex: {fused['first_fused_context_s']} s "
+              f"(reindex {fused['reindex_s']} s; {fused['sections_pending_then']} documents still waiting "
+              f"for sections; target < {fused['target_s']} s)")
+    flush = result.get("full_flush")
+    if isinstance(flush, dict):
+        print(f"\nfull first flush: {flush['documents']} documents, {flush['distinct_texts']} distinct texts, "
+              f"{flush['texts_embedded']} embedded, {flush['embedded_twice']} twice")
+        print(f"{'side':10}{'wall s':>9}{'texts/s':>10}{'peak MB':>9}")
+        for side, row in flush["sides"].items():
+            print(f"{side:10}{row['wall_s']:>9}{row['texts_per_s']:>10}{row['peak_rss_mb']:>9}")
+        ratios = ", ".join(f"{v} (truncation {k.rsplit('_', 1)[1]})" for k, v in flush.items()
+                           if k.startswith("ratio_vs_ort_"))
+        print(f"docir / bare: {ratios}; target >= {flush['target']}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,204 @@
+"""The warm worker under many clients, and reads while it flushes.
+
+    python benchmarks/worker_concurrency.py [--docs 1000] [--clients 8] [--calls 20] [--flush-docs 500]
+
+A deterministic store (benchmarks/generate.py, seed 7) is kept, indexed and fully embedded, in
+benchmarks/.cache/concurrency-store-<N>/ (the first run embeds it: minutes on 2 cores). Then,
+with the store's warm worker running (`docir worker start`), every call a whole
+`python -m docir ...` process with stdout to a pipe, as an agent runs it:
+
+  1. clients   one client makes --calls `context` calls in a row; then --clients clients do the
+               same at once. p50 and p95 of each call's wall time; target: p95 with many clients
+               at most 4x the single client's p50.
+  2. flush     `search`, `get` and `context` in turn, idle; then the same while the worker
+               embeds --flush-docs documents that were just edited (a line appended to each,
+               `reindex`, `embed --flush` forwarded to the worker). p50/p95 of each;
+               target: p95 during the flush at most 3x idle.
+
+Prints a table, writes benchmarks/results/worker_concurrency.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from generate import generate_store  # benchmarks/ is not a package
+
+QUERIES = ("how are cache invalidation events propagated", "retry policy for failed webhook deliveries",
+           "who owns the session store migration", "rate limits on the public API gateway")
+
+
+def env(worker: bool) -> dict[str, str]:
+    out = dict(os.environ)
+    out.pop("PYTHONDONTWRITEBYTECODE", None)  # an installed docir has its .pyc files
+    out["PYTHONPYCACHEPREFIX"] = str(HERE / ".cache" / "pycache")
+    out["DOCIR_WORKER"] = "1" if worker else "0"
+    out["DOCIR_WORKER_IDLE"] = "900"
+    return out
+
+
+def docir(root: Path, *args: str, worker: bool = True, check: bool = True) -> tuple[float, str]:
+    began = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-m", "docir", *args, "--root", str(root)], capture_output=True,
+                          text=True, env=env(worker), stdin=subprocess.DEVNULL, check=False)
+    elapsed = (time.perf_counter() - began) * 1000
+    if check and proc.returncode != 0:
+        raise SystemExit(f"docir {' '.join(args)} failed ({proc.returncode}): {proc.stderr.strip()[-2000:]}")
+    return elapsed, proc.stdout
+
+
+def pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return round(ordered[min(len(ordered) - 1, max(0, round(q * len(ordered)) - 1))], 1)
+
+
+def summary(values: list[float]) -> dict[str, float]:
+    return {"n": len(values), "p50_ms": round(statistics.median(values), 1), "p95_ms": pct(values, 0.95),
+            "max_ms": round(max(values), 1)}
+
+
+def prepare(cache: Path, docs: int) -> tuple[Path, list[str]]:
+    root = cache / f"concurrency-store-{docs}"
+    marker = root / ".benchmark-ids.json"
+    if marker.is_file():
+        ids = json.loads(marker.read_text(encoding="utf-8"))
+    else:
+        print(f"generating {docs} documents in {root}", file=sys.stderr)
+        ids = generate_store(root, docs, 7, overwrite=True)
+        marker.write_text(json.dumps(ids), encoding="utf-8")
+    docir(root, "worker", "stop")
+    docir(root, "reindex", worker=False)
+    _, out = docir(root, "embed", "--status", "--json", worker=False)
+    if json.loads(out)["due"]:
+        print(f"embedding {json.loads(out)['due']} documents once (kept for later runs)", file=sys.stderr)
+        docir(root, "embed", "--flush", "--json", worker=False)
+    return root, ids
+
+
+def calls(root: Path, count: int, query: str) -> list[float]:
+    return [docir(root, "context", query, "--json")[0] for _ in range(count)]
+
+
+def bench_clients(root: Path, clients: int, count: int) -> dict[str, object]:
+    calls(root, 3, QUERIES[0])  # warm the worker's caches
+    alone = calls(root, count, QUERIES[0])
+    together: list[float] = []
+    lock = threading.Lock()
+
+    def client(n: int) -> None:
+        mine = calls(root, count, QUERIES[n % len(QUERIES)])
+        with lock:
+            together.extend(mine)
+
+    threads = [threading.Thread(target=client, args=(n,)) for n in range(clients)]
+    began = time.perf_counter()
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    wall = time.perf_counter() - began
+    one, many = summary(alone), summary(together)
+    return {"one_client": one, f"{clients}_clients": many, "wall_s": round(wall, 2),
+            "p95_over_single_p50": round(many["p95_ms"] / one["p50_ms"], 2), "target": 4.0}
+
+
+def read_round(root: Path, ids: list[str], n: int) -> dict[str, float]:
+    return {"search": docir(root, "search", QUERIES[n % len(QUERIES)], "--json")[0],
+            "get": docir(root, "get", ids[n % len(ids)], ids[(n * 7) % len(ids)], "--json")[0],
+            "context": docir(root, "context", QUERIES[n % len(QUERIES)], "--json")[0]}
+
+
+def bench_flush(root: Path, ids: list[str], flush_docs: int, rounds: int) -> dict[str, object]:
+    idle: dict[str, list[float]] = {"search": [], "get": [], "context": []}
+    for n in range(rounds):
+        for key, value in read_round(root, ids, n).items():
+            idle[key].append(value)
+    stamp = time.time_ns()
+    files = sorted((root / "docs").rglob("*.md"))[:flush_docs]
+    for n, path in enumerate(files):
+        with open(path, "a", encoding="utf-8") as handle:
+            handle.write(f"\nEdited for the flush benchmark, run {stamp}, file {n}.\n")
+    docir(root, "reindex", worker=False)
+    began = time.perf_counter()
+    flush = subprocess.Popen([sys.executable, "-m", "docir", "embed", "--flush", "--json", "--root", str(root)],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env(True))
+    busy: dict[str, list[float]] = {"search": [], "get": [], "context": []}
+    n = 0
+    while flush.poll() is None:
+        for key, value in read_round(root, ids, n).items():
+            if flush.poll() is None:
+                busy[key].append(value)
+        n += 1
+    out, err = flush.communicate()
+    flush_s = time.perf_counter() - began
+    if flush.returncode != 0:
+        raise SystemExit(f"embed --flush failed: {err}")
+    report = json.loads(out)
+    rows: dict[str, object] = {}
+    for key in idle:
+        if busy[key]:
+            rows[key] = {"idle": summary(idle[key]), "during_flush": summary(busy[key]),
+                         "p95_ratio": round(pct(busy[key], 0.95) / pct(idle[key], 0.95), 2)}
+    return {"flush_s": round(flush_s, 1), "flush": {k: report.get(k) for k in ("documents", "texts_embedded",
+                                                                              "texts_reused", "due")},
+            "reads": rows, "target": 3.0}
+
+
+def print_table(result: dict[str, object]) -> None:
+    clients = result["clients"]
+    assert isinstance(clients, dict)
+    print("\n1. warm context calls: one client vs many at once")
+    print(f"{'':14}{'n':>6}{'p50 ms':>10}{'p95 ms':>10}{'max ms':>10}")
+    for key in [k for k in clients if k.endswith("client") or k.endswith("clients")]:
+        row = clients[key]
+        print(f"{key:14}{row['n']:>6}{row['p50_ms']:>10}{row['p95_ms']:>10}{row['max_ms']:>10}")
+    print(f"p95 (many) / p50 (one) = {clients['p95_over_single_p50']} (target <= {clients['target']})")
+    flush = result["flush"]
+    assert isinstance(flush, dict)
+    print(f"\n2. reads while a flush runs ({flush['flush_s']} s, {flush['flush']})")
+    print(f"{'':10}{'idle p50':>10}{'idle p95':>10}{'flush p50':>11}{'flush p95':>11}{'n':>5}{'p95 x':>8}")
+    for key, row in flush["reads"].items():
+        idle, busy = row["idle"], row["during_flush"]
+        print(f"{key:10}{idle['p50_ms']:>10}{idle['p95_ms']:>10}{busy['p50_ms']:>11}{busy['p95_ms']:>11}"
+              f"{busy['n']:>5}{row['p95_ratio']:>8}")
+    print(f"target: p95 during the flush <= {flush['target']}x idle")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--docs", type=int, default=1000, help="documents in the generated store (default 1000)")
+    parser.add_argument("--clients", type=int, default=8, help="clients at once (default 8)")
+    parser.add_argument("--calls", type=int, default=20, help="context calls per client (default 20)")
+    parser.add_argument("--flush-docs", type=int, default=500, help="documents edited, then flushed (default 500)")
+    parser.add_argument("--rounds", type=int, default=15, help="idle rounds of search/get/context (default 15)")
+    parser.add_argument("--cache", type=Path, default=HERE / ".cache")
+    parser.add_argument("--out", type=Path, default=HERE / "results" / "worker_concurrency.json")
+    args = parser.parse_args(argv)
+    root, ids = prepare(args.cache, args.docs)
+    docir(root, "worker", "start")
+    try:
+        result = {"docs": args.docs, "machine_cpus": os.cpu_count(),
+                  "clients": bench_clients(root, args.clients, args.calls),
+                  "flush": bench_flush(root, ids, args.flush_docs, args.rounds)}
+    finally:
+        docir(root, "worker", "stop", check=False)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    print_table(result)
+    print(f"\nwrote {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

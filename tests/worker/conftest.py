@@ -1,0 +1,30 @@
+"""The warm worker's fixtures: the sample store with the worker enabled, and every worker stopped after."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from docir.worker import paths
+from tests.conftest import FIXTURES
+from tests.worker.test_worker import docir
+
+
+@pytest.fixture
+def warm_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, model_cache: Path) -> Iterator[Path]:
+    """The sample store with the worker enabled; every worker it starts is stopped afterwards."""
+    root = tmp_path / "sample"
+    shutil.copytree(FIXTURES / "stores" / "sample", root)
+    monkeypatch.setenv("DOCIR_WORKER", "1")
+    monkeypatch.setenv("DOCIR_WORKER_IDLE", "60")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(model_cache))
+    yield root
+    found = paths.read_status(root)
+    docir(root, "worker", "stop", timeout=60)
+    if found and paths.pid_alive(int(found["pid"])):
+        os.kill(int(found["pid"]), signal.SIGKILL)

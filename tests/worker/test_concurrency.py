@@ -1,0 +1,143 @@
+"""Many clients and one warm worker, as real processes: nobody waits behind long work.
+
+The long work here is a forwarded write waiting for the store's write lock, which the
+test holds for as long as it likes: a command that takes "several seconds" on any
+machine, however loaded, without depending on how fast the model is.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from docir.worker import paths
+from tests.worker.test_worker import ID, docir, status, wait_for
+
+SETUP_TIMEOUT = 120.0  # generous: a loaded 2-core machine starts a worker and a model slowly
+CLAIM_SECONDS = 1.0  # the claim itself: a read from another process answers within a second
+
+
+@contextmanager
+def holding_write_lock(root: Path) -> Iterator[None]:
+    """Hold the store's write lock from this process, as a long writer would."""
+    fd = os.open(root / ".docir" / "write.lock", os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        os.close(fd)
+
+
+def start_docir(root: Path, *args: str) -> subprocess.Popen[str]:
+    return subprocess.Popen([sys.executable, "-m", "docir", *args, "--root", str(root)], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+
+
+def worker_log(root: Path) -> str:
+    try:
+        return paths.log_path(root).read_text(encoding="utf-8")
+    except OSError:
+        return ""
+
+
+def forwarded_and_waiting(root: Path, proc: subprocess.Popen[str]) -> bool:
+    """The worker is running the client's command (it has a connection besides our status call)."""
+    return proc.poll() is None and int(status(root).get("requests", 0)) >= 2
+
+
+def started_worker(root: Path) -> int:
+    started = docir(root, "worker", "start", "--json", timeout=SETUP_TIMEOUT)
+    assert started.returncode == 0, started.stderr
+    assert wait_for(lambda: status(root)["due"] == 0, timeout=SETUP_TIMEOUT)
+    return int(json.loads(started.stdout)["pid"])
+
+
+def timed(root: Path, *args: str) -> tuple[float, subprocess.CompletedProcess[str]]:
+    began = time.monotonic()
+    done = docir(root, *args, timeout=SETUP_TIMEOUT)
+    return time.monotonic() - began, done
+
+
+def test_reads_answer_within_a_second_while_a_long_command_runs(warm_store: Path) -> None:
+    pid = started_worker(warm_store)
+    for args in (("search", "sessions"), ("get", ID), ("context", "sessions lost on deploy")):
+        docir(warm_store, *args, timeout=SETUP_TIMEOUT)  # warm each command once: the claim is about waiting
+    with holding_write_lock(warm_store):
+        writer = start_docir(warm_store, "update", ID, "--append-section", "Held", "--body", "Waits for the lock.")
+        try:
+            assert wait_for(lambda: forwarded_and_waiting(warm_store, writer), timeout=SETUP_TIMEOUT), \
+                writer.communicate(timeout=SETUP_TIMEOUT)
+            for args in (("search", "sessions"), ("get", ID), ("context", "sessions lost on deploy"),
+                         ("worker", "status")):
+                elapsed, done = timed(warm_store, *args)
+                assert done.returncode == 0, done.stderr
+                assert elapsed < CLAIM_SECONDS, f"{args} took {elapsed:.2f}s"
+            assert status(warm_store)["pid"] == pid  # answered by the worker, not by a fallback
+            assert writer.poll() is None  # and the long command is still waiting all along
+        except BaseException:
+            writer.kill()
+            raise
+    out, err = writer.communicate(timeout=SETUP_TIMEOUT)
+    assert writer.returncode == 0, err
+    assert "## Held" in json.loads(docir(warm_store, "get", ID).stdout)["documents"][0]["body"]
+
+
+def test_worker_status_and_stop_answer_within_a_second_while_a_command_runs(warm_store: Path) -> None:
+    pid = started_worker(warm_store)
+    with holding_write_lock(warm_store):
+        writer = start_docir(warm_store, "update", ID, "--append-section", "Held", "--body", "Waits for the lock.")
+        assert wait_for(lambda: forwarded_and_waiting(warm_store, writer), timeout=SETUP_TIMEOUT)
+        elapsed, done = timed(warm_store, "worker", "status")
+        assert done.returncode == 0 and elapsed < CLAIM_SECONDS, elapsed
+        began = time.monotonic()
+        stopping = start_docir(warm_store, "worker", "stop")
+        # "stop" is answered at once; the worker itself then waits for the running command.
+        assert wait_for(lambda: not paths.status_path(warm_store).exists(), timeout=CLAIM_SECONDS, step=0.02), \
+            f"status file still there after {time.monotonic() - began:.2f}s"
+    stopping.communicate(timeout=SETUP_TIMEOUT)
+    writer.communicate(timeout=SETUP_TIMEOUT)
+    assert writer.returncode == 0
+    assert wait_for(lambda: not paths.pid_alive(pid), timeout=SETUP_TIMEOUT)
+
+
+def test_ctrl_c_on_a_waiting_client_exits_130_and_its_write_never_lands(warm_store: Path) -> None:
+    started_worker(warm_store)
+    before = json.loads(docir(warm_store, "get", ID).stdout)["documents"][0]["body"]
+    with holding_write_lock(warm_store):
+        writer = start_docir(warm_store, "update", ID, "--append-section", "Abandoned", "--body", "Never lands.")
+        assert wait_for(lambda: forwarded_and_waiting(warm_store, writer), timeout=SETUP_TIMEOUT)
+        writer.send_signal(signal.SIGINT)
+        out, err = writer.communicate(timeout=SETUP_TIMEOUT)
+        assert writer.returncode == 130, (out, err)
+        assert "Traceback" not in err
+        # The worker notices the hang-up and drops the command before the lock is ours to give back.
+        assert wait_for(lambda: int(status(warm_store).get("requests", 0)) <= 1, timeout=SETUP_TIMEOUT)
+    after = json.loads(docir(warm_store, "get", ID).stdout)["documents"][0]["body"]
+    assert after == before
+    assert "Abandoned" not in after
+
+
+def test_a_worker_that_cannot_take_a_request_means_run_it_here(warm_store: Path) -> None:
+    """A frozen worker (SIGSTOP) never says ready: the read runs in the calling process instead."""
+    pid = started_worker(warm_store)
+    cold = {**os.environ, "DOCIR_WORKER": "0"}
+    expected = docir(warm_store, "get", ID, env=cold, timeout=SETUP_TIMEOUT)
+    os.kill(pid, signal.SIGSTOP)
+    try:
+        began = time.monotonic()
+        done = docir(warm_store, "get", ID, timeout=SETUP_TIMEOUT)
+        elapsed = time.monotonic() - began
+    finally:
+        os.kill(pid, signal.SIGCONT)
+    assert (done.returncode, done.stdout, done.stderr) == (expected.returncode, expected.stdout, expected.stderr)
+    # The half-second handshake plus a cold run; a client waiting on the frozen worker would hang.
+    assert elapsed < 10, elapsed

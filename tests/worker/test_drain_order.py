@@ -1,0 +1,138 @@
+"""Document vectors before section vectors, progress in texts, and context fusing what exists."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from docir.documents.model import embedded_text
+from docir.services.indexing.session import open_session
+from docir.services.vectors import embedding, query_source
+from tests.conftest import FIXTURES
+from tests.fakes import CountingEmbedder
+from tests.worker.test_one_drain import grow
+
+
+@pytest.fixture
+def grown(tmp_path: Path) -> Path:
+    root = tmp_path / "sample"
+    shutil.copytree(FIXTURES / "stores" / "sample", root)
+    grow(root, 30)
+    return root
+
+
+def test_every_document_vector_comes_before_any_section_vector(grown: Path) -> None:
+    session = open_session(grown)
+    fake = CountingEmbedder()
+    seen: list[dict] = []  # type: ignore[type-arg]
+    report = embedding.drain(session.catalog, fake, progress=lambda state: seen.append(state.as_dict()))
+    documents = {embedded_text(j.title, j.description, j.body)
+                 for j in _all_jobs(session)}
+    kinds = ["document" if text in documents else "section" for text in fake.texts]
+    assert kinds.count("document") == len(documents)
+    assert "section" not in kinds[: len(documents)], "a section vector came before a document vector"
+    assert session.catalog.vectors.queue_counts(fake.model_id)[0] == 0
+    # Progress counts texts: it only grows, and ends with every text the model saw, out of as many due.
+    done = [s["texts_done"] for s in seen]
+    assert done == sorted(done) and done[-1] == len(fake.texts) == report.texts_embedded
+    assert seen[-1]["texts_due"] == len(fake.texts)
+    assert {s["phase"] for s in seen} == {"documents", "sections"}
+    session.close()
+
+
+def _all_jobs(session):  # type: ignore[no-untyped-def]
+    jobs = session.catalog.vectors.dirty_jobs("none@test", limit=10_000)  # every document, any state
+    assert jobs
+    return jobs
+
+
+def test_context_fuses_document_vectors_and_says_how_many_wait_for_sections(
+        grown: Path, cli, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+    session = open_session(grown)
+    fake = CountingEmbedder()
+    checks = iter([False])  # one pass of document vectors, then stop before any section
+    embedding.drain(session.catalog, fake, should_stop=lambda: next(checks, True))
+    waiting = session.catalog.vectors.sections_due(fake.model_id)
+    assert waiting == session.catalog.vectors.queue_counts(fake.model_id)[1] > 30
+    session.close()
+    monkeypatch.setattr(query_source, "_PROCESS_MODEL", fake)
+    result = cli("context", "cache rebuilt on deploy", "--root", str(grown), "--json")
+    assert result.code == 0, result.err
+    payload = json.loads(result.out)
+    assert payload["semantic"] == "on"
+    assert payload["pending"] == 0 and payload["sections_pending"] == waiting
+    assert any(r.get("similarity") is not None for r in payload["results"])
+    # Once the sections are made, nothing waits.
+    session = open_session(grown)
+    embedding.drain(session.catalog, fake)
+    session.close()
+    payload = json.loads(cli("context", "cache rebuilt on deploy", "--root", str(grown), "--json").out)
+    assert payload["pending"] == 0 and payload["sections_pending"] == 0
+
+
+def test_worker_status_shows_the_running_drain_in_texts(grown: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import threading
+    import time
+
+    from docir.services.vectors.worker_handler import WarmWorker
+    from docir.store import open_store
+
+    for name in ("_PROCESS_MODEL", "_PROCESS_DRAINS", "_PROCESS_FLUSH", "_PROCESS_DRAIN_STATUS"):
+        monkeypatch.setattr(query_source, name, getattr(query_source, name))
+    release = threading.Event()
+
+    class Slow(CountingEmbedder):
+        def embed(self, texts):  # type: ignore[no-untyped-def]
+            if len(self.texts) >= 8:  # the first slice goes through; the next waits until the test has looked
+                release.wait(timeout=120)
+            return super().embed(texts)
+
+    monkeypatch.setattr(embedding, "EMBED_SLICE", 8)
+    open_session(grown).close()
+    worker = WarmWorker(open_store(grown), lambda argv: 0, Slow(), "", debounce=0.0)
+    try:
+        deadline = time.monotonic() + 60
+        while worker.cmd_status({})["drain"] is None and time.monotonic() < deadline:
+            release.wait(0.05)
+        drain = worker.cmd_status({})["drain"]
+        assert drain is not None and drain["phase"] == "documents"
+        assert 0 < drain["texts_done"] < drain["texts_due"] and drain["rate"] > 0
+        shown = query_source.drain_status(grown)  # what `embed --status` shows inside the worker
+        assert shown is not None and shown["texts_done"] == drain["texts_done"] and shown["phase"] == "documents"
+    finally:
+        release.set()
+        worker.close()
+
+
+def test_a_query_goes_before_the_drains_next_slice() -> None:
+    """The drain takes the model slice after slice; a query waits for the slice running, not for the drain."""
+    import threading
+    import time
+
+    from docir.services.vectors.worker_handler import _ModelGate
+
+    gate = _ModelGate()
+    stop = threading.Event()
+    slice_seconds = 0.05
+
+    def drain() -> None:
+        while not stop.is_set():
+            with gate.background():
+                time.sleep(slice_seconds)  # stands for a slice of model time
+
+    thread = threading.Thread(target=drain)
+    thread.start()
+    try:
+        waits = []
+        for _ in range(20):
+            began = time.monotonic()
+            with gate.query():
+                waits.append(time.monotonic() - began)
+    finally:
+        stop.set()
+        thread.join(timeout=30)
+    # One slice at most, with room for a loaded machine; a plain lock lets the drain win for seconds.
+    assert max(waits) < slice_seconds * 10, waits
