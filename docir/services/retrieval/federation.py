@@ -235,8 +235,8 @@ def context(
             refs=False,
         )  # a peer's own corpora stay its own
         groups.append(tag(found.results, peer.label))
-    return ContextResult(merge_by_similarity(groups, limit), local.semantic, queries, local.pending,
-                         local.sections_pending)
+    return ContextResult(merge_by_similarity(groups, limit), local.semantic, queries, pending=local.pending,
+                         sections_pending=local.sections_pending)
 
 
 @dataclass

@@ -132,7 +132,7 @@ def context(session: Session, queries: list[str], source: QuerySource, *, limit:
     if expand:
         seeds = [c for c in ordered if c.listing is not None]
         results.extend(_expand(session, seeds, visibility, vectors, query_vectors, limit))
-    return ContextResult(results, source.status, queries, pending, sections_pending)
+    return ContextResult(results, source.status, queries, pending=pending, sections_pending=sections_pending)
 
 
 def fuse(docs: list[LexicalCandidate], references: list[Candidate], vector: list[Candidate]) -> list[Candidate]:

@@ -7,7 +7,7 @@ The README's "JSON shapes" table describes these types.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 from typing import Any, Literal, NotRequired, TypedDict
 
 
@@ -236,6 +236,7 @@ class ContextResult:
     results: list[ContextRow]
     semantic: str  # "on" or "off: <reason>"
     queries: list[str] = field(default_factory=list)
+    _: KW_ONLY  # the counts below are easily mixed up by position
     pending: int = 0  # documents whose vectors are not computed yet: found lexically meanwhile
     omitted: int = 0  # entries left out to stay within the budget
     budget: Budget | None = None
