@@ -35,7 +35,9 @@ import run as quality  # noqa: I001  (benchmarks/quality/run.py: corpora, querie
 
 from docir.services.retrieval import budget as budgets
 from docir.services.retrieval import commands
+from docir.services.retrieval.skeleton import cost
 from docir.services.vectors.query_source import LocalModel, register_process_model
+from speed import write_json  # benchmarks/speed.py, beside this file
 
 DEFAULT_OUT = HERE / "results" / "context_cost.json"
 DEFAULT_CORPORA = ("quality", "docir", "eips")
@@ -47,7 +49,7 @@ def json_bytes(payload: Any) -> int:
 
 
 def tokens_of(size: int) -> int:
-    return (size + 3) // 4
+    return cost(size)["tokens"]  # the estimate `size` and the budget use
 
 
 def shapes(extra: list[int]) -> dict[str, tuple[int, bool]]:
@@ -158,8 +160,7 @@ def main(argv: list[str] | None = None) -> int:
     payload = {"benchmark": "context_cost", "default_budget": budgets.DEFAULT_BUDGET, "shapes": wanted,
                "summary": results, "verdict": verdict, "per_query": per_query,
                "seconds": round(time.perf_counter() - started, 1)}
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(payload, indent=2) + "\n", encoding="utf-8")
+    write_json(args.out, payload)
     print(f"wrote {args.out}")
     return 0
 

@@ -39,16 +39,14 @@ REPO = HERE.parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE / "quality"))
 
+from speed import child_env, write_json  # noqa: E402  (benchmarks/ is not a package)
+
 QUERY = "how does a contract signal which token interfaces it supports"
 
 
 def env(worker: bool) -> dict[str, str]:
-    out = dict(os.environ)
-    out.pop("PYTHONDONTWRITEBYTECODE", None)
-    out["PYTHONPYCACHEPREFIX"] = str(HERE / ".cache" / "pycache")
-    out["DOCIR_WORKER"] = "1" if worker else "0"
-    out["DOCIR_WORKER_IDLE"] = "900"
-    return out
+    """speed.py's environment for timed processes, with the model: these benchmarks rank and embed."""
+    return child_env(worker=worker, with_model=True)
 
 
 def measured(argv: list[str], *, worker: bool = False) -> tuple[float, int, str]:
@@ -176,8 +174,7 @@ def main(argv: list[str] | None = None) -> int:
     if not args.skip_flush:
         result["full_flush"] = full_flush(flush_store, [int(n) for n in args.lengths.split(",") if n])
         print(json.dumps(result["full_flush"], indent=2))
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    write_json(args.out, result)
     print_table(result)
     print(f"\nwrote {args.out}")
     return 0

@@ -159,7 +159,7 @@ def _write_marker(root: Path, size: int, seed: int, key: str, ids: list[str]) ->
 # --- running ------------------------------------------------------------------------------------
 
 
-def child_env(*, worker: bool = False) -> dict[str, str]:
+def child_env(*, worker: bool = False, with_model: bool = False) -> dict[str, str]:
     """The environment of every timed process.
 
     Bytecode caching is forced on, into benchmarks/.cache/pycache (PYTHONPYCACHEPREFIX):
@@ -171,13 +171,14 @@ def child_env(*, worker: bool = False) -> dict[str, str]:
     changed something does not start a background worker (which would embed the whole
     store, loading the CPU for the rest of the run and answering later commands warm).
     Warm runs (worker=True) may use the worker; it is started without a model
-    (DOCIR_MODEL_PATH at an empty folder), so it never embeds while we measure.
+    (DOCIR_MODEL_PATH at an empty folder), so it never embeds while we measure, unless
+    with_model: the benchmarks of the worker itself need it to rank and embed.
     """
     env = dict(os.environ)
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     env["PYTHONPYCACHEPREFIX"] = str(PYCACHE)
     env["DOCIR_WORKER"] = "1" if worker else "0"
-    if worker:
+    if worker and not with_model:
         env["DOCIR_MODEL_PATH"] = str(NO_MODEL)
     return env
 
@@ -363,6 +364,11 @@ def write_results(out: Path, payload: dict[str, object], machine: dict[str, obje
     """Stamp the end-of-run load, write the JSON: shared by the benchmarks."""
     if hasattr(os, "getloadavg"):
         machine["loadavg_at_end"] = [round(x, 2) for x in os.getloadavg()]
+    write_json(out, payload)
+
+
+def write_json(out: Path, payload: object) -> None:
+    """A benchmark's results file: indented JSON, its folder made if needed."""
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(payload, indent=2) + "\n", encoding="utf-8")
 
@@ -472,8 +478,7 @@ def main(argv: list[str] | None = None) -> int:
         "warnings": warnings,
         "duration_s": round(time.perf_counter() - started, 1),
     }
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(payload, indent=2) + "\n", encoding="utf-8")
+    write_json(args.out, payload)
     print_table(payload)
     print(f"\nwrote {args.out} ({payload['duration_s']} s)")
     return 0

@@ -28,6 +28,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 import speed_context as sc
+from speed import write_json
 
 TASK = sc.TASK
 
@@ -111,8 +112,7 @@ def main(argv: list[str] | None = None) -> int:
     ]
     payload = {"size": args.size, "stores": 3, "task": TASK, "floor_ms": floor, "results": rows, "targets": targets,
                "machine": {"cpus": os.cpu_count(), "python": sys.version.split()[0]}}
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(payload, indent=2))
+    write_json(args.out, payload)
     print(f"{'command':<14} {'median ms':>10} {'p90 ms':>8} {'x floor':>8}")
     for row in rows:
         print(f"{row['command']:<14} {row['median_ms']:>10} {row['p90_ms']:>8} {row['ratio_to_floor']:>8}")

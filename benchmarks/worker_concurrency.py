@@ -34,18 +34,15 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 from generate import generate_store  # benchmarks/ is not a package
+from speed import child_env, percentile, write_json
 
 QUERIES = ("how are cache invalidation events propagated", "retry policy for failed webhook deliveries",
            "who owns the session store migration", "rate limits on the public API gateway")
 
 
 def env(worker: bool) -> dict[str, str]:
-    out = dict(os.environ)
-    out.pop("PYTHONDONTWRITEBYTECODE", None)  # an installed docir has its .pyc files
-    out["PYTHONPYCACHEPREFIX"] = str(HERE / ".cache" / "pycache")
-    out["DOCIR_WORKER"] = "1" if worker else "0"
-    out["DOCIR_WORKER_IDLE"] = "900"
-    return out
+    """speed.py's environment for timed processes, with the model: these benchmarks rank and embed."""
+    return child_env(worker=worker, with_model=True)
 
 
 def docir(root: Path, *args: str, worker: bool = True, check: bool = True) -> tuple[float, str]:
@@ -58,14 +55,9 @@ def docir(root: Path, *args: str, worker: bool = True, check: bool = True) -> tu
     return elapsed, proc.stdout
 
 
-def pct(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return round(ordered[min(len(ordered) - 1, max(0, round(q * len(ordered)) - 1))], 1)
-
-
 def summary(values: list[float]) -> dict[str, float]:
-    return {"n": len(values), "p50_ms": round(statistics.median(values), 1), "p95_ms": pct(values, 0.95),
-            "max_ms": round(max(values), 1)}
+    return {"n": len(values), "p50_ms": round(statistics.median(values), 1),
+            "p95_ms": round(percentile(values, 0.95), 1), "max_ms": round(max(values), 1)}
 
 
 def prepare(cache: Path, docs: int) -> tuple[Path, list[str]]:
@@ -149,7 +141,7 @@ def bench_flush(root: Path, ids: list[str], flush_docs: int, rounds: int) -> dic
     for key in idle:
         if busy[key]:
             rows[key] = {"idle": summary(idle[key]), "during_flush": summary(busy[key]),
-                         "p95_ratio": round(pct(busy[key], 0.95) / pct(idle[key], 0.95), 2)}
+                         "p95_ratio": round(percentile(busy[key], 0.95) / percentile(idle[key], 0.95), 2)}
     return {"flush_s": round(flush_s, 1), "flush": {k: report.get(k) for k in ("documents", "texts_embedded",
                                                                               "texts_reused", "due")},
             "reads": rows, "target": 3.0}
@@ -193,8 +185,7 @@ def main(argv: list[str] | None = None) -> int:
                   "flush": bench_flush(root, ids, args.flush_docs, args.rounds)}
     finally:
         docir(root, "worker", "stop", check=False)
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    write_json(args.out, result)
     print_table(result)
     print(f"\nwrote {args.out}")
     return 0

@@ -12,7 +12,6 @@ The variants and what they scored are recorded in adr-78d1238b4ae2.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -99,8 +98,10 @@ def main() -> int:
             eips = {mode: res["eips"][mode]["all"] for mode in bench.MODES}
             print(f"{'':<15} eips nDCG@10 " + ", ".join(f"{m} {eips[m]['ndcg@10']:.3f}" for m in bench.MODES)
                   + f"; fused answer@1 {eips['fused']['answer@1']:.3f}")
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
+    sys.path.insert(0, str(bench.HERE.parent))
+    from speed import write_json  # benchmarks/speed.py: how every benchmark writes its results
+
+    write_json(args.out, results)
     print(f"wrote {args.out}")
     return 0
 

@@ -699,8 +699,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             print()
             print(table(cran_summary, "Cranfield (1,400 abstracts, 225 queries; judgment codes 1-4 relevant)"))
     result["seconds"] = round(time.perf_counter() - started, 1)
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    sys.path.insert(0, str(HERE.parent))
+    from speed import write_json  # benchmarks/speed.py: how every benchmark writes its results
+
+    write_json(args.out, result)
     print(f"\nwrote {args.out} ({result['seconds']}s)")
     return 0
 
