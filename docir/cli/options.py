@@ -9,7 +9,7 @@ from typing import Annotated, Any, Optional, get_args, get_origin, get_type_hint
 import typer
 from typer.models import OptionInfo
 
-from docir.services.retrieval.commands import INCLUDE_INACTIVE, STORE
+from docir.requests import INCLUDE_INACTIVE, STORE
 
 RootOption = Annotated[
     Optional[Path],

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from docir.errors import UsageError
 from docir.index.records import Filters
-from docir.requests import LIMIT_MAX, check_ranges, option
+from docir.requests import INCLUDE_INACTIVE, LIMIT_MAX, STORE, check_ranges, option
 from docir.services.indexing import references
 from docir.services.indexing.session import Session
 from docir.services.retrieval import budget, federation, governing
@@ -21,8 +21,6 @@ from docir.services.retrieval.results import ContextResult, GetResult, QueryResu
 
 Warn = Callable[[str], None]
 
-INCLUDE_INACTIVE = "Also show closed documents (each type's inactive statuses, e.g. superseded, resolved)."
-STORE = "Also read this peer store (repeatable), on top of .docir/stores.yaml. Read-only."
 
 
 @dataclass(frozen=True)

@@ -67,7 +67,7 @@ def rank_documents(session: Session, text: str, visibility: Visibility,
     best: dict[int, SectionHit] = {}
     for hit in session.catalog.search.section_hits(match, wanted * SECTIONS_PER_DOCUMENT):
         best.setdefault(hit.doc, hit)
-    shown = _visible(session, list(best), visibility, wanted)
+    shown = visible_in_order(session, list(best), visibility, wanted)
     for rank, rowid, z in _standings([-best[r].bm25 for r in shown], shown):
         by_doc[rowid] = LexicalCandidate(rowid, section=Standing(rank, -best[rowid].bm25, z), best_section=best[rowid])
 
@@ -75,7 +75,7 @@ def rank_documents(session: Session, text: str, visibility: Visibility,
     if near is not None:
         hits = session.catalog.search.near_hits(near, wanted * 2)
         bm25 = {h.rowid: h.bm25 for h in hits}
-        shown = _visible(session, [h.rowid for h in hits], visibility, wanted)
+        shown = visible_in_order(session, [h.rowid for h in hits], visibility, wanted)
         for rank, rowid, z in _standings([-bm25[r] for r in shown], shown):
             by_doc.setdefault(rowid, LexicalCandidate(rowid)).near = Standing(rank, -bm25[rowid], z)
 
@@ -110,16 +110,19 @@ def _standings(raw: Sequence[float], keys: Sequence[int]) -> list[tuple[int, int
     return [(rank, key, z) for rank, (key, z) in enumerate(zip(keys, fusion.zscores(raw), strict=True), start=1)]
 
 
-def _visible(session: Session, rowids: list[int], visibility: Visibility, limit: int) -> list[int]:
-    """The first `limit` of `rowids` (in order) that the visibility predicate lets through."""
-    seen = session.catalog.docs.visibility_rows(rowids)
-    out = []
-    for rowid in rowids:
-        row = seen.get(rowid)
-        if row is not None and visibility.allows(*row):
-            out.append(rowid)
-            if len(out) >= limit:
-                break
+def visible_in_order(session: Session, rowids: list[int], visibility: Visibility, limit: int) -> list[int]:
+    """The first `limit` of `rowids` (in order) that the visibility predicate lets through; every
+    ranking filters its candidates here. Read in batches: most candidates are visible."""
+    out: list[int] = []
+    for start in range(0, len(rowids), limit):
+        batch = rowids[start : start + limit]
+        seen = session.catalog.docs.visibility_rows(batch)
+        for rowid in batch:
+            row = seen.get(rowid)
+            if row is not None and visibility.allows(*row):
+                out.append(rowid)
+                if len(out) >= limit:
+                    return out
     return out
 
 

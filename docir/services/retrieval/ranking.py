@@ -170,16 +170,9 @@ def _vector_ranking(session: Session, vectors: _Vectors, query: np.ndarray, visi
         rowid = vectors.docs.rowids[index]
         if rowid not in best:
             best[rowid] = (float(sims[index]), vectors.docs.ordinals[index])
-    order = list(best)
-    for start in range(0, len(order), CANDIDATES):
-        seen = session.catalog.docs.visibility_rows(order[start : start + CANDIDATES])
-        for rowid in order[start : start + CANDIDATES]:
-            row = seen.get(rowid)
-            if row is not None and visibility.allows(*row):
-                sim, ordinal = best[rowid]
-                found.append((Candidate(("doc", rowid), ordinal=ordinal), sim))
-        if len(found) >= CANDIDATES:
-            break
+    for rowid in lexical.visible_in_order(session, list(best), visibility, CANDIDATES):
+        sim, ordinal = best[rowid]
+        found.append((Candidate(("doc", rowid), ordinal=ordinal), sim))
     if vectors.refs is not None and vectors.refs.rowids:
         ref_sims = cosine(vectors.refs.matrix, query)
         top = [int(i) for i in np.argsort(-ref_sims)[:CANDIDATES]]
