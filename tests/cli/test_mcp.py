@@ -6,6 +6,8 @@ import json
 import os
 import shutil
 import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 import anyio
@@ -17,26 +19,38 @@ mcp_client = pytest.importorskip("mcp.client.stdio")
 from mcp import ClientSession  # noqa: E402
 
 
-async def _session_calls(root: Path, env: dict[str, str],  # type: ignore[type-arg]
-                         calls: list[tuple[str, dict]]) -> tuple[list[str], list[object]]:
+@asynccontextmanager
+async def docir_mcp(root: Path, env: dict[str, str]) -> AsyncIterator[ClientSession]:
+    """`docir mcp` in a child process, spoken to by the official client, initialised."""
     params = mcp_client.StdioServerParameters(command=sys.executable, args=["-m", "docir", "mcp", "--root", str(root)],
                                               env=env)
     async with mcp_client.stdio_client(params) as (read, write):
         async with ClientSession(read, write) as session:
             await session.initialize()
-            listed = await session.list_tools()
-            results = []
-            for name, arguments in calls:
-                result = await session.call_tool(name, arguments)
-                assert not result.is_error, result.content
-                results.append(json.loads(result.content[0].text))
-            return [tool.name for tool in listed.tools], results
+            yield session
+
+
+def sample_store_and_env(tmp_path: Path) -> tuple[Path, dict[str, str]]:
+    """A copy of the sample store, and an environment with no worker and no model (lexical ranking)."""
+    root = tmp_path / "sample"
+    shutil.copytree(FIXTURES / "stores" / "sample", root)
+    return root, {**os.environ, "DOCIR_WORKER": "0", "DOCIR_MODEL_PATH": str(tmp_path / "no-model")}
+
+
+async def _session_calls(root: Path, env: dict[str, str],  # type: ignore[type-arg]
+                         calls: list[tuple[str, dict]]) -> tuple[list[str], list[object]]:
+    async with docir_mcp(root, env) as session:
+        listed = await session.list_tools()
+        results = []
+        for name, arguments in calls:
+            result = await session.call_tool(name, arguments)
+            assert not result.is_error, result.content
+            results.append(json.loads(result.content[0].text))
+        return [tool.name for tool in listed.tools], results
 
 
 def test_mcp_tools_mirror_the_cli(tmp_path: Path) -> None:
-    root = tmp_path / "sample"
-    shutil.copytree(FIXTURES / "stores" / "sample", root)
-    env = {**os.environ, "DOCIR_WORKER": "0", "DOCIR_MODEL_PATH": str(tmp_path / "no-model")}
+    root, env = sample_store_and_env(tmp_path)
     calls = [("context", {"task": "users logged out after a deploy", "limit": 4}),
              ("get", {"ids": ["adr-0000000000a1", "arch-0000000000b1"]}),
              ("get", {"ids": ["arch-0000000000b1"], "section": "Expiry"}),
@@ -65,9 +79,7 @@ def subprocess_json(root: Path, env: dict[str, str], argv: list[str]) -> object:
 
 
 def test_mcp_write_tools(tmp_path: Path) -> None:
-    root = tmp_path / "sample"
-    shutil.copytree(FIXTURES / "stores" / "sample", root)
-    env = {**os.environ, "DOCIR_WORKER": "0", "DOCIR_MODEL_PATH": str(tmp_path / "no-model")}
+    root, env = sample_store_and_env(tmp_path)
     calls = [("add", {"type": "decision", "title": "Rotate session keys weekly",
                       "description": "Session signing keys rotate every Monday; two stay valid during the overlap.",
                       "owner": "@platform", "body": "## Decision\n\nRotate weekly."}),
@@ -81,14 +93,10 @@ def test_mcp_write_tools(tmp_path: Path) -> None:
 
 
 async def _listing_and_bad_call(root: Path, env: dict[str, str]) -> tuple[list[object], object]:
-    params = mcp_client.StdioServerParameters(command=sys.executable, args=["-m", "docir", "mcp", "--root", str(root)],
-                                              env=env)
-    async with mcp_client.stdio_client(params) as (read, write):
-        async with ClientSession(read, write) as session:
-            await session.initialize()
-            listed = await session.list_tools()
-            bad = await session.call_tool("query", {"limit": 100000000000000000000})
-            return list(listed.tools), bad
+    async with docir_mcp(root, env) as session:
+        listed = await session.list_tools()
+        bad = await session.call_tool("query", {"limit": 100000000000000000000})
+        return list(listed.tools), bad
 
 
 def test_mcp_tools_are_generated_from_the_requests_with_every_option(tmp_path: Path) -> None:
@@ -97,9 +105,7 @@ def test_mcp_tools_are_generated_from_the_requests_with_every_option(tmp_path: P
     from docir.cli.mcp_cmd import TOOLS
     from docir.requests import help_of
 
-    root = tmp_path / "sample"
-    shutil.copytree(FIXTURES / "stores" / "sample", root)
-    env = {**os.environ, "DOCIR_WORKER": "0", "DOCIR_MODEL_PATH": str(tmp_path / "no-model")}
+    root, env = sample_store_and_env(tmp_path)
     tools, bad = anyio.run(_listing_and_bad_call, root, env)
     by_name = {tool.name: tool for tool in tools}  # type: ignore[attr-defined]
     for spec in TOOLS:
@@ -117,36 +123,30 @@ def test_mcp_tools_are_generated_from_the_requests_with_every_option(tmp_path: P
 
 
 async def _structured(root: Path, env: dict[str, str]) -> dict[str, object]:
-    params = mcp_client.StdioServerParameters(command=sys.executable, args=["-m", "docir", "mcp", "--root", str(root)],
-                                              env=env)
-    async with mcp_client.stdio_client(params) as (read, write):
-        async with ClientSession(read, write) as session:
-            await session.initialize()
-            listed = await session.list_tools()
-            calls = {name: await session.call_tool(name, arguments) for name, arguments in (
-                ("context", {"task": "users logged out after a deploy", "budget": 200}),
-                ("get", {"ids": ["adr-0000000000a1", "adr-999999999999"]}),
-                ("query", {"type": ["decision"]}),
-                ("search", {"text": "sessions"}),
-                ("update", {"id": "adr-0000000000a1", "owner": "@sessions"}),
-            )}
-            templates = await session.list_resource_templates()
-            read_doc = await session.read_resource("docir://doc/adr-0000000000a1")
-            missing: object = None
-            try:
-                missing = await session.read_resource("docir://doc/adr-999999999999")
-            except Exception as exc:  # the SDK raises the server's error
-                missing = exc
-            return {"tools": list(listed.tools), "calls": calls, "templates": templates, "read": read_doc,
-                    "missing": missing}
+    async with docir_mcp(root, env) as session:
+        listed = await session.list_tools()
+        calls = {name: await session.call_tool(name, arguments) for name, arguments in (
+            ("context", {"task": "users logged out after a deploy", "budget": 200}),
+            ("get", {"ids": ["adr-0000000000a1", "adr-999999999999"]}),
+            ("query", {"type": ["decision"]}),
+            ("search", {"text": "sessions"}),
+            ("update", {"id": "adr-0000000000a1", "owner": "@sessions"}),
+        )}
+        templates = await session.list_resource_templates()
+        read_doc = await session.read_resource("docir://doc/adr-0000000000a1")
+        missing: object = None
+        try:
+            missing = await session.read_resource("docir://doc/adr-999999999999")
+        except Exception as exc:  # the SDK raises the server's error
+            missing = exc
+        return {"tools": list(listed.tools), "calls": calls, "templates": templates, "read": read_doc,
+                "missing": missing}
 
 
 def test_mcp_tools_declare_output_schemas_and_return_structured_content(tmp_path: Path) -> None:
     from docir.cli.mcp_cmd import TOOLS, portable
 
-    root = tmp_path / "sample"
-    shutil.copytree(FIXTURES / "stores" / "sample", root)
-    env = {**os.environ, "DOCIR_WORKER": "0", "DOCIR_MODEL_PATH": str(tmp_path / "no-model")}
+    root, env = sample_store_and_env(tmp_path)
     found = anyio.run(_structured, root, env)
     by_name = {tool.name: tool for tool in found["tools"]}  # type: ignore[attr-defined]
     for spec in TOOLS:
