@@ -83,6 +83,9 @@ DEEP_MIN_BYTES = 15 * 1024
 DEEP_SKIP_HEADINGS = 2
 
 MODES = ("lexical", "vector", "fused")
+# Not docir: a plain bm25 (FTS5 defaults, one column: title, description, tags and body, docir's
+# tokenizer) over the same visible documents, the yardstick `docir search` must not fall below.
+REFERENCE = "bm25"
 KINDS = ("lexical", "paraphrase")
 METRICS = ("recall@5", "recall@10", "ndcg@10", "mrr@10", "answer@1")
 CUTOFF = 10
@@ -415,6 +418,7 @@ def open_indexed(store_root: Path, log: Callable[[str], None] = lambda _m: None)
 def run_queries(session: Any, source: Any, queries: Sequence[Query], modes: Sequence[str] = MODES) -> list[QueryRun]:
     from docir.services.retrieval import ranking
 
+    plain = PlainBm25(session)
     runs: list[QueryRun] = []
     for q in queries:
         run = QueryRun(q)
@@ -423,8 +427,43 @@ def run_queries(session: Any, source: Any, queries: Sequence[Query], modes: Sequ
             ids = [r["id"] for r in result.results]
             run.ranked[mode] = ids
             run.metrics[mode] = score(ids, q.grade_map())
+        run.ranked[REFERENCE] = plain.rank(q.text, CUTOFF)
+        run.metrics[REFERENCE] = score(run.ranked[REFERENCE], q.grade_map())
         runs.append(run)
+    plain.close()
     return runs
+
+
+class PlainBm25:
+    """The reference ranking: one in-memory FTS5 column per visible document, FTS5's own bm25."""
+
+    def __init__(self, session: Any) -> None:
+        import sqlite3
+
+        from docir.index.fts import index_text
+        from docir.index.migrations import FTS_TOKENIZER
+        from docir.services.retrieval.visibility import Visibility
+
+        visibility = Visibility.from_schema(session.schema)
+        self.conn = sqlite3.connect(":memory:")
+        self.conn.execute(f'CREATE VIRTUAL TABLE plain USING fts5(id UNINDEXED, text, tokenize = "{FTS_TOKENIZER}")')
+        rows = session.catalog.conn.execute(
+            "SELECT id, type, status, archived, title, description, tags, body FROM documents")
+        self.conn.executemany("INSERT INTO plain (id, text) VALUES (?, ?)", [
+            (r[0], index_text("\n".join((r[4], r[5], " ".join(json.loads(r[6])), r[7]))))
+            for r in rows if visibility.allows(r[1], r[2], bool(r[3]))])
+
+    def rank(self, text: str, limit: int) -> list[str]:
+        from docir.index.fts import match_expression
+
+        match = match_expression(text)
+        if match is None:
+            return []
+        return [r[0] for r in self.conn.execute(
+            "SELECT id FROM plain WHERE plain MATCH ? ORDER BY bm25(plain) LIMIT ?", (match, limit))]
+
+    def close(self) -> None:
+        self.conn.close()
 
 
 def summarise(runs: Sequence[QueryRun], modes: Sequence[str] = MODES) -> dict[str, Any]:
@@ -441,7 +480,7 @@ def summarise(runs: Sequence[QueryRun], modes: Sequence[str] = MODES) -> dict[st
         if run.query.corpus in with_deep:
             groups.setdefault(f"{run.query.corpus}/{'deep' if run.query.deep else 'shallow'}", []).append(run)
     out: dict[str, Any] = {}
-    for mode in modes:
+    for mode in (*modes, REFERENCE):
         out[mode] = {name: {"n": len(members), **mean_metrics([r.metrics[mode] for r in members])}
                      for name, members in sorted(groups.items(), key=lambda kv: _group_order(kv[0]))}
     return out
@@ -580,17 +619,23 @@ def evaluate_cranfield(work_dir: Path, log: Callable[[str], None]) -> tuple[list
 
 def table(summary: dict[str, Any], title: str) -> str:
     groups = list(next(iter(summary.values())).keys())
-    lines = [title, f"{'group':<24} {'n':>4}  {'mode':<8} " + " ".join(f"{m:>9}" for m in METRICS)]
+    lines = [title, f"{'group':<24} {'n':>4}  {'mode':<10}" + " ".join(f"{m:>9}" for m in METRICS)]
+    ours = [mode for mode in summary if mode != REFERENCE]
     for group in groups:
         for mode in summary:
             row = summary[mode][group]
             first = mode == MODES[0]
-            lines.append(f"{group if first else '':<24} {row['n'] if first else '':>4}  {mode:<8} "
+            label = f"{mode} (ref)" if mode == REFERENCE else mode
+            lines.append(f"{group if first else '':<24} {row['n'] if first else '':>4}  {label:<10}"
                          + " ".join(f"{row[m]:>9.3f}" for m in METRICS))
-        best = max(summary, key=lambda md: summary[md][group]["ndcg@10"])
+        best = max(ours, key=lambda md: summary[md][group]["ndcg@10"])
         fused_wins = all(summary["fused"][group]["ndcg@10"] > summary[md][group]["ndcg@10"]
-                         for md in summary if md != "fused")
-        lines.append(f"{'':<24} {'':>4}  {'':<8} best nDCG@10: {best}{'  (fused beats both)' if fused_wins else ''}")
+                         for md in ours if md != "fused")
+        verdict = f"best nDCG@10: {best}{'  (fused beats both)' if fused_wins else ''}"
+        if REFERENCE in summary:
+            gap = summary["lexical"][group]["ndcg@10"] - summary[REFERENCE][group]["ndcg@10"]
+            verdict += f"; lexical - plain bm25: {gap:+.3f}"
+        lines.append(f"{'':<24} {'':>4}  {'':<10}{verdict}")
     return "\n".join(lines)
 
 
