@@ -1,0 +1,112 @@
+"""What the section ranking costs a warm `context`, against the whole-document bm25 it replaced.
+
+    python benchmarks/lexical_cost.py [--sizes 1000,10000] [--rounds 15]
+
+Uses speed_context.py's stores (generated, indexed, synthetic vectors; built on first use) and
+runs, in one process and in alternating rounds so that load on the machine hits all sides alike:
+
+  whole-doc  the lexical work of the ranking before adr-78d1238b4ae2: one bm25 query over
+             documents_fts (column weights), the visibility walk, and term coverage
+  sections   today's lexical side, `lexical.rank_documents`: bm25 over every heading section,
+             the NEAR pairs, the visibility walk and term coverage
+  context    a whole in-process `ranking.context` (fused, the real query embedding), for scale
+
+per query (speed_context's task and worker_concurrency's four). Reported: median ms of each, the
+extra cost of sections over whole-doc, and that extra as a share of the in-process context.
+Prints a table, writes benchmarks/results/lexical_cost.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from speed import write_json  # noqa: E402  (benchmarks/ is not a package)
+from speed_context import SEED, TASK, prepare_store  # noqa: E402
+from worker_concurrency import QUERIES  # noqa: E402
+
+CACHE = HERE / ".cache"
+OUT = HERE / "results" / "lexical_cost.json"
+SIDES = ("whole-doc", "sections", "context")
+
+
+def sides(root: Path) -> tuple[Callable[[], None], dict[str, Callable[[str], object]]]:
+    """(close, side name -> one call) on an open session of the store."""
+    os.environ["DOCIR_WORKER"] = "0"  # everything in this process: no worker, no forwarding
+    from docir.index.fts import match_expression
+    from docir.services.indexing.session import open_session
+    from docir.services.retrieval import lexical, ranking
+    from docir.services.retrieval.visibility import Visibility
+    from docir.services.vectors.query_source import load_local
+
+    session = open_session(root)
+    source = load_local(session.schema.model_path, session.store.root)
+    visibility = Visibility.from_schema(session.schema)
+
+    def whole_doc(text: str) -> object:
+        match = match_expression(text)
+        if match is None:
+            return []
+        hits = session.catalog.search.lexical_hits(match, lexical.CANDIDATES * 2)
+        shown = lexical.visible_in_order(session, [h.rowid for h in hits], visibility, lexical.CANDIDATES)
+        return lexical.term_coverage(session, text, shown, "documents_fts")
+
+    return session.close, {
+        "whole-doc": whole_doc,
+        "sections": lambda text: lexical.rank_documents(session, text, visibility),
+        "context": lambda text: ranking.context(session, [text], source, expand=False),
+    }
+
+
+def measure(root: Path, rounds: int) -> dict[str, object]:
+    close, calls = sides(root)
+    queries = (TASK, *QUERIES)
+    times: dict[str, list[float]] = {side: [] for side in SIDES}
+    try:
+        for query in queries:  # warm-up: caches, the model, the vector matrix
+            for side in SIDES:
+                calls[side](query)
+        for _ in range(rounds):
+            for query in queries:
+                for side in SIDES:
+                    began = time.perf_counter()
+                    calls[side](query)
+                    times[side].append((time.perf_counter() - began) * 1000)
+    finally:
+        close()
+    medians = {side: round(statistics.median(values), 2) for side, values in times.items()}
+    extra = medians["sections"] - medians["whole-doc"]
+    return {"median_ms": medians, "extra_ms": round(extra, 2),
+            "extra_share_of_context": round(extra / medians["context"], 3), "calls_per_side": len(times["context"])}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sizes", default="1000,10000", help="store sizes (default 1000,10000)")
+    parser.add_argument("--rounds", type=int, default=15, help="rounds over the five queries (default 15)")
+    parser.add_argument("--out", type=Path, default=OUT)
+    args = parser.parse_args(argv)
+    results: dict[str, object] = {}
+    for size in (int(s) for s in args.sizes.split(",")):
+        store = prepare_store(CACHE, size, SEED)
+        results[str(size)] = measure(store.root, args.rounds)
+    print(f"{'docs':>6} " + " ".join(f"{side:>11}" for side in SIDES) + f" {'extra':>8} {'of context':>11}")
+    for label, row in results.items():
+        medians = row["median_ms"]  # type: ignore[index]
+        print(f"{label:>6} " + " ".join(f"{medians[side]:>9.1f}ms" for side in SIDES)
+              + f" {row['extra_ms']:>6.1f}ms {row['extra_share_of_context']:>10.0%}")  # type: ignore[index]
+    write_json(args.out, {"benchmark": "lexical_cost", "rounds": args.rounds, "sizes": results})
+    print(f"wrote {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
