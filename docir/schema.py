@@ -7,6 +7,7 @@ point at a predecessor (`successor: true`), how old `verified` may be.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 from importlib import resources
@@ -95,12 +96,22 @@ def load_schema(path: Path) -> Schema:
         raise SchemaError(f"{path.name} is missing; run 'docir init' to write the default") from None
     except (UnicodeDecodeError, OSError) as exc:
         raise SchemaError(f"{path.name}: cannot be read as UTF-8 text ({exc})") from None
-    schema, problems = parse_schema(text)
+    schema, problems = _parsed(text)
     if problems or schema is None:
         first = problems[0]
         more = f" (and {len(problems) - 1} more; run 'docir lint' to see all)" if len(problems) > 1 else ""
         raise SchemaError(f"{path.name}:{first.line}:{first.col}: {first.message}{more}")
     return schema
+
+
+@functools.lru_cache(maxsize=8)
+def _parsed(text: str) -> tuple[Schema | None, tuple[SchemaProblem, ...]]:
+    """parse_schema, once per distinct text: every command loads the schema, and the warm worker
+    runs many (the YAML parse was ~6% of a warm `context` call). Keyed by the whole text, read
+    afresh each time, so an edit is seen by the next command exactly as before. Callers share
+    the Schema: nothing changes one after it is built."""
+    schema, problems = parse_schema(text)
+    return schema, tuple(problems)
 
 
 def parse_schema(text: str) -> tuple[Schema | None, list[SchemaProblem]]:

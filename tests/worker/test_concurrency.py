@@ -13,6 +13,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -141,3 +142,37 @@ def test_a_worker_that_cannot_take_a_request_means_run_it_here(warm_store: Path)
     assert (done.returncode, done.stdout, done.stderr) == (expected.returncode, expected.stdout, expected.stderr)
     # The half-second handshake plus a cold run; a client waiting on the frozen worker would hang.
     assert elapsed < 10, elapsed
+
+
+def test_every_edit_is_seen_by_the_next_command_while_many_clients_read(warm_store: Path) -> None:
+    """Commands running at once share their stat walks (docir/services/indexing/shared_walk.py), yet a
+    command never takes a walk older than itself: an edit made before it starts is in its answer."""
+    pid = started_worker(warm_store)
+    stop = threading.Event()
+    failures: list[str] = []
+
+    def reader(n: int) -> None:
+        while not stop.is_set():
+            done = docir(warm_store, *(("context", "sessions lost on deploy") if n % 2 else ("search", "sessions")),
+                         timeout=SETUP_TIMEOUT)
+            if done.returncode != 0:
+                failures.append(done.stderr)
+
+    readers = [threading.Thread(target=reader, args=(n,)) for n in range(6)]
+    for thread in readers:
+        thread.start()
+    try:
+        path = next((warm_store / "docs").rglob("slow-invoice-export.md"))
+        for word in ("quorvantic", "zelbrinox", "mavterplon", "gruntlefax", "pimbrostal"):
+            with open(path, "a", encoding="utf-8") as handle:
+                handle.write(f"\nThe {word} case.\n")
+            found = docir(warm_store, "search", word, timeout=SETUP_TIMEOUT)
+            assert found.returncode == 0, found.stderr
+            assert [r["id"] for r in json.loads(found.stdout)["results"]] == ["issue-0000000000c2"], word
+            assert word in docir(warm_store, "get", "issue-0000000000c2").stdout
+    finally:
+        stop.set()
+        for thread in readers:
+            thread.join(SETUP_TIMEOUT)
+    assert failures == []
+    assert status(warm_store)["pid"] == pid  # the worker answered throughout

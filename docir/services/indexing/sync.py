@@ -13,11 +13,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from docir.documents.files import MAX_DOCUMENT_BYTES
-from docir.documents.scan import FileStat, scan_docs
+from docir.documents.scan import FileStat
 from docir.errors import InputError
 from docir.index.catalog import Catalog
 from docir.index.records import DocRow, FileState, SkippedFile
 from docir.services.indexing.convert import is_archived_path, load_document, to_row
+from docir.services.indexing.shared_walk import scan_docs_shared
 
 
 @dataclass(frozen=True)
@@ -97,8 +98,11 @@ class Scan:
 
 
 def scan(root: Path, docs_dir: Path, catalog: Catalog, disk: dict[str, FileStat] | None = None) -> Scan:
-    """Walk docs/ (unless `disk` is given) and plan against the index as it is now."""
-    disk = scan_docs(root, docs_dir) if disk is None else disk
+    """Walk docs/ (unless `disk` is given) and plan against the index as it is now.
+
+    The walk is shared with the commands that ask at the same time, and always begins after this call.
+    """
+    disk = scan_docs_shared(root, docs_dir) if disk is None else disk
     indexed = catalog.docs.file_states()
     return Scan(disk, indexed, plan_stats(disk, indexed, catalog.docs.skipped_files()))
 

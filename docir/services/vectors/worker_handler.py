@@ -26,6 +26,7 @@ from docir.errors import EXIT_INTERRUPTED
 from docir.index.catalog import Catalog
 from docir.index.db import open_index
 from docir.services.vectors import embedding, query_source
+from docir.services.vectors.query_cache import CachedQueries
 from docir.store import Store
 from docir.worker import context
 
@@ -70,9 +71,11 @@ class WarmWorker:
         self._due = 0
         self._stopping = False
         self.started = time.time()
+        self._queries: CachedQueries | None = None  # repeated queries are embedded once
         if embedder is not None:
             self._due = self._count_due()
-            query_source.register_process_model(_Locked(embedder, self._gate, query=True), drains=True,
+            self._queries = CachedQueries(_Locked(embedder, self._gate, query=True))
+            query_source.register_process_model(self._queries, drains=True,
                                                 flush=self.flush_and_wait, drain_status=self.drain_status)
             self._thread = threading.Thread(target=self._drain_loop, name="drain", daemon=True)
             self._thread.start()
@@ -102,10 +105,9 @@ class WarmWorker:
         }
 
     def cmd_embed(self, request: dict[str, Any]) -> dict[str, Any]:
-        if self.embedder is None:
+        if self.embedder is None or self._queries is None:
             return {"error": f"semantic layer off: {self.unavailable}"}
-        with self._gate.query():
-            vectors = self.embedder.embed([str(t) for t in request.get("texts", [])])
+        vectors = self._queries.embed([str(t) for t in request.get("texts", [])])
         return {"model_id": self.embedder.model_id, "dim": int(vectors.shape[1]),
                 "vectors": base64.b64encode(np.ascontiguousarray(vectors, dtype="<f4").tobytes()).decode("ascii")}
 

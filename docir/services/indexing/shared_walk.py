@@ -1,0 +1,85 @@
+"""One stat walk of docs/ for all the commands that ask for one while it runs.
+
+Every read starts with a stat walk of docs/ (adr-dd8cbb0fd892). In the warm worker many
+commands run at once (adr-b5766f49b387), and eight of them walking the same folder side by
+side do the same work eight times, under one interpreter lock. Here they share it.
+
+Freshness is kept: a command never takes the result of a walk that began before it asked.
+That walk may already have passed a file edited just before the command started. So a
+command that arrives while a walk runs waits for the *next* walk, which begins as soon as
+the running one ends and serves every command that arrived meanwhile. A command that
+arrives when no walk runs starts one at once: alone, nothing changes.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Callable
+from pathlib import Path
+from typing import Generic, TypeVar
+
+from docir.documents.scan import FileStat, scan_docs
+
+T = TypeVar("T")
+
+
+class SharedWalk(Generic[T]):
+    """Calls `walk` for the callers that arrive together; each gets a result begun after it asked."""
+
+    def __init__(self, walk: Callable[[], T]) -> None:
+        self._walk = walk
+        self._turns = threading.Condition()
+        self._started = 0  # walks begun so far; they are numbered 1, 2, ...
+        self._running = False
+        self._finished = 0  # the number of the last walk that returned a result
+        self._result: tuple[T] | None = None  # that walk's result
+
+    def __call__(self) -> T:
+        with self._turns:
+            wanted = self._started + 1  # the first walk to begin after this call
+            while self._finished < wanted:
+                if not self._running:
+                    self._running = True
+                    self._started += 1
+                    number = self._started
+                    break
+                self._turns.wait()
+            else:
+                assert self._result is not None
+                return self._result[0]
+        try:
+            result = self._walk()
+        except BaseException:
+            with self._turns:  # a waiter starts the next walk; this caller sees the error
+                self._running = False
+                self._turns.notify_all()
+            raise
+        with self._turns:
+            self._running = False
+            self._finished = number
+            self._result = (result,)
+            self._turns.notify_all()
+        return result
+
+
+# Per docs/ folder. A long-lived process serves one store, or a few (tests): keep the last few.
+_KEEP = 8
+_WALKS: OrderedDict[tuple[str, str], SharedWalk[dict[str, FileStat]]] = OrderedDict()
+_WALKS_LOCK = threading.Lock()
+
+
+def scan_docs_shared(root: Path, docs_dir: Path) -> dict[str, FileStat]:
+    """scan_docs(root, docs_dir), shared with the commands that ask at the same time.
+
+    The dict may be handed to several commands at once: read it, never change it.
+    """
+    key = (str(root), str(docs_dir))
+    with _WALKS_LOCK:
+        shared = _WALKS.get(key)
+        if shared is None:
+            shared = _WALKS[key] = SharedWalk(lambda: scan_docs(root, docs_dir))
+            while len(_WALKS) > _KEEP:
+                _WALKS.popitem(last=False)
+        _WALKS.move_to_end(key)
+    return shared()
