@@ -17,6 +17,8 @@ de-duplicated by sha256 as docir's drain does. Then, in rounds (floor first):
                    length, batches of 32 padded to their longest member, mean pooling + L2 normalisation
     ort-512        the same with truncation 512 (what fastembed applies to this model, see the README)
     fastembed      docir's FastembedEmbedder.embed on the same texts sorted by length, in a bare process
+                   (how docir ran this model before docir/embed/onnx_model.py; it still runs models of
+                   other pooling so)
     fastembed-256  the same with fastembed's tokenizer re-set to truncate at 256 (diagnostic)
 
 Every side is a whole process (interpreter start, imports, model load, the work); the order of

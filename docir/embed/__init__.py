@@ -1,1 +1,1 @@
-"""Embeddings: the Embedder protocol, model resolution, and the fastembed-backed model."""
+"""Embeddings: the Embedder protocol, model resolution, docir's own ONNX session and the fastembed fallback."""

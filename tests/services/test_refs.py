@@ -99,6 +99,8 @@ def test_dry_run_makes_no_model_call_and_writes_nothing(cli, store: Path,  # typ
 
     monkeypatch.setattr("docir.embed.fastembed_model.FastembedEmbedder.__init__", no_model)
     monkeypatch.setattr("docir.embed.fastembed_model.FastembedEmbedder.embed", no_model)
+    monkeypatch.setattr("docir.embed.onnx_model.OnnxEmbedder.__init__", no_model)
+    monkeypatch.setattr("docir.embed.onnx_model.OnnxEmbedder.embed", no_model)
     monkeypatch.setattr("fastembed.TextEmbedding.__init__", no_model)
     before = sorted(p.relative_to(store).as_posix() for p in store.rglob("*"))
     result = cli("ref", "add", str(CORPUS), "--dry-run", "--root", str(store), "--json")

@@ -43,6 +43,40 @@ def test_every_document_vector_comes_before_any_section_vector(grown: Path) -> N
     session.close()
 
 
+def test_each_model_call_gets_its_texts_fewest_tokens_first(tmp_path: Path) -> None:
+    """A batch costs as much as its longest member in tokens, and characters mislead: a section of
+    many one-letter words is short in characters and long in tokens (hex-heavy code, in real stores)."""
+    root = tmp_path / "sample"
+    shutil.copytree(FIXTURES / "stores" / "sample", root)
+    for n in range(3):
+        many = " ".join(["a"] * (90 + n))  # ~180 characters, ~90 tokens
+        few = " ".join(["interoperability"] * (20 + n))  # ~340 characters, ~20 tokens
+        (root / "docs" / "issues" / f"words-{n}.md").write_text(
+            f"---\nid: issue-{n + 1:012x}\ntype: issue\ntitle: Words {n}\n"
+            f"description: Issue {n} with sections of short and long words.\nstatus: open\nowner: \"@team\"\n---\n\n"
+            f"## Many\n\n{many}\n\n## Few\n\n{few}\n", encoding="utf-8")
+    calls: list[list[str]] = []
+
+    class Recording(CountingEmbedder):
+        def embed(self, texts):  # type: ignore[no-untyped-def]
+            calls.append(list(texts))
+            return super().embed(texts)
+
+    fake = Recording()
+    session = open_session(root)
+    embedding.drain(session.catalog, fake)
+    session.close()
+
+    def tokens(text: str) -> int:
+        return min(fake.count_tokens(text), fake.max_tokens)
+
+    assert len(calls) >= 2
+    for call in calls:
+        assert [tokens(t) for t in call] == sorted(tokens(t) for t in call)
+    # The store is one where characters give another order, so the check above can fail.
+    assert any([len(t) for t in call] != sorted(len(t) for t in call) for call in calls)
+
+
 def _all_jobs(session):  # type: ignore[no-untyped-def]
     jobs = session.catalog.vectors.dirty_jobs("none@test", limit=10_000)  # every document, any state
     assert jobs

@@ -157,10 +157,10 @@ def load_local(schema_model_path: str | None, store_root: Path) -> QuerySource:
     choice = resolve(schema_model_path, store_root)
     if not choice.available:
         return NoModel(choice.source.removeprefix("off: "))
-    from docir.embed.fastembed_model import FastembedEmbedder
+    from docir.embed.load import load_embedder
 
     try:
-        return LocalModel(FastembedEmbedder(choice))
+        return LocalModel(load_embedder(choice))
     except Exception as exc:  # a broken model folder must not break a read
         return NoModel(f"model at {choice.path} failed to load ({exc})")
 

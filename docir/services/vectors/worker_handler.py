@@ -348,10 +348,10 @@ def load_embedder(store: Store, schema_model_path: str | None) -> tuple[Embedder
     choice = resolve(schema_model_path, store.root)
     if not choice.available:
         return None, choice.source.removeprefix("off: ")
-    from docir.embed.fastembed_model import FastembedEmbedder
+    from docir.embed.load import load_embedder
 
     try:
-        return FastembedEmbedder(choice), ""
+        return load_embedder(choice), ""
     except Exception as exc:
         return None, f"model at {choice.path} failed to load ({exc})"
 

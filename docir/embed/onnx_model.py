@@ -1,0 +1,95 @@
+"""A mean-pooled model run on ONNX Runtime directly: docir's own tokenizer, session and pooling.
+
+fastembed runs this same model file the same way (truncate, pad to the batch's longest,
+attention-masked mean, L2 norm); owning the session lets docir set what fastembed does not
+expose. ONNX Runtime's memory pattern keeps an allocation plan per input shape, and a drain's
+batches, sorted by length, come in dozens of widths: with it on, a first flush of 150 EIPs
+peaked at 1.9 GB, without it at 1.1 GB, as fast. Not importing fastembed saves about a second.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from docir.embed.protocol import Vectors
+from docir.embed.resolve import WINDOWS, ModelChoice
+
+MODEL_FILE = "model.onnx"
+# Texts per session run. On 2 cores, over the 150-EIP texts sorted by tokens: 32 (what the bare
+# benchmark session uses) 23.8-24.4 s and 1.1 GB peak, 16 22.5-23.0 s and 0.7 GB, 64 24.2-25.8 s
+# and 1.9 GB. 4 and 8 were faster still on a quiet machine, slower with neighbours.
+BATCH = 16
+
+
+class OnnxEmbedder:
+    def __init__(self, choice: ModelChoice, threads: int | None = None) -> None:
+        if choice.name is None or choice.path is None:
+            raise ValueError(f"no model to load ({choice.source})")
+        import onnxruntime as ort
+        from tokenizers import Tokenizer
+
+        self._choice = choice
+        options = ort.SessionOptions()
+        options.enable_mem_pattern = False  # see the module docstring: 0.8 GB less at the same speed
+        if threads is not None:
+            options.intra_op_num_threads = threads
+        self._session: Any = ort.InferenceSession(str(choice.path / MODEL_FILE), sess_options=options,
+                                                  providers=["CPUExecutionProvider"])
+        self._inputs = {node.name for node in self._session.get_inputs()}
+        # tokenizer.json ships with truncation and padding of its own (128, fixed): both are reset.
+        self._counter: Any = Tokenizer.from_file(str(choice.path / "tokenizer.json"))
+        self._counter.no_truncation()
+        self._counter.no_padding()
+        self._reader: Any = Tokenizer.from_file(str(choice.path / "tokenizer.json"))
+        self._reader.enable_truncation(max_length=self.max_tokens)  # the window the model was trained on
+        self._reader.no_padding()  # each batch is padded below, to its own longest member
+        self._dim = int(self.embed(["probe"]).shape[1])
+
+    @property
+    def model_id(self) -> str:
+        return self._choice.model_id
+
+    @property
+    def dim(self) -> int:
+        return self._dim
+
+    @property
+    def max_tokens(self) -> int:
+        return WINDOWS.get(self._choice.name or "", 256)
+
+    def count_tokens(self, text: str) -> int:
+        """Tokens as the model counts them, [CLS] and [SEP] included."""
+        return len(self._counter.encode(text).ids)
+
+    def embed(self, texts: Sequence[str], batch_size: int = BATCH) -> Vectors:
+        """Unit vectors in the order of `texts`; run fewest tokens first, so each batch pads little."""
+        encodings = self._reader.encode_batch(list(texts))
+        lengths = [len(e.ids) for e in encodings]
+        order = sorted(range(len(texts)), key=lengths.__getitem__)
+        vectors: Vectors = np.zeros((len(texts), getattr(self, "_dim", 0)), dtype=np.float32)
+        for start in range(0, len(order), batch_size):
+            picks = order[start : start + batch_size]
+            pooled = self._run([encodings[i].ids for i in picks], max(lengths[i] for i in picks))
+            if vectors.shape[1] != pooled.shape[1]:  # the probe, before the width is known
+                vectors = np.zeros((len(texts), pooled.shape[1]), dtype=np.float32)
+            vectors[picks] = pooled
+        return vectors
+
+    def _run(self, rows: list[list[int]], width: int) -> Vectors:
+        ids = np.zeros((len(rows), width), dtype=np.int64)  # padding is masked out, so its id never counts
+        mask = np.zeros((len(rows), width), dtype=np.int64)
+        for row, tokens in enumerate(rows):
+            ids[row, : len(tokens)] = tokens
+            mask[row, : len(tokens)] = 1
+        feeds = {"input_ids": ids, "attention_mask": mask}
+        if "token_type_ids" in self._inputs:
+            feeds["token_type_ids"] = np.zeros_like(ids)
+        hidden = self._session.run(None, feeds)[0]
+        weights = mask[:, :, None].astype(np.float32)
+        pooled = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
+        norms = np.linalg.norm(pooled, axis=1, keepdims=True)
+        normalised: Vectors = (pooled / np.maximum(norms, 1e-12)).astype(np.float32, copy=False)
+        return normalised
