@@ -66,6 +66,12 @@ def test_the_session_keeps_no_memory_pattern_per_shape(own: OnnxEmbedder) -> Non
     assert own._session.get_session_options().enable_mem_pattern is False
 
 
+def test_idle_pool_threads_do_not_spin(own: OnnxEmbedder) -> None:
+    # Spinning threads burn the CPU other commands of the worker need (see OnnxEmbedder.__init__).
+    options = own._session.get_session_options()
+    assert options.get_session_config_entry("session.intra_op.allow_spinning") == "0"
+
+
 def test_a_model_of_another_pooling_goes_through_fastembed(packaged: ModelChoice,
                                                             monkeypatch: pytest.MonkeyPatch) -> None:
     loaded: list[str | None] = []
