@@ -8,22 +8,19 @@ from typing import Any
 import numpy as np
 
 from docir.embed.protocol import Vectors
-from docir.embed.resolve import WINDOWS, ModelChoice
+from docir.embed.resolve import ModelChoice
+from docir.embed.tokens import TokenCounter
 
 
-class FastembedEmbedder:
+class FastembedEmbedder(TokenCounter):
     def __init__(self, choice: ModelChoice, threads: int | None = None) -> None:
         if choice.name is None or choice.path is None:
             raise ValueError(f"no model to load ({choice.source})")
         from fastembed import TextEmbedding
-        from tokenizers import Tokenizer
 
-        self._choice = choice
+        super().__init__(choice)  # the id, the window, and counting tokens without truncation
         self._model: Any = TextEmbedding(model_name=choice.name, specific_model_path=str(choice.path),
                                          threads=threads, lazy_load=False)
-        self._tokenizer: Any = Tokenizer.from_file(str(choice.path / "tokenizer.json"))
-        self._tokenizer.no_truncation()
-        self._tokenizer.no_padding()
         self._truncate_at_window()
         self._dim = int(self.embed(["probe"]).shape[1])
 
@@ -36,20 +33,8 @@ class FastembedEmbedder:
             inner.enable_truncation(max_length=self.max_tokens)
 
     @property
-    def model_id(self) -> str:
-        return self._choice.model_id
-
-    @property
     def dim(self) -> int:
         return self._dim
-
-    @property
-    def max_tokens(self) -> int:
-        return WINDOWS.get(self._choice.name or "", 256)
-
-    def count_tokens(self, text: str) -> int:
-        """Tokens as the model counts them, [CLS] and [SEP] included."""
-        return len(self._tokenizer.encode(text).ids)
 
     def embed(self, texts: Sequence[str], batch_size: int = 32) -> Vectors:
         if not texts:

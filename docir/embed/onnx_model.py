@@ -15,7 +15,8 @@ from typing import Any
 import numpy as np
 
 from docir.embed.protocol import Vectors
-from docir.embed.resolve import WINDOWS, ModelChoice
+from docir.embed.resolve import ModelChoice
+from docir.embed.tokens import TokenCounter
 
 MODEL_FILE = "model.onnx"
 # Texts per session run. On 2 cores, over the 150-EIP texts sorted by tokens: 32 (what the bare
@@ -24,14 +25,14 @@ MODEL_FILE = "model.onnx"
 BATCH = 16
 
 
-class OnnxEmbedder:
+class OnnxEmbedder(TokenCounter):
     def __init__(self, choice: ModelChoice, threads: int | None = None) -> None:
         if choice.name is None or choice.path is None:
             raise ValueError(f"no model to load ({choice.source})")
         import onnxruntime as ort
         from tokenizers import Tokenizer
 
-        self._choice = choice
+        super().__init__(choice)  # the id, the window, and counting tokens without truncation
         options = ort.SessionOptions()
         options.enable_mem_pattern = False  # see the module docstring: 0.8 GB less at the same speed
         # Idle pool threads spin after every run by default. In the worker, where each query is one
@@ -44,29 +45,14 @@ class OnnxEmbedder:
                                                   providers=["CPUExecutionProvider"])
         self._inputs = {node.name for node in self._session.get_inputs()}
         # tokenizer.json ships with truncation and padding of its own (128, fixed): both are reset.
-        self._counter: Any = Tokenizer.from_file(str(choice.path / "tokenizer.json"))
-        self._counter.no_truncation()
-        self._counter.no_padding()
         self._reader: Any = Tokenizer.from_file(str(choice.path / "tokenizer.json"))
         self._reader.enable_truncation(max_length=self.max_tokens)  # the window the model was trained on
         self._reader.no_padding()  # each batch is padded below, to its own longest member
         self._dim = int(self.embed(["probe"]).shape[1])
 
     @property
-    def model_id(self) -> str:
-        return self._choice.model_id
-
-    @property
     def dim(self) -> int:
         return self._dim
-
-    @property
-    def max_tokens(self) -> int:
-        return WINDOWS.get(self._choice.name or "", 256)
-
-    def count_tokens(self, text: str) -> int:
-        """Tokens as the model counts them, [CLS] and [SEP] included."""
-        return len(self._counter.encode(text).ids)
 
     def embed(self, texts: Sequence[str], batch_size: int = BATCH) -> Vectors:
         """Unit vectors in the order of `texts`; run fewest tokens first, so each batch pads little."""

@@ -8,20 +8,32 @@ from docir.embed.resolve import WINDOWS, ModelChoice
 
 
 class TokenCounter:
-    """The model's own tokenizer and window; plans chunks with zero model calls."""
+    """The model's own tokenizer and window; plans chunks with zero model calls.
+
+    Also what every embedder of a chosen model knows before it runs it: its id, window and
+    token count, so an embedder builds on it.
+    """
 
     def __init__(self, choice: ModelChoice) -> None:
         if choice.path is None:
             raise ValueError(f"no model to count tokens for ({choice.source})")
         from tokenizers import Tokenizer
 
+        self._choice = choice
         self._tokenizer: Any = Tokenizer.from_file(str(choice.path / "tokenizer.json"))
         self._tokenizer.no_truncation()
         self._tokenizer.no_padding()
-        self.max_tokens = WINDOWS.get(choice.name or "", 256)
+
+    @property
+    def model_id(self) -> str:
+        return self._choice.model_id
+
+    @property
+    def max_tokens(self) -> int:
+        return WINDOWS.get(self._choice.name or "", 256)
 
     def count_tokens(self, text: str) -> int:
-        """Tokens, [CLS] and [SEP] included."""
+        """Tokens as the model counts them, [CLS] and [SEP] included."""
         return len(self._tokenizer.encode(text).ids)
 
 
