@@ -32,7 +32,8 @@ Progress = Callable[[int, int], None]
 
 
 class Counter(Protocol):
-    max_tokens: int
+    @property
+    def max_tokens(self) -> int: ...
 
     def count_tokens(self, text: str) -> int: ...
 
