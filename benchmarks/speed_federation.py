@@ -28,7 +28,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 import speed_context as sc
-from speed import write_json
+from speed import FLOOR_ARGV, write_json
 
 TASK = sc.TASK
 
@@ -84,7 +84,7 @@ def main(argv: list[str] | None = None) -> int:
             if name == "context-3" and len(stores_seen) < 2:
                 raise sc.BenchmarkError(f"federated context returned rows of {stores_seen} only")
         for round_ in range(args.repeat + 1):
-            elapsed, _ = sc.run(sc.FLOOR_ARGV, what="floor", warm=True)
+            elapsed, _ = sc.run(FLOOR_ARGV, what="floor", warm=True)
             if round_:
                 samples["floor"].append(elapsed)
             for name, argv_ in commands.items():
