@@ -490,9 +490,13 @@ def print_table(payload: dict[str, object]) -> None:
                           f"median {s['median_cosine']:.6f}  <=0.999: {s['below_0.999']}")
     print()
     print("targets (informational)")
-    for target in payload["targets"]:  # type: ignore[union-attr]
+    targets = payload["targets"]
+    assert isinstance(targets, list)
+    for target in targets:
         print(f"  {target['status']:<4}  {target['name']}: {target['detail']}")
-    for warning in payload.get("warnings") or []:  # type: ignore[union-attr]
+    warnings = payload.get("warnings") or []
+    assert isinstance(warnings, list)
+    for warning in warnings:
         print(f"  WARNING  {warning}")
 
 

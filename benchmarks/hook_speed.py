@@ -197,13 +197,19 @@ def print_table(payload: dict[str, object]) -> None:
     header = f"{'what':<46} {'median ms':>10} {'p90 ms':>9} {'x floor':>8}"
     print(header)
     print("-" * len(header))
-    for row in payload["results"]:  # type: ignore[union-attr]
+    results = payload["results"]
+    assert isinstance(results, list)
+    for row in results:
         print(f"{row['label']:<46} {row['median_ms']:>10.1f} {row['p90_ms']:>9.1f} {row['ratio']:>8.2f}")
     print()
     print("targets (informational)")
-    for target in payload["targets"]:  # type: ignore[union-attr]
+    targets = payload["targets"]
+    assert isinstance(targets, list)
+    for target in targets:
         print(f"  {target['status']:<4}  {target['name']}: {target['detail']}")
-    for warning in payload.get("warnings") or []:  # type: ignore[union-attr]
+    warnings = payload.get("warnings") or []
+    assert isinstance(warnings, list)
+    for warning in warnings:
         print(f"  WARNING  {warning}")
 
 

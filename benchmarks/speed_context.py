@@ -374,7 +374,9 @@ def print_table(payload: dict[str, object]) -> None:
               f"p90 {f['p90_ms']:.1f} ms")
     print()
     print_rows({**payload, "warnings": []}, LABELS, 40)
-    for warning in payload.get("warnings") or []:  # type: ignore[union-attr]
+    warnings = payload.get("warnings") or []
+    assert isinstance(warnings, list)
+    for warning in warnings:
         print(f"  WARNING  {warning}")
 
 
