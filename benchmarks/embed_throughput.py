@@ -43,6 +43,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import TypedDict
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
@@ -68,6 +69,15 @@ class BenchmarkError(Exception):
     pass
 
 
+class TextEntry(TypedDict):
+    """One text of the --dump-texts listing, in drain order."""
+
+    sha: str
+    kind: str  # "document" or "chunk"
+    tokens: int  # untruncated, by the model's tokenizer
+    text: str
+
+
 # --- the child processes --------------------------------------------------------------------------
 
 
@@ -90,7 +100,7 @@ def dump_texts(root: Path, out: Path) -> None:
         session.close()
     budget = window_budget(embedder.max_tokens)
     seen: set[str] = set()
-    texts: list[dict[str, object]] = []
+    texts: list[TextEntry] = []
 
     def add(kind: str, text: str) -> None:
         sha = text_sha(text)
@@ -252,7 +262,7 @@ def stored_vectors(root: Path, model_id: str) -> dict[str, bytes]:
         conn.close()
 
 
-def compare(texts: list[dict[str, object]], docir_vectors: dict[str, bytes], ort_file: Path,
+def compare(texts: list[TextEntry], docir_vectors: dict[str, bytes], ort_file: Path,
             max_tokens: int) -> dict[str, object]:
     """Cosine of docir's stored vector and the bare session's, per text; summarised by kind and length."""
     import numpy as np
@@ -269,7 +279,7 @@ def compare(texts: list[dict[str, object]], docir_vectors: dict[str, bytes], ort
         cos = float(mine @ ort_vectors[index] / (np.linalg.norm(mine) * np.linalg.norm(ort_vectors[index])))
         rows.append((text, cos))
 
-    def summary(selected: list[tuple[dict[str, object], float]]) -> dict[str, object]:
+    def summary(selected: list[tuple[TextEntry, float]]) -> dict[str, object]:
         values = [c for _, c in selected]
         if not values:
             return {"texts": 0}
@@ -277,9 +287,9 @@ def compare(texts: list[dict[str, object]], docir_vectors: dict[str, bytes], ort
                 "median_cosine": round(statistics.median(values), 6),
                 "below_0.999": sum(1 for v in values if v <= 0.999)}
 
-    fits = [(t, c) for t, c in rows if int(t["tokens"]) <= max_tokens]  # type: ignore[arg-type]
-    longer = [(t, c) for t, c in rows if int(t["tokens"]) > max_tokens]  # type: ignore[arg-type]
-    picks = sorted(rows, key=lambda r: int(r[0]["tokens"]))  # type: ignore[arg-type]
+    fits = [(t, c) for t, c in rows if int(t["tokens"]) <= max_tokens]
+    longer = [(t, c) for t, c in rows if int(t["tokens"]) > max_tokens]
+    picks = sorted(rows, key=lambda r: int(r[0]["tokens"]))
     sample = ([picks[0], picks[len(picks) // 4], picks[len(picks) // 2], picks[(3 * len(picks)) // 4], picks[-1]]
               if picks else [])
     return {
@@ -315,8 +325,8 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(ort_child(Path(args.ort[0]), Path(args.ort[1]), int(args.ort[2]), BATCH)))
         return 0
     if args.fastembed:
-        length = None if args.fastembed[1] == "default" else int(args.fastembed[1])
-        print(json.dumps(fastembed_child(Path(args.fastembed[0]), BATCH, length)))
+        max_length = None if args.fastembed[1] == "default" else int(args.fastembed[1])
+        print(json.dumps(fastembed_child(Path(args.fastembed[0]), BATCH, max_length)))
         return 0
     sides = [s for s in args.sides.split(",") if s]
     if args.docs < 1 or args.repeat < 1 or not sides or any(s not in LABELS for s in sides) or "docir" not in sides \
@@ -334,7 +344,8 @@ def main(argv: list[str] | None = None) -> int:
         run([sys.executable, str(Path(__file__).resolve()), "--dump-texts", str(root), str(texts_file)],
             what="listing the texts")
         listing = json.loads(texts_file.read_text(encoding="utf-8"))
-        meta, texts = listing["meta"], listing["texts"]
+        meta = listing["meta"]
+        texts: list[TextEntry] = listing["texts"]
         n_texts = len(texts)
         max_tokens = int(meta["max_tokens"])
         print(f"embed_throughput: {n_texts} texts from {meta['documents']} documents "
@@ -417,7 +428,7 @@ def main(argv: list[str] | None = None) -> int:
     cos_ok = None
     check = comparisons.get("ort-256")
     if isinstance(check, dict):
-        cos_ok = check["all"].get("below_0.999") == 0 and not check.get("missing_in_docir")  # type: ignore[union-attr]
+        cos_ok = check["all"].get("below_0.999") == 0 and not check.get("missing_in_docir")
     targets = [
         {"name": f"docir embed --flush at least {TARGET_RATIO:g}x the bare ONNX Runtime throughput",
          "limit_ratio": TARGET_RATIO, "value_ratio": round(ratio, 3),
