@@ -110,10 +110,12 @@ def first_fused(root: Path) -> dict[str, object]:
     seconds = time.perf_counter() - began
     status = json.loads(docir(root, "worker", "status", "--json", worker=True))
     docir(root, "worker", "stop", worker=True)
+    results = answer.get("results") or [{}]
+    assert isinstance(results, list)
     return {"reindex_s": round(reindexed, 1), "first_fused_context_s": round(seconds, 1),
             "sections_pending_then": answer.get("sections_pending"),
             "documents": status.get("due", 0) + status.get("documents_embedded", 0),
-            "top_result": (answer.get("results") or [{}])[0].get("id"), "target_s": 120}
+            "top_result": results[0].get("id"), "target_s": 120}
 
 
 def full_flush(root: Path, lengths: list[int], repeat: int = 1) -> dict[str, object]:
