@@ -69,7 +69,9 @@ def measure(session: Any, query: quality.Query, shape: tuple[int, bool]) -> dict
     top = ranked[0] if ranked else None
     get_bytes = 0
     if top is not None:
-        section = top.get("matched_section") if top["kind"] == "document" else None
+        # a ranked row is never a LinkedDoc (those have a `via`), so this is its str | None field
+        matched = top.get("matched_section") if top["kind"] == "document" else None
+        section = matched if isinstance(matched, str) else None
         fetched = commands.get(session, commands.GetRequest(ids=(top["id"],), section=section), lambda _m: None)
         get_bytes = json_bytes(fetched.to_json())
     ids = [row["id"] for row in ranked]
