@@ -505,7 +505,8 @@ def corpus_store(name: str, work_dir: Path, log: Callable[[str], None] = lambda 
         if not source.is_dir():
             log(f"skipping corpus {name}: {source} not found")
             return None
-        return _sibling("eips").build_store(source, work_dir / name)  # rewrites only what changed
+        built: Path = _sibling("eips").build_store(source, work_dir / name)  # rewrites only what changed
+        return built
     if name not in CORPORA:
         raise ValueError(f"unknown corpus {name!r}; known: {', '.join(ALL_CORPORA)}")
     return prepare_store(CORPORA[name], work_dir / name)
