@@ -97,7 +97,8 @@ def serve(root: RootOption = None,
     from docir.cli.main import main as run_cli
     from docir.schema import load_schema
     from docir.services.indexing.session import open_session
-    from docir.services.vectors.worker_handler import WarmWorker, load_embedder
+    from docir.services.vectors.query_source import LocalModel, load_local
+    from docir.services.vectors.worker_handler import WarmWorker
     from docir.worker.server import AlreadyRunning, Server
 
     store = open_store(root)
@@ -108,7 +109,9 @@ def serve(root: RootOption = None,
     except AlreadyRunning:
         return 0  # another worker won the race: that is the single instance
     open_session(store.root).close()  # bring the index in line with the files: new text gets queued
-    embedder, why = load_embedder(store, load_schema(store.schema_path).model_path)
+    source = load_local(load_schema(store.schema_path).model_path, store.root)  # the model, loaded once
+    embedder = source.embedder if isinstance(source, LocalModel) else None
+    why = "" if embedder is not None else source.status.removeprefix("off: ")
     worker = WarmWorker(store, run_cli, embedder, why)
     server.handler = worker
     serving = "model " + embedder.model_id if embedder else "lexical: " + why

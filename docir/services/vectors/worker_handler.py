@@ -339,20 +339,3 @@ def run_captured(run_cli: RunCli, request: dict[str, Any]) -> dict[str, Any]:
         except SystemExit as exc:
             code = exc.code if isinstance(exc.code, int) else 1
     return {"stdout": out.getvalue(), "stderr": err.getvalue(), "exit": code}
-
-
-def load_embedder(store: Store, schema_model_path: str | None) -> tuple[Embedder | None, str]:
-    """The worker's model, loaded once; or None and why."""
-    from docir.embed.resolve import resolve
-
-    choice = resolve(schema_model_path, store.root)
-    if not choice.available:
-        return None, choice.source.removeprefix("off: ")
-    from docir.embed.load import load_embedder
-
-    try:
-        return load_embedder(choice), ""
-    except Exception as exc:
-        return None, f"model at {choice.path} failed to load ({exc})"
-
-
