@@ -23,8 +23,8 @@ class Link(TypedDict):
     id: str
 
 
-class Skeleton(TypedDict):
-    """What every listing shows of a document: frontmatter and description, never the body."""
+class _Frontmatter(TypedDict):
+    """A document's frontmatter as listings show it, but for its links (a list or a count)."""
 
     id: str
     type: str
@@ -32,13 +32,18 @@ class Skeleton(TypedDict):
     description: str
     status: str
     tags: list[str]
-    related: list[Link]
     owner: str | None
     verified: str | None
     stale: bool
     path: str
     size: Size
     store: NotRequired[str]  # only while reading across stores: "." is this one
+
+
+class Skeleton(_Frontmatter):
+    """What every listing shows of a document: frontmatter and description, never the body."""
+
+    related: list[Link]
 
 
 class SearchHit(Skeleton):
@@ -99,22 +104,11 @@ class ReferenceHit(_Reference):
     store: NotRequired[str]
 
 
-class BriefHit(TypedDict):
+class BriefHit(_Frontmatter):
     """A ranked document as `context` shows it by default: a skeleton whose `related` list
     became a count, since the documents it names follow as linked entries (see budget.py)."""
 
-    id: str
-    type: str
-    title: str
-    description: str
-    status: str
-    tags: list[str]
     related_count: int
-    owner: str | None
-    verified: str | None
-    stale: bool
-    path: str
-    size: Size
     kind: Literal["document"]
     score: float | None
     similarity: float | None
@@ -123,7 +117,6 @@ class BriefHit(TypedDict):
     via: None
     matched_glob: NotRequired[str]  # with --path/--changed: the applies_to glob that matched
     explain: NotRequired[dict[str, Any]]
-    store: NotRequired[str]
 
 
 class LinkedDoc(TypedDict):
