@@ -31,3 +31,26 @@ class Embedder(Protocol):
     def count_tokens(self, text: str) -> int: ...
 
     def embed(self, texts: Sequence[str]) -> Vectors: ...
+
+
+class WrappedEmbedder:
+    """An embedder in front of another: the same model, so the same id, size, window and tokens;
+    a subclass changes only how `embed` reaches it (a lock, a cache)."""
+
+    def __init__(self, inner: Embedder) -> None:
+        self._inner = inner
+
+    @property
+    def model_id(self) -> str:
+        return self._inner.model_id
+
+    @property
+    def dim(self) -> int:
+        return self._inner.dim
+
+    @property
+    def max_tokens(self) -> int:
+        return self._inner.max_tokens
+
+    def count_tokens(self, text: str) -> int:
+        return self._inner.count_tokens(text)

@@ -11,36 +11,21 @@ import threading
 from collections import OrderedDict
 from collections.abc import Sequence
 
-from docir.embed.protocol import Embedder, Vectors
+from docir.embed.protocol import Embedder, Vectors, WrappedEmbedder
 
 QUERIES_KEPT = 256  # a few hundred vectors of 384 floats: well under a megabyte
 
 
-class CachedQueries:
+class CachedQueries(WrappedEmbedder):
     """An Embedder for queries that remembers its last answers; document texts never come here."""
 
     def __init__(self, inner: Embedder, size: int = QUERIES_KEPT) -> None:
-        self._inner = inner
+        super().__init__(inner)
         self._size = size
         self._lock = threading.Lock()
         self._kept: OrderedDict[tuple[str, tuple[str, ...]], Vectors] = OrderedDict()
         self._computing: dict[tuple[str, tuple[str, ...]], threading.Event] = {}
         self.computed = 0  # batches that went through the model
-
-    @property
-    def model_id(self) -> str:
-        return self._inner.model_id
-
-    @property
-    def dim(self) -> int:
-        return self._inner.dim
-
-    @property
-    def max_tokens(self) -> int:
-        return self._inner.max_tokens
-
-    def count_tokens(self, text: str) -> int:
-        return self._inner.count_tokens(text)
 
     def embed(self, texts: Sequence[str]) -> Vectors:
         key = (self._inner.model_id, tuple(texts))

@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from docir.embed.protocol import Embedder
+from docir.embed.protocol import Embedder, WrappedEmbedder
 from docir.errors import EXIT_INTERRUPTED
 from docir.index.catalog import Catalog
 from docir.index.db import open_index
@@ -264,43 +264,28 @@ class _ModelGate:
 QUERY_TURN_SECONDS = 5.0  # the drain waits at most this long for queries to go first, then takes its turn
 
 
-class _Locked:
+class _Locked(WrappedEmbedder):
     """The embedder behind the gate, the drain's texts in small slices, so a query waits for one slice at most."""
 
     SUB_BATCH = 16
     SUB_BATCH_CHARS = 2048  # about 500 tokens: a tenth of a second of model time on 2 idle cores
 
     def __init__(self, embedder: Embedder, gate: _ModelGate, *, query: bool) -> None:
-        self._embedder = embedder
+        super().__init__(embedder)
         self._gate = gate
         self._query = query
-
-    @property
-    def model_id(self) -> str:
-        return self._embedder.model_id
-
-    @property
-    def dim(self) -> int:
-        return self._embedder.dim
-
-    @property
-    def max_tokens(self) -> int:
-        return self._embedder.max_tokens
-
-    def count_tokens(self, text: str) -> int:
-        return self._embedder.count_tokens(text)
 
     def embed(self, texts: Any) -> Any:
         texts = list(texts)
         if self._query:
             with self._gate.query():
-                return self._embedder.embed(texts)
+                return self._inner.embed(texts)
         parts = []
         for part in _slices(texts, self.SUB_BATCH, self.SUB_BATCH_CHARS):
             with self._gate.background():
-                parts.append(self._embedder.embed(part))
+                parts.append(self._inner.embed(part))
         if not parts:
-            return self._embedder.embed([])
+            return self._inner.embed([])
         return np.vstack(parts)
 
 
