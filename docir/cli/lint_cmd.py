@@ -10,6 +10,7 @@ from typing import Annotated, Optional
 import typer
 
 from docir.cli import render
+from docir.cli.options import RootOption
 from docir.errors import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE
 from docir.services.indexing import session
 from docir.services.indexing.session import Session
@@ -40,11 +41,7 @@ def command(
     require_model: Annotated[
         bool, typer.Option("--require-model", help="With --deep: fail (exit 2) when no embedding model is available."),
     ] = False,
-    root: Annotated[
-        Optional[Path],
-        typer.Option("--root", help="The store's root folder. Default: found upward from here.", show_default=False,
-                     file_okay=False),
-    ] = None,
+    root: RootOption = None,
 ) -> int:
     """Check the schema and the documents: exit 1 on errors, 0 on warnings only. See 'docir rule CODE'."""
     store = open_store(root)
