@@ -72,11 +72,16 @@ class VectorStore:
         )
         return [EmbedJob(int(r[0]), r[1], r[2], r[3], r[4]) for r in rows]
 
-    def sections_due(self, model_id: str | None) -> int:
-        """Documents ranked by their document vector alone until their section vectors are made."""
-        return int(self.conn.execute(
-            "SELECT count(*) FROM embeddings WHERE dirty = 2 AND model_id IS ?", (model_id,)
-        ).fetchone()[0])
+    def waiting(self, model_id: str | None) -> tuple[int, int]:
+        """(documents still due their document vector, documents that have it and wait only for their
+        section vectors: ranked by the document vector alone until then); together, queue_counts' due."""
+        row = self.conn.execute(
+            "SELECT coalesce(sum(CASE WHEN dirty = 2 AND model_id IS ? THEN 0"
+            "                         WHEN dirty != 0 OR model_id IS NOT ? THEN 1 ELSE 0 END), 0),"
+            "       coalesce(sum(dirty = 2 AND model_id IS ?), 0) FROM embeddings",
+            (model_id, model_id, model_id),
+        ).fetchone()
+        return int(row[0]), int(row[1])
 
     def model_ids(self) -> list[str]:
         """The models whose vectors this index holds."""

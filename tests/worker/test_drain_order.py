@@ -89,7 +89,7 @@ def test_context_fuses_document_vectors_and_says_how_many_wait_for_sections(
     fake = CountingEmbedder()
     checks = iter([False])  # one pass of document vectors, then stop before any section
     embedding.drain(session.catalog, fake, should_stop=lambda: next(checks, True))
-    waiting = session.catalog.vectors.sections_due(fake.model_id)
+    waiting = session.catalog.vectors.waiting(fake.model_id)[1]
     assert waiting == session.catalog.vectors.queue_counts(fake.model_id)[1] > 30
     session.close()
     monkeypatch.setattr(query_source, "_PROCESS_MODEL", fake)

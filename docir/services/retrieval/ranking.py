@@ -110,8 +110,7 @@ def context(session: Session, queries: list[str], source: QuerySource, *, limit:
         vectors = _cached_vectors(session, source.model_id, refs)
         query_vectors = source.embed(queries)
         # Fused with whatever vectors exist: a document whose sections are still due ranks by its document vector.
-        sections_pending = session.catalog.vectors.sections_due(source.model_id)
-        pending = session.catalog.vectors.queue_counts(source.model_id)[0] - sections_pending
+        pending, sections_pending = session.catalog.vectors.waiting(source.model_id)
     per_query: list[list[Candidate]] = []
     for index, text in enumerate(queries):
         docs: list[LexicalCandidate] = []

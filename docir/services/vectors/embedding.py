@@ -87,8 +87,7 @@ def drain(catalog: Catalog, embedder: Embedder, *, debounce: float | Callable[[]
     report = report if report is not None else DrainReport()
     state = DrainProgress(started=time.time())
     budget = window_budget(embedder.max_tokens)
-    due = catalog.vectors.queue_counts(embedder.model_id)[0]
-    state.texts_due = due - catalog.vectors.sections_due(embedder.model_id)  # one document text each, at first
+    state.texts_due = catalog.vectors.waiting(embedder.model_id)[0]  # one document text each, at first
     plans: dict[int, Plan] = {}  # sections planned in the first phase, keyed by document
 
     def stopped() -> bool:
