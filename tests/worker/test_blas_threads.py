@@ -8,14 +8,11 @@ instead of 0.2 ms). Checked in a real `worker serve`, through the OpenBLAS numpy
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-
-from tests.conftest import FIXTURES
 
 # Serve the store until idle for a second, then ask the OpenBLAS that numpy loaded how many threads it runs.
 PROBE = """
@@ -48,18 +45,11 @@ def probe(root: Path, **env: str) -> str:
     return found
 
 
-@pytest.fixture
-def store(tmp_path: Path) -> Path:
-    root = tmp_path / "sample"
-    shutil.copytree(FIXTURES / "stores" / "sample", root)
-    return root
-
-
-def test_the_worker_runs_single_threaded_blas(store: Path) -> None:
+def test_the_worker_runs_single_threaded_blas(sample_store: Path) -> None:
     if (os.cpu_count() or 1) < 2:
         pytest.skip("one core: OpenBLAS runs one thread anyway")
-    assert probe(store) == "1"
+    assert probe(sample_store) == "1"
 
 
-def test_a_users_own_blas_setting_is_kept(store: Path) -> None:
-    assert probe(store, OPENBLAS_NUM_THREADS="2") == "2"
+def test_a_users_own_blas_setting_is_kept(sample_store: Path) -> None:
+    assert probe(sample_store, OPENBLAS_NUM_THREADS="2") == "2"
