@@ -76,10 +76,10 @@ class VectorStore:
         """(documents still due their document vector, documents that have it and wait only for their
         section vectors: ranked by the document vector alone until then); together, queue_counts' due."""
         row = self.conn.execute(
-            "SELECT coalesce(sum(CASE WHEN dirty = 2 AND model_id IS ? THEN 0"
-            "                         WHEN dirty != 0 OR model_id IS NOT ? THEN 1 ELSE 0 END), 0),"
+            # The first is dirty_jobs' condition; dirty = 2 marks a document whose sections alone are due.
+            "SELECT coalesce(sum(dirty = 1 OR model_id IS NOT ?), 0),"
             "       coalesce(sum(dirty = 2 AND model_id IS ?), 0) FROM embeddings",
-            (model_id, model_id, model_id),
+            (model_id, model_id),
         ).fetchone()
         return int(row[0]), int(row[1])
 
@@ -91,10 +91,7 @@ class VectorStore:
     def queue_counts(self, model_id: str | None) -> tuple[int, int]:
         """(documents whose vectors are due, documents that can have vectors)."""
         total = int(self.conn.execute("SELECT count(*) FROM embeddings").fetchone()[0])
-        due = int(self.conn.execute(
-            "SELECT count(*) FROM embeddings WHERE dirty != 0 OR model_id IS NOT ?", (model_id,)
-        ).fetchone()[0])
-        return due, total
+        return sum(self.waiting(model_id)), total
 
     # --- writing vectors --------------------------------------------------------------------
 
