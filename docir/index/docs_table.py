@@ -129,8 +129,8 @@ class DocsTable:
         # document's title, description and tags as well as by its own.
         title, about = index_text(row.title), index_text(row.description + "\n" + " ".join(row.tags))
         self.conn.executemany(
-            "INSERT INTO sections_fts (rowid, title, about, heading, body) VALUES (?, ?, ?, ?, ?)",
-            [(section_rowid, title, about, index_text(" ".join(path)), index_text(row.body[start:end]))
+            "INSERT INTO sections_fts (rowid, title, about, heading, body, doc) VALUES (?, ?, ?, ?, ?, ?)",
+            [(section_rowid, title, about, index_text(" ".join(path)), index_text(row.body[start:end]), str(rowid))
              for section_rowid, path, start, end in self._sections(rowid)],
         )
 

@@ -23,7 +23,10 @@ STOPWORDS = frozenset(
 )
 
 BM25_WEIGHTS = (10.0, 5.0, 4.0, 3.0, 1.0)  # title, description, tags, headings, body
-SECTION_BM25_WEIGHTS = (1.0, 1.0, 1.0, 1.0)  # its document's title, description and tags, heading path, text
+# A section's own columns: its document's title, description and tags, heading path, text. The
+# last column, its document's rowid, only restricts which sections are scored: weight 0.
+SECTION_BM25_WEIGHTS = (1.0, 1.0, 1.0, 1.0, 0.0)
+SECTION_TEXT_COLUMNS = "{title about heading body}"
 NEAR_DISTANCE = 10  # tokens between two adjacent query words for them to count as "close"
 
 

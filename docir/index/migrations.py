@@ -187,5 +187,25 @@ def m005_sections(conn: sqlite3.Connection) -> None:
     # text_sha is kept, so no vector is recomputed.
 
 
+def m006_section_owner_column(conn: sqlite3.Connection) -> None:
+    # Each section's FTS row names its document's rowid in a column of its own, so the section
+    # query can be limited to the documents the whole-document bm25 ranks first: where most
+    # sections share the task's words, scoring all of them is most of a warm context
+    # (issue-63fe87fef103). Rows are copied, not re-read from the files.
+    _run(
+        conn,
+        f"""
+        CREATE VIRTUAL TABLE sections_fts_new USING fts5(title, about, heading, body, doc,
+                                                         tokenize = "{FTS_TOKENIZER}");
+        INSERT INTO sections_fts_new (rowid, title, about, heading, body, doc)
+            SELECT f.rowid, f.title, f.about, f.heading, f.body, s.doc
+            FROM sections_fts f JOIN sections s ON s.rowid = f.rowid;
+        DROP TABLE sections_fts;
+        ALTER TABLE sections_fts_new RENAME TO sections_fts
+        """,
+    )
+
+
 MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (
-    m001_documents, m002_vectors, m003_reference_corpora, m004_file_state_index, m005_sections)
+    m001_documents, m002_vectors, m003_reference_corpora, m004_file_state_index, m005_sections,
+    m006_section_owner_column)

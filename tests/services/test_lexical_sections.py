@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 import sqlite3
 from pathlib import Path
 
+import pytest
+
+from docir.index.fts import match_expression
+from docir.index.records import Hit
 from docir.services.indexing.session import open_session
 from docir.services.retrieval import lexical, ranking
 from docir.services.retrieval.visibility import Visibility
@@ -14,6 +19,7 @@ from tests.conftest import FIXTURES
 
 LONG_GUIDE = "guide-5e5510000013"  # nine sections; the weekend rota is the last of them
 NO_MODEL = NoModel("not needed here")
+BROAD_TASK = "weekend roster, checkout fallback, vault credentials and the job scheduler"  # 8 documents match
 
 
 def _store(tmp_path: Path) -> Path:
@@ -91,4 +97,67 @@ def test_an_index_from_before_sections_gains_them_on_the_next_command_without_ne
     assert session.catalog.conn.execute("SELECT count(DISTINCT doc) FROM sections").fetchone()[0] == documents
     assert session.catalog.vectors.queue_counts(fake.model_id)[0] == 0  # text unchanged: no vector is due
     assert session.last_sync is not None and session.last_sync.updated == documents
+    session.close()
+
+
+def test_sections_are_scored_only_in_the_documents_whole_document_bm25_ranks_first(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    session = open_session(_store(tmp_path))
+    visibility = Visibility.from_schema(session.schema)
+    task = BROAD_TASK
+    search = session.catalog.search
+    whole = [h.rowid for h in search.lexical_hits(match_expression(task) or "", -1)]
+    assert len(whole) > 2
+    monkeypatch.setattr(lexical, "GATE_FROM_SECTIONS", 0)  # this small index is gated as a big one would be
+    # the whole-document ranking, as the gate sees it: only the two documents it ranked last
+    monkeypatch.setattr(search, "lexical_hits", lambda match, limit=-1: [Hit(r, -1.0) for r in whole[-2:]])
+    gated = lexical.rank_documents(session, task, visibility)
+    assert {c.rowid for c in gated if c.section is not None} == set(whole[-2:])
+    session.close()
+
+
+def test_a_section_query_among_some_documents_finds_sections_of_those_only(tmp_path: Path) -> None:
+    session = open_session(_store(tmp_path))
+    search = session.catalog.search
+    match = match_expression(BROAD_TASK) or ""
+    everywhere = {h.doc for h in search.section_hits(match, 1000)}
+    assert len(everywhere) > 2
+    one = sorted(everywhere)[1]
+    assert {h.doc for h in search.section_hits(match, 1000, [one])} == {one}
+    assert search.section_hits(match, 1000, []) == []
+    session.close()
+
+
+def test_a_number_in_the_task_is_never_matched_against_a_sections_document_rowid(tmp_path: Path) -> None:
+    session = open_session(_store(tmp_path))
+    rowids = [int(r[0]) for r in session.catalog.conn.execute("SELECT rowid FROM documents")]
+    hits = session.catalog.search.section_hits(" OR ".join(f'"{r}"' for r in rowids), 100, rowids)
+    texts = [session.catalog.conn.execute("SELECT title || about || heading || body FROM sections_fts"
+                                          " WHERE rowid = (SELECT rowid FROM sections WHERE doc = ? AND path = ?)",
+                                          (h.doc, json.dumps(list(h.path)))).fetchone()[0] for h in hits]
+    assert all(any(str(r) in text for r in rowids) for text in texts)  # only sections whose text has the number
+    session.close()
+
+
+def test_an_index_from_before_the_owner_column_is_migrated_in_place_without_reading_the_files(tmp_path: Path) -> None:
+    root = _store(tmp_path)
+    session = open_session(root)
+    task = "weekend roster swaps when the primary does not acknowledge"
+    visibility = Visibility.from_schema(session.schema)
+    before = [(c.rowid, c.best_section) for c in lexical.rank_documents(session, task, visibility)]
+    session.close()
+    conn = sqlite3.connect(root / ".docir" / "index.db")
+    conn.isolation_level = None
+    rows = conn.execute("SELECT f.rowid, f.title, f.about, f.heading, f.body FROM sections_fts f").fetchall()
+    conn.execute("DROP TABLE sections_fts")  # the table as migration 5 made it
+    conn.execute("CREATE VIRTUAL TABLE sections_fts USING fts5(title, about, heading, body,"
+                 " tokenize = \"porter unicode61 remove_diacritics 2 tokenchars '-_'\")")
+    conn.executemany("INSERT INTO sections_fts (rowid, title, about, heading, body) VALUES (?, ?, ?, ?, ?)", rows)
+    conn.execute("PRAGMA user_version = 5")
+    conn.close()
+
+    session = open_session(root)
+    assert session.last_sync is not None and session.last_sync.updated == 0  # no file was read again
+    after = [(c.rowid, c.best_section) for c in lexical.rank_documents(session, task, visibility)]
+    assert after == before and after
     session.close()
