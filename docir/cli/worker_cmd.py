@@ -75,7 +75,7 @@ def start(root: RootOption = None, json_out: JsonOption = False) -> int:
 def stop(root: RootOption = None, json_out: JsonOption = False) -> int:
     """Stop the worker; queued embeddings stay queued for the next one."""
     home = _root(root)
-    reply = client.request(home, {"cmd": "stop"}, timeout=5.0)
+    reply = client.request(home, {"cmd": "stop"}, timeout=5.0, any_version=True)
     pid = int((reply or {}).get("pid") or 0)
     deadline = time.monotonic() + START_WAIT_SECONDS
     while pid and paths.pid_alive(pid) and time.monotonic() < deadline:

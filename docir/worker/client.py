@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from docir.worker import paths, protocol
+from docir.worker import identity, paths, protocol
 
 # Commands that must run in the calling process: they manage the worker itself, create the store,
 # or own the process's stdin and stdout for a long session (the MCP server).
@@ -24,11 +24,13 @@ def enabled() -> bool:
     return os.environ.get("DOCIR_WORKER", "1") != "0"
 
 
-def connect(root: Path, timeout: float = HANDSHAKE_SECONDS) -> socket.socket | None:
+def connect(root: Path, timeout: float = HANDSHAKE_SECONDS, any_version: bool = False) -> socket.socket | None:
     """A connection to the worker of `root` that has said it is ready, or None.
 
     A stale status file or socket is removed. A worker that does not send its ready
-    frame within `timeout` counts as absent: the caller goes on without it.
+    frame within `timeout` counts as absent: the caller goes on without it. A worker
+    of another docir version is asked to stop and counts as absent too (unless
+    `any_version`): it may not read this docir's index the same way (identity.py).
     """
     status = paths.read_status(root)
     if status is None:
@@ -48,17 +50,32 @@ def connect(root: Path, timeout: float = HANDSHAKE_SECONDS) -> socket.socket | N
     if not ready.get("ready"):
         sock.close()
         return None
+    if not any_version and ready.get("version") != identity.VERSION:
+        _stop_other_version(sock)
+        return None
     sock.settimeout(None)
     return sock
 
 
-def request(root: Path, payload: dict[str, Any], timeout: float = HANDSHAKE_SECONDS) -> dict[str, Any] | None:
+def _stop_other_version(sock: socket.socket) -> None:
+    """Ask a worker of another docir version to stop, and wait for its answer: a request whose client
+    has hung up is never run. Best effort: the caller runs its command itself either way."""
+    with sock:
+        try:
+            protocol.send(sock, {"cmd": "stop"})
+            protocol.receive(sock)
+        except (OSError, protocol.ProtocolError, ValueError):
+            pass
+
+
+def request(root: Path, payload: dict[str, Any], timeout: float = HANDSHAKE_SECONDS,
+            any_version: bool = False) -> dict[str, Any] | None:
     """One request/reply with the worker; None when no worker answers.
 
     Ctrl-C while waiting closes the connection, which tells the worker to drop the
     request if it has not started, or to stop it at its next check (it exits 130).
     """
-    sock = connect(root, timeout)
+    sock = connect(root, timeout, any_version)
     if sock is None:
         return None
     try:

@@ -6,8 +6,9 @@ removed before the stop reply, so a client never sees a worker that is gone.
 
 Every accepted connection gets its own thread, so a long command (a flush,
 `reindex --full`, `lint --deep`) never holds up `status`, `stop` or a read.
-The first frame on a connection is the server's `{"ready": true}`: a client
-that does not get it within a fraction of a second runs its command itself.
+The first frame on a connection is the server's `{"ready": true, "version": ...}`:
+a client that does not get it within a fraction of a second, or gets another docir
+version's, runs its command itself (docir/worker/identity.py).
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Protocol
 
-from docir.worker import paths, protocol
+from docir.worker import identity, paths, protocol
 
 # Watching a worker must not keep it alive.
 PASSIVE_REQUESTS = frozenset({"status"})
@@ -58,6 +59,7 @@ class Server:
         self.idle_timeout = idle_timeout
         self.log = log
         self.watch = watch  # a reason to exit (the store is gone), checked every half second
+        self._code = identity.code_stamp()  # the files this process loaded its code from
         self.socket_path = paths.socket_path(root)
         self._stop = threading.Event()
         self._lock_fd: int | None = None
@@ -93,6 +95,8 @@ class Server:
         try:
             while not self._stop.is_set():
                 ready, _, _ = select.select([listener], [], [], 0.5)
+                if self._code_changed():
+                    break
                 if ready:
                     conn, _ = listener.accept()
                     self._start(conn)
@@ -116,6 +120,14 @@ class Server:
                 pass
             self._wait_for_requests()
             self.handler.close()
+
+    def _code_changed(self) -> bool:
+        """docir was upgraded or edited under this process: exit before taking another command, so the
+        next one runs on the new code (and starts a worker that has it)."""
+        if identity.code_stamp() == self._code:
+            return False
+        self.log("docir's code changed on disk; exiting")
+        return True
 
     def _start(self, conn: socket.socket) -> None:
         with self._active_lock:
@@ -144,7 +156,7 @@ class Server:
 
     def _answer(self, conn: socket.socket) -> str:
         try:
-            protocol.send(conn, {"ready": True})
+            protocol.send(conn, {"ready": True, "version": identity.VERSION})
             request = protocol.receive(conn)
         except (OSError, protocol.ProtocolError, ValueError) as exc:
             self.log(f"bad request: {exc}")
