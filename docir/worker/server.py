@@ -124,8 +124,11 @@ class Server:
     def _code_changed(self) -> bool:
         """docir was upgraded or edited under this process: exit before taking another command, so the
         next one runs on the new code (and starts a worker that has it)."""
-        if identity.code_stamp() == self._code:
-            return False
+        try:
+            if identity.code_stamp() == self._code:
+                return False
+        except OSError:  # the package folder itself is gone (uninstalled, or mid-upgrade)
+            pass
         self.log("docir's code changed on disk; exiting")
         return True
 
