@@ -40,7 +40,8 @@ def _root(root: Path | None) -> Path:
 def status(root: RootOption = None, json_out: JsonOption = False) -> int:
     """Is a worker running for this store, with which model, how much is queued."""
     home = _root(root)
-    reply = client.request(home, {"cmd": "status"}) if client.enabled() else None
+    # Looking stops nothing: a worker of another docir version is shown (with its version) as it is.
+    reply = client.request(home, {"cmd": "status"}, any_version=True) if client.enabled() else None
     result: dict[str, Any] = {"running": reply is not None and "pid" in reply, **(reply or {})}
     if render.wants_json(json_out):
         render.emit_json(result)

@@ -129,7 +129,7 @@ def _status_here(argv: list[str]) -> int | None:
     if "--json" not in argv and sys.stdout.isatty():
         return None
     root = paths.find_root(argv, Path.cwd())
-    reply = request(root, {"cmd": "status"}) if root is not None else None
+    reply = request(root, {"cmd": "status"}, any_version=True) if root is not None else None
     if reply is None or "pid" not in reply:
         return None
     sys.stdout.write(json.dumps({"running": True, **reply}, ensure_ascii=False, indent=2) + "\n")

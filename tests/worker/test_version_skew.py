@@ -42,6 +42,8 @@ def test_a_worker_of_another_version_is_stopped_and_the_command_runs_here(warm_s
     docir(warm_store, "worker", "stop")
 
     other = _start(warm_store, _copy_of_docir(tmp_path, version="0.0.0+other"))
+    seen = json.loads(docir(warm_store, "worker", "status", "--json").stdout)
+    assert (seen["pid"], seen["version"]) == (other, "0.0.0+other")  # looking at it stops nothing
     got = docir(warm_store, "get", ID)
     assert (got.returncode, got.stdout) == (0, cold.stdout), got.stderr
     assert wait_for(lambda: not paths.pid_alive(other), timeout=30), "the other version's worker kept running"

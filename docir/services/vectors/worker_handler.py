@@ -28,7 +28,7 @@ from docir.index.db import open_index
 from docir.services.vectors import embedding, query_source
 from docir.services.vectors.query_cache import CachedQueries
 from docir.store import Store
-from docir.worker import context
+from docir.worker import context, identity
 
 RunCli = Callable[[list[str]], int]
 
@@ -95,6 +95,7 @@ class WarmWorker:
             self._due = self._count_due()
         return {
             "pid": os.getpid(),
+            "version": identity.VERSION,
             "model": self.embedder.model_id if self.embedder else None,
             "semantic": "on" if self.embedder else f"off: {self.unavailable}",
             "due": self._due,
