@@ -12,7 +12,11 @@ from docir.index.records import ChunkVector, EmbedJob, VectorSet
 # embeddings.dirty: 0 all vectors current; 1 the document vector is due (and its sections);
 # 2 the document vector is current and only its section vectors are due. A big first drain
 # computes every document vector before any section, so ranking is semantic early.
-DIRTY, SECTIONS_DUE = 1, 2
+CURRENT, DIRTY, SECTIONS_DUE = 0, 1, 2
+# When a document waits, for a model id (the one parameter each takes): its document vector is due
+# if it is flagged dirty or was made by another model; only its sections, if flagged so by this one.
+_DOCUMENT_DUE = f"(dirty = {DIRTY} OR model_id IS NOT ?)"
+_ONLY_SECTIONS_DUE = f"(dirty = {SECTIONS_DUE} AND model_id IS ?)"
 
 
 class VectorStore:
@@ -26,8 +30,8 @@ class VectorStore:
     def schedule(self, rowid: int, text_sha: str) -> None:
         """Mark the document dirty only if what is embedded changed; metadata edits keep vectors."""
         self.conn.execute(
-            "INSERT INTO embeddings (doc, dirty, dirty_since, text_sha) VALUES (?, 1, ?, ?)"
-            " ON CONFLICT(doc) DO UPDATE SET dirty = 1, dirty_since = excluded.dirty_since,"
+            f"INSERT INTO embeddings (doc, dirty, dirty_since, text_sha) VALUES (?, {DIRTY}, ?, ?)"
+            f" ON CONFLICT(doc) DO UPDATE SET dirty = {DIRTY}, dirty_since = excluded.dirty_since,"
             " text_sha = excluded.text_sha WHERE embeddings.text_sha != excluded.text_sha",
             (rowid, time.time(), text_sha),
         )
@@ -57,7 +61,7 @@ class VectorStore:
         rows = self.conn.execute(
             "SELECT d.rowid, e.text_sha, d.title, d.description, d.body FROM embeddings e"
             " JOIN documents d ON d.rowid = e.doc"
-            f" WHERE (e.dirty = 1 OR e.model_id IS NOT ?){settled} ORDER BY e.dirty_since LIMIT ?",
+            f" WHERE {_DOCUMENT_DUE}{settled} ORDER BY e.dirty_since LIMIT ?",
             (*params, limit),
         )
         return [EmbedJob(int(r[0]), r[1], r[2], r[3], r[4]) for r in rows]
@@ -67,7 +71,7 @@ class VectorStore:
         rows = self.conn.execute(
             "SELECT d.rowid, e.text_sha, d.title, d.description, d.body FROM embeddings e"
             " JOIN documents d ON d.rowid = e.doc"
-            " WHERE e.dirty = 2 AND e.model_id IS ? ORDER BY e.dirty_since LIMIT ?",
+            f" WHERE {_ONLY_SECTIONS_DUE} ORDER BY e.dirty_since LIMIT ?",
             (model_id, limit),
         )
         return [EmbedJob(int(r[0]), r[1], r[2], r[3], r[4]) for r in rows]
@@ -76,9 +80,7 @@ class VectorStore:
         """(documents still due their document vector, documents that have it and wait only for their
         section vectors: ranked by the document vector alone until then); together, queue_counts' due."""
         row = self.conn.execute(
-            # The first is dirty_jobs' condition; dirty = 2 marks a document whose sections alone are due.
-            "SELECT coalesce(sum(dirty = 1 OR model_id IS NOT ?), 0),"
-            "       coalesce(sum(dirty = 2 AND model_id IS ?), 0) FROM embeddings",
+            f"SELECT coalesce(sum{_DOCUMENT_DUE}, 0), coalesce(sum{_ONLY_SECTIONS_DUE}, 0) FROM embeddings",
             (model_id, model_id),
         ).fetchone()
         return int(row[0]), int(row[1])
@@ -117,7 +119,7 @@ class VectorStore:
             return False
         self.conn.execute("DELETE FROM chunk_embeddings WHERE doc = ?", (job.rowid,))
         self.conn.execute(
-            "UPDATE embeddings SET dirty = 2, model_id = ?, vector_sha = ? WHERE doc = ?",
+            f"UPDATE embeddings SET dirty = {SECTIONS_DUE}, model_id = ?, vector_sha = ? WHERE doc = ?",
             (model_id, doc_sha, job.rowid),
         )
         self.bump_generation()
@@ -138,7 +140,7 @@ class VectorStore:
              for c in chunks],
         )
         self.conn.execute(
-            "UPDATE embeddings SET dirty = 0, model_id = ?, vector_sha = ? WHERE doc = ?",
+            f"UPDATE embeddings SET dirty = {CURRENT}, model_id = ?, vector_sha = ? WHERE doc = ?",
             (model_id, doc_sha, job.rowid),
         )
         self.bump_generation()
