@@ -178,14 +178,10 @@ def flush(schema_model_path: str | None, store_root: Path, catalog_drain: DrainF
           progress: Progress | None = None) -> FlushReport:
     """Compute every due vector now: by the warm worker's drain when one runs, else in this process.
 
-    Either way one drain does the work: inside the worker its drain thread is asked and
-    waited for; elsewhere the store's drain lock keeps this drain from running beside another.
+    Either way one drain does the work: inside the worker (which holds the model) `catalog_drain`
+    asks its drain thread and waits (drain_due); elsewhere the store's drain lock keeps this
+    drain from running beside another.
     """
-    if _PROCESS_FLUSH is not None:
-        try:
-            return _PROCESS_FLUSH()
-        except RuntimeError as exc:
-            raise DocirError(str(exc)) from None
     if _PROCESS_MODEL is None and client.enabled() and _worker_model(store_root) is not None:
         reply = _flush_in_worker(store_root, progress)
         if reply is not None and "error" not in reply:
