@@ -34,9 +34,10 @@ def zscores(raw: Sequence[float]) -> list[float]:
     return [max(0.0, (x - mean) / sd) for x in raw]
 
 
-def coverage_factor(coverage: float) -> float:
-    """How much of a lexical match counts: matching one incidental word of a long task is worth little."""
-    return math.pow(coverage, COVERAGE_POWER)
+def lexical_part(weight: float, coverage: float, z: float) -> float:
+    """What one lexical ranking adds to a fused score: its z-score, counted in proportion to the
+    share of the task's terms the document contains (matching one incidental word is worth little)."""
+    return weight * math.pow(coverage, COVERAGE_POWER) * z
 
 
 def rank_score(rank: int) -> float:

@@ -52,11 +52,11 @@ class LexicalCandidate:
 
     @property
     def section_part(self) -> float:
-        return fusion.SECTION_WEIGHT * fusion.coverage_factor(self.coverage) * (self.section.z if self.section else 0)
+        return fusion.lexical_part(fusion.SECTION_WEIGHT, self.coverage, self.section.z if self.section else 0.0)
 
     @property
     def near_part(self) -> float:
-        return fusion.NEAR_WEIGHT * fusion.coverage_factor(self.coverage) * (self.near.z if self.near else 0)
+        return fusion.lexical_part(fusion.NEAR_WEIGHT, self.coverage, self.near.z if self.near else 0.0)
 
     @property
     def score(self) -> float:

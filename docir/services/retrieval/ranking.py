@@ -71,7 +71,7 @@ class Candidate:
         if self.lexical is not None:
             return self.lexical.score
         if self.ref_lexical is not None:
-            return fusion.SECTION_WEIGHT * fusion.coverage_factor(self.ref_coverage) * self.ref_lexical.z
+            return fusion.lexical_part(fusion.SECTION_WEIGHT, self.ref_coverage, self.ref_lexical.z)
         return 0.0
 
     @property
