@@ -133,10 +133,14 @@ def progress_bar(label: str) -> Any:
 
 def drain_line(state: Mapping[str, Any]) -> str:
     """'1,234/5,000 texts (sections) · 41.2 texts/s · 1m32s left', for tables and notes."""
-    eta = state.get("eta_seconds")
-    left = "-" if eta is None else (f"{eta // 60}m{eta % 60:02d}s" if eta >= 60 else f"{eta}s")
     return (f"{state['texts_done']:,}/{state['texts_due']:,} texts ({state['phase']}) · "
-            f"{state['rate']} texts/s · {left} left")
+            f"{state['rate']} texts/s · {_time_left(state)} left")
+
+
+def _time_left(state: Mapping[str, Any]) -> str:
+    """'1m32s', '45s', or '-' when the rate is not known yet."""
+    eta = state.get("eta_seconds")
+    return "-" if eta is None else (f"{eta // 60}m{eta % 60:02d}s" if eta >= 60 else f"{eta}s")
 
 
 class _DrainBar:
@@ -157,10 +161,9 @@ class _DrainBar:
             starting = True
         else:
             starting = False
-        eta = state.get("eta_seconds")
-        left = "-" if eta is None else (f"{eta // 60}m{eta % 60:02d}s" if eta >= 60 else f"{eta}s")
         self._bar.update(self._task, completed=state["texts_done"], total=max(state["texts_due"], 1),
-                         description=f"{self._label} ({state['phase']})", rate=state["rate"], left=left)
+                         description=f"{self._label} ({state['phase']})", rate=state["rate"],
+                         left=_time_left(state))
         if starting:
             self._bar.start()  # after the first numbers are in: no empty 0/1 frame
         self._bar.refresh()

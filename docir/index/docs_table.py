@@ -110,8 +110,7 @@ class DocsTable:
         # Archived documents keep their row (get still finds them) but leave FTS, vectors and the graph.
         self.conn.execute("DELETE FROM documents_fts WHERE rowid = ?", (rowid,))
         self.conn.execute("DELETE FROM relations WHERE doc = ?", (rowid,))
-        self.conn.execute("DELETE FROM sections_fts WHERE rowid IN (SELECT rowid FROM sections WHERE doc = ?)",
-                          (rowid,))
+        self._forget_section_text(rowid)
         if row.archived:
             self._vectors.forget(rowid)
             return
@@ -139,10 +138,13 @@ class DocsTable:
         return [(int(r[0]), tuple(json.loads(r[1])), int(r[2]), int(r[3])) for r in rows]
 
     def _forget_sections(self, rowid: int) -> None:
+        self._forget_section_text(rowid)
+        self.conn.execute("DELETE FROM sections WHERE doc = ?", (rowid,))
+
+    def _forget_section_text(self, rowid: int) -> None:
         # FTS5 has no foreign keys: its rows go by the rowids the sections table keeps.
         self.conn.execute("DELETE FROM sections_fts WHERE rowid IN (SELECT rowid FROM sections WHERE doc = ?)",
                           (rowid,))
-        self.conn.execute("DELETE FROM sections WHERE doc = ?", (rowid,))
 
     def _row(self, rowid: int) -> DocRow:
         r = self.conn.execute("SELECT * FROM documents WHERE rowid = ?", (rowid,)).fetchone()
