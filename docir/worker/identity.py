@@ -17,7 +17,7 @@ from pathlib import Path
 import docir
 
 VERSION = docir.__version__
-PACKAGE = Path(docir.__file__).resolve().parent
+PACKAGE = Path(docir.__file__).parent  # absolute already: no file system call on the client's path
 
 
 def code_stamp(package: Path = PACKAGE) -> tuple[int, int]:
