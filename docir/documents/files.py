@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 
 from docir.errors import InputError
-from docir.store import STATE_DIR
+from docir.store import STATE_DIR, find_root
 
 # Temp files of interrupted writes, kept out of docs/ (git and the walk never see .docir/).
 TEMP_DIR = "tmp"
@@ -76,26 +76,23 @@ def atomic_write(path: Path, text: str) -> None:
 
 
 def _temp_folder(folder: Path) -> Path:
-    """The nearest store state folder above `folder` on the same file system, else `folder` itself."""
-    device = folder.stat().st_dev
-    for candidate in (folder, *folder.resolve().parents):
-        state = candidate / STATE_DIR
-        try:
-            if not state.is_dir() or state.stat().st_dev != device:
-                continue
-        except OSError:
-            continue
-        temp = state / TEMP_DIR
-        try:
-            if not temp.is_dir():
-                temp.mkdir(exist_ok=True)
-                # Stores made before this folder existed do not ignore it in .docir/.gitignore.
-                (temp / ".gitignore").write_text("*\n", encoding="utf-8")
-        except OSError:
+    """The state folder of the store holding `folder`, if on the same file system; else `folder` itself."""
+    root = find_root(folder)
+    if root is None:
+        return folder
+    state = root / STATE_DIR
+    temp = state / TEMP_DIR
+    try:
+        if not state.is_dir() or state.stat().st_dev != folder.stat().st_dev:
             return folder
-        _sweep(temp)
-        return temp
-    return folder
+        if not temp.is_dir():
+            temp.mkdir(exist_ok=True)
+            # Stores made before this folder existed do not ignore it in .docir/.gitignore.
+            (temp / ".gitignore").write_text("*\n", encoding="utf-8")
+    except OSError:
+        return folder
+    _sweep(temp)
+    return temp
 
 
 def _sweep(temp: Path) -> None:
