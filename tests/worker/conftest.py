@@ -3,23 +3,21 @@
 from __future__ import annotations
 
 import os
-import shutil
 import signal
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from docir.services.vectors import query_source
 from docir.worker import paths
-from tests.conftest import FIXTURES
 from tests.worker.test_worker import docir
 
 
 @pytest.fixture
-def warm_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, model_cache: Path) -> Iterator[Path]:
+def warm_store(sample_store: Path, monkeypatch: pytest.MonkeyPatch, model_cache: Path) -> Iterator[Path]:
     """The sample store with the worker enabled; every worker it starts is stopped afterwards."""
-    root = tmp_path / "sample"
-    shutil.copytree(FIXTURES / "stores" / "sample", root)
+    root = sample_store
     monkeypatch.setenv("DOCIR_WORKER", "1")
     monkeypatch.setenv("DOCIR_WORKER_IDLE", "60")
     monkeypatch.setenv("XDG_CACHE_HOME", str(model_cache))
@@ -28,3 +26,10 @@ def warm_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, model_cache: Pat
     docir(root, "worker", "stop", timeout=60)
     if found and paths.pid_alive(int(found["pid"])):
         os.kill(int(found["pid"]), signal.SIGKILL)
+
+
+@pytest.fixture
+def isolated_process_model(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A WarmWorker registers its model for the process: give the registration back afterwards."""
+    for name in ("_PROCESS_MODEL", "_PROCESS_DRAINS", "_PROCESS_FLUSH", "_PROCESS_DRAIN_STATUS"):
+        monkeypatch.setattr(query_source, name, getattr(query_source, name))

@@ -43,13 +43,6 @@ def start_docir(root: Path, *args: str) -> subprocess.Popen[str]:
                             stderr=subprocess.PIPE, text=True)
 
 
-def worker_log(root: Path) -> str:
-    try:
-        return paths.log_path(root).read_text(encoding="utf-8")
-    except OSError:
-        return ""
-
-
 def forwarded_and_waiting(root: Path, proc: subprocess.Popen[str]) -> bool:
     """The worker is running the client's command (it has a connection besides our status call)."""
     return proc.poll() is None and int(status(root).get("requests", 0)) >= 2

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
@@ -11,15 +10,13 @@ import pytest
 from docir.documents.model import embedded_text
 from docir.services.indexing.session import open_session
 from docir.services.vectors import embedding, query_source
-from tests.conftest import FIXTURES
 from tests.fakes import CountingEmbedder
 from tests.worker.test_one_drain import grow
 
 
 @pytest.fixture
-def grown(tmp_path: Path) -> Path:
-    root = tmp_path / "sample"
-    shutil.copytree(FIXTURES / "stores" / "sample", root)
+def grown(sample_store: Path) -> Path:
+    root = sample_store
     grow(root, 30)
     return root
 
@@ -43,11 +40,10 @@ def test_every_document_vector_comes_before_any_section_vector(grown: Path) -> N
     session.close()
 
 
-def test_each_model_call_gets_its_texts_fewest_tokens_first(tmp_path: Path) -> None:
+def test_each_model_call_gets_its_texts_fewest_tokens_first(sample_store: Path) -> None:
     """A batch costs as much as its longest member in tokens, and characters mislead: a section of
     many one-letter words is short in characters and long in tokens (hex-heavy code, in real stores)."""
-    root = tmp_path / "sample"
-    shutil.copytree(FIXTURES / "stores" / "sample", root)
+    root = sample_store
     for n in range(3):
         many = " ".join(["a"] * (90 + n))  # ~180 characters, ~90 tokens
         few = " ".join(["interoperability"] * (20 + n))  # ~340 characters, ~20 tokens
@@ -107,15 +103,14 @@ def test_context_fuses_document_vectors_and_says_how_many_wait_for_sections(
     assert payload["pending"] == 0 and payload["sections_pending"] == 0
 
 
-def test_worker_status_shows_the_running_drain_in_texts(grown: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_worker_status_shows_the_running_drain_in_texts(grown: Path, isolated_process_model: None,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
     import threading
     import time
 
     from docir.services.vectors.worker_handler import WarmWorker
     from docir.store import open_store
 
-    for name in ("_PROCESS_MODEL", "_PROCESS_DRAINS", "_PROCESS_FLUSH", "_PROCESS_DRAIN_STATUS"):
-        monkeypatch.setattr(query_source, name, getattr(query_source, name))
     release = threading.Event()
 
     class Slow(CountingEmbedder):

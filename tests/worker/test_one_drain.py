@@ -4,20 +4,16 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import sqlite3
 import subprocess
 import sys
 import threading
 from pathlib import Path
 
-import pytest
-
 from docir.services.indexing.session import open_session
 from docir.services.vectors import query_source
 from docir.services.vectors.worker_handler import WarmWorker
 from docir.store import open_store
-from tests.conftest import FIXTURES
 from tests.fakes import CountingEmbedder
 from tests.worker.test_worker import docir, status, wait_for
 
@@ -44,16 +40,8 @@ def stored_vectors(root: Path) -> int:
         conn.close()
 
 
-@pytest.fixture
-def isolated_process_model(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A WarmWorker registers its model for the process: give the registration back afterwards."""
-    for name in ("_PROCESS_MODEL", "_PROCESS_DRAINS", "_PROCESS_FLUSH", "_PROCESS_DRAIN_STATUS"):
-        monkeypatch.setattr(query_source, name, getattr(query_source, name))
-
-
-def test_flushes_racing_the_drain_thread_embed_each_text_once(tmp_path: Path, isolated_process_model: None) -> None:
-    root = tmp_path / "sample"
-    shutil.copytree(FIXTURES / "stores" / "sample", root)
+def test_flushes_racing_the_drain_thread_embed_each_text_once(sample_store: Path, isolated_process_model: None) -> None:
+    root = sample_store
     grow(root, 40)
     open_session(root).close()
     fake = CountingEmbedder()
@@ -63,9 +51,12 @@ def test_flushes_racing_the_drain_thread_embed_each_text_once(tmp_path: Path, is
         threads = [threading.Thread(target=lambda: reports.append(worker.flush_and_wait())) for _ in range(4)]
         for thread in threads:
             thread.start()
-        reports.append(query_source.flush_session(open_session(root)))  # a command's flush, inside the worker
+        command = open_session(root)
+        reports.append(query_source.flush_session(command))  # a command's flush, inside the worker
+        command.close()
         for thread in threads:
             thread.join(timeout=SETUP_TIMEOUT)
+        assert len(reports) == 5, "a flush never returned"
         assert worker.cmd_status({})["due"] == 0
     finally:
         worker.close()
@@ -75,9 +66,8 @@ def test_flushes_racing_the_drain_thread_embed_each_text_once(tmp_path: Path, is
     assert all(r["texts_embedded"] <= len(fake.texts) for r in reports)
 
 
-def test_a_flush_wakes_the_drain_past_its_debounce(tmp_path: Path, isolated_process_model: None) -> None:
-    root = tmp_path / "sample"
-    shutil.copytree(FIXTURES / "stores" / "sample", root)
+def test_a_flush_wakes_the_drain_past_its_debounce(sample_store: Path, isolated_process_model: None) -> None:
+    root = sample_store
     open_session(root).close()
     fake = CountingEmbedder()
     worker = WarmWorker(open_store(root), lambda argv: 0, fake, "", debounce=3600.0)  # never settles by itself
