@@ -45,20 +45,15 @@ REPO = HERE.parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE / "quality"))
 
-from speed import child_env, write_json  # noqa: E402  (benchmarks/ is not a package)
+from speed import model_env, write_json  # noqa: E402  (benchmarks/ is not a package)
 
 QUERY = "how does a contract signal which token interfaces it supports"
-
-
-def env(worker: bool) -> dict[str, str]:
-    """speed.py's environment for timed processes, with the model: these benchmarks rank and embed."""
-    return child_env(worker=worker, with_model=True)
 
 
 def measured(argv: list[str], *, worker: bool = False) -> tuple[float, int, str]:
     """Wall seconds, peak RSS in MB (this child and what it waited for) and stdout of one process."""
     began = time.perf_counter()
-    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env(worker),
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=model_env(worker),
                             stdin=subprocess.DEVNULL, text=True)
     out, err = proc.communicate()
     elapsed = time.perf_counter() - began
@@ -84,7 +79,7 @@ def wrapped(*argv: str) -> list[str]:
 
 def docir(root: Path, *args: str, worker: bool = False) -> str:
     proc = subprocess.run([sys.executable, "-m", "docir", *args, "--root", str(root)], capture_output=True,
-                          text=True, env=env(worker), stdin=subprocess.DEVNULL, check=False)
+                          text=True, env=model_env(worker), stdin=subprocess.DEVNULL, check=False)
     if proc.returncode != 0:
         raise SystemExit(f"docir {' '.join(args)} failed: {proc.stderr.strip()[-2000:]}")
     return proc.stdout
@@ -128,7 +123,7 @@ def full_flush(root: Path, lengths: list[int], repeat: int = 1) -> dict[str, obj
     with tempfile.TemporaryDirectory() as scratch:
         texts_file = Path(scratch) / "texts.json"
         subprocess.run([sys.executable, str(HERE / "embed_throughput.py"), "--dump-texts", str(root),
-                        str(texts_file)], check=True, env=env(False))
+                        str(texts_file)], check=True, env=model_env(False))
         data = json.loads(texts_file.read_text(encoding="utf-8"))
         texts = len(data["texts"])
         for round_no in range(repeat):

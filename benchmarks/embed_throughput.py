@@ -33,7 +33,6 @@ import argparse
 import datetime as dt
 import hashlib
 import json
-import os
 import resource
 import shutil
 import sqlite3
@@ -49,7 +48,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 from generate import generate_store  # benchmarks/ is not a package
-from speed import FLOOR_ARGV, PYCACHE, machine_info, write_results
+from speed import FLOOR_ARGV, PYCACHE, child_env, machine_info, write_results
 
 SEED = 7
 MARKER = ".benchmark-store.json"
@@ -194,15 +193,6 @@ def fastembed_child(texts_file: Path, batch: int, max_length: int | None = None)
 
 
 # --- the parent -----------------------------------------------------------------------------------
-
-
-def child_env() -> dict[str, str]:
-    """Bytecode caching on (as speed.py does, see its child_env); no worker, ever."""
-    env = dict(os.environ)
-    env.pop("PYTHONDONTWRITEBYTECODE", None)
-    env["PYTHONPYCACHEPREFIX"] = str(PYCACHE)
-    env["DOCIR_WORKER"] = "0"
-    return env
 
 
 LAST_CPU_S = [0.0]  # CPU seconds (user + system) of the last child run()

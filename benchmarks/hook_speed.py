@@ -26,7 +26,6 @@ import argparse
 import ast
 import datetime as dt
 import json
-import os
 import shutil
 import statistics
 import subprocess
@@ -39,7 +38,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 from generate import generate_store  # benchmarks/ is not a package
-from speed import FLOOR_ARGV, PYCACHE, machine_info, percentile, write_results
+from speed import FLOOR_ARGV, PYCACHE, child_env, machine_info, percentile, write_results
 
 SEED = 7
 COMMANDS: tuple[tuple[str, str], ...] = (
@@ -56,12 +55,9 @@ class BenchmarkError(Exception):
     pass
 
 
-def child_env() -> dict[str, str]:
-    """No worker ever (DOCIR_WORKER=0); bytecode caching on, as speed.py does (see its child_env)."""
-    env = dict(os.environ)
-    env.pop("PYTHONDONTWRITEBYTECODE", None)
-    env["PYTHONPYCACHEPREFIX"] = str(PYCACHE)
-    env["DOCIR_WORKER"] = "0"
+def git_env() -> dict[str, str]:
+    """speed.py's environment (no worker ever), in a git of its own with a fixed identity."""
+    env = child_env()
     for key in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE"):
         env.pop(key, None)
     env.update({"GIT_AUTHOR_NAME": "bench", "GIT_AUTHOR_EMAIL": "bench@example.invalid",
@@ -72,7 +68,7 @@ def child_env() -> dict[str, str]:
 
 def run(argv: list[str], cwd: Path, *, what: str) -> tuple[float, bytes]:
     started = time.perf_counter()
-    proc = subprocess.run(argv, cwd=cwd, capture_output=True, stdin=subprocess.DEVNULL, env=child_env(), check=False)
+    proc = subprocess.run(argv, cwd=cwd, capture_output=True, stdin=subprocess.DEVNULL, env=git_env(), check=False)
     elapsed = (time.perf_counter() - started) * 1000
     if proc.returncode != 0:
         stderr = proc.stderr.decode(errors="replace").strip()

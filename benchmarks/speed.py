@@ -183,6 +183,11 @@ def child_env(*, worker: bool = False, with_model: bool = False) -> dict[str, st
     return env
 
 
+def model_env(worker: bool) -> dict[str, str]:
+    """child_env for the benchmarks that rank and embed: the model on, in the worker too."""
+    return child_env(worker=worker, with_model=True)
+
+
 def _run(argv: list[str], *, what: str, worker: bool = False) -> tuple[float, bytes]:
     """Run one process with stdout to a pipe; its wall time in ms and its stdout."""
     env = child_env(worker=worker)

@@ -43,6 +43,7 @@ from speed import (
     FLOOR_ARGV,
     PYCACHE,
     machine_info,
+    model_env,
     percentile,
     print_rows,
     write_results,
@@ -154,12 +155,8 @@ class Store:
 
 
 def child_env(*, warm: bool) -> dict[str, str]:
-    """Bytecode caching on (as speed.py does, see its child_env); DOCIR_WORKER=0 for cold runs only."""
-    env = dict(os.environ)
-    env.pop("PYTHONDONTWRITEBYTECODE", None)
-    env["PYTHONPYCACHEPREFIX"] = str(PYCACHE)
-    env["DOCIR_WORKER"] = "1" if warm else "0"
-    return env
+    """speed.py's environment with the model; DOCIR_WORKER=0 for cold runs only."""
+    return model_env(warm)
 
 
 def run(argv: list[str], *, what: str, warm: bool, ok_codes: tuple[int, ...] = (0,)) -> tuple[float, bytes]:

@@ -34,21 +34,16 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 from generate import generate_store  # benchmarks/ is not a package
-from speed import child_env, percentile, write_json
+from speed import model_env, percentile, write_json
 
 QUERIES = ("how are cache invalidation events propagated", "retry policy for failed webhook deliveries",
            "who owns the session store migration", "rate limits on the public API gateway")
 
 
-def env(worker: bool) -> dict[str, str]:
-    """speed.py's environment for timed processes, with the model: these benchmarks rank and embed."""
-    return child_env(worker=worker, with_model=True)
-
-
 def docir(root: Path, *args: str, worker: bool = True, check: bool = True) -> tuple[float, str]:
     began = time.perf_counter()
     proc = subprocess.run([sys.executable, "-m", "docir", *args, "--root", str(root)], capture_output=True,
-                          text=True, env=env(worker), stdin=subprocess.DEVNULL, check=False)
+                          text=True, env=model_env(worker), stdin=subprocess.DEVNULL, check=False)
     elapsed = (time.perf_counter() - began) * 1000
     if check and proc.returncode != 0:
         raise SystemExit(f"docir {' '.join(args)} failed ({proc.returncode}): {proc.stderr.strip()[-2000:]}")
@@ -124,7 +119,7 @@ def bench_flush(root: Path, ids: list[str], flush_docs: int, rounds: int) -> dic
     docir(root, "reindex", worker=False)
     began = time.perf_counter()
     flush = subprocess.Popen([sys.executable, "-m", "docir", "embed", "--flush", "--json", "--root", str(root)],
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env(True))
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=model_env(True))
     busy: dict[str, list[float]] = {"search": [], "get": [], "context": []}
     n = 0
     while flush.poll() is None:
