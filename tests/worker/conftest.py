@@ -11,7 +11,7 @@ import pytest
 
 from docir.services.vectors import query_source
 from docir.worker import paths
-from tests.worker.test_worker import docir
+from tests.worker.helpers import docir
 
 
 @pytest.fixture

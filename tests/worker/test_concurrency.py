@@ -20,9 +20,8 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from docir.worker import paths
-from tests.worker.test_worker import ID, docir, status, wait_for
+from tests.worker.helpers import ID, SETUP_TIMEOUT, docir, start_worker, status, wait_for
 
-SETUP_TIMEOUT = 120.0  # generous: a loaded 2-core machine starts a worker and a model slowly
 CLAIM_SECONDS = 1.0  # the claim itself: a read from another process answers within a second
 
 
@@ -49,10 +48,9 @@ def forwarded_and_waiting(root: Path, proc: subprocess.Popen[str]) -> bool:
 
 
 def started_worker(root: Path) -> int:
-    started = docir(root, "worker", "start", "--json", timeout=SETUP_TIMEOUT)
-    assert started.returncode == 0, started.stderr
+    pid = start_worker(root)
     assert wait_for(lambda: status(root)["due"] == 0, timeout=SETUP_TIMEOUT)
-    return int(json.loads(started.stdout)["pid"])
+    return pid
 
 
 def timed(root: Path, *args: str) -> tuple[float, subprocess.CompletedProcess[str]]:

@@ -15,7 +15,7 @@ from docir.services.vectors import query_source
 from docir.services.vectors.worker_handler import WarmWorker
 from docir.store import open_store
 from tests.fakes import CountingEmbedder
-from tests.worker.test_worker import docir, status, wait_for
+from tests.worker.helpers import docir, status, wait_for
 
 SETUP_TIMEOUT = 300.0
 

@@ -12,9 +12,7 @@ import time
 from pathlib import Path
 
 from docir.worker import paths
-from tests.worker.test_worker import ID, docir, wait_for
-
-SETUP_TIMEOUT = 120.0
+from tests.worker.helpers import ID, SETUP_TIMEOUT, docir, start_worker, wait_for
 
 
 def files_under(folder: Path) -> set[str]:
@@ -53,16 +51,13 @@ def test_kill_9_during_writes_leaves_no_file_in_docs(warm_store: Path, tmp_path:
 
 
 def test_deleting_the_store_folder_stops_its_worker(warm_store: Path) -> None:
-    started = docir(warm_store, "worker", "start", "--json", timeout=SETUP_TIMEOUT)
-    assert started.returncode == 0, started.stderr
-    pid = int(json.loads(started.stdout)["pid"])
+    pid = start_worker(warm_store)
     shutil.rmtree(warm_store)
     assert wait_for(lambda: not paths.pid_alive(pid), timeout=30), "the worker outlived its store"
 
 
 def test_deleting_the_index_stops_its_worker(warm_store: Path) -> None:
-    started = docir(warm_store, "worker", "start", "--json", timeout=SETUP_TIMEOUT)
-    pid = int(json.loads(started.stdout)["pid"])
+    pid = start_worker(warm_store)
     for leftover in (warm_store / ".docir").glob("index.db*"):
         leftover.unlink()
     assert wait_for(lambda: not paths.pid_alive(pid), timeout=30), "the worker outlived its index"

@@ -10,9 +10,7 @@ from pathlib import Path
 
 import docir as docir_package
 from docir.worker import paths
-from tests.worker.test_worker import ID, docir, wait_for
-
-SETUP_TIMEOUT = 120.0
+from tests.worker.helpers import ID, docir, start_worker, wait_for
 
 
 def _copy_of_docir(tmp_path: Path, version: str | None = None) -> dict[str, str]:
@@ -27,21 +25,15 @@ def _copy_of_docir(tmp_path: Path, version: str | None = None) -> dict[str, str]
     return {**os.environ, "PYTHONPATH": str(site)}
 
 
-def _start(root: Path, env: dict[str, str] | None = None) -> int:
-    started = docir(root, "worker", "start", "--json", env=env, timeout=SETUP_TIMEOUT)
-    assert started.returncode == 0, started.stderr
-    return int(json.loads(started.stdout)["pid"])
-
-
 def test_a_worker_of_another_version_is_stopped_and_the_command_runs_here(warm_store: Path,
                                                                             tmp_path: Path) -> None:
     cold = docir(warm_store, "get", ID, env={**os.environ, "DOCIR_WORKER": "0"})
-    same = _start(warm_store)
+    same = start_worker(warm_store)
     assert docir(warm_store, "get", ID).stdout == cold.stdout
     assert paths.pid_alive(same)  # a worker of this very docir serves and stays
     docir(warm_store, "worker", "stop")
 
-    other = _start(warm_store, _copy_of_docir(tmp_path, version="0.0.0+other"))
+    other = start_worker(warm_store, _copy_of_docir(tmp_path, version="0.0.0+other"))
     seen = json.loads(docir(warm_store, "worker", "status", "--json").stdout)
     assert (seen["pid"], seen["version"]) == (other, "0.0.0+other")  # looking at it stops nothing
     got = docir(warm_store, "get", ID)
@@ -51,7 +43,7 @@ def test_a_worker_of_another_version_is_stopped_and_the_command_runs_here(warm_s
 
 def test_a_worker_whose_code_changes_on_disk_exits(warm_store: Path, tmp_path: Path) -> None:
     env = _copy_of_docir(tmp_path)
-    pid = _start(warm_store, env)
+    pid = start_worker(warm_store, env)
     source = Path(env["PYTHONPATH"]) / "docir" / "cli" / "render.py"
     later = time.time() + 5
     os.utime(source, (later, later))  # what an upgrade or a pull does to the files the worker loaded

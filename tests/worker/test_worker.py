@@ -15,27 +15,7 @@ import pytest
 
 from docir.worker import paths
 from tests.conftest import FIXTURES
-
-ID = "adr-0000000000a1"
-
-
-def docir(root: Path, *args: str, env: dict[str, str] | None = None,
-          timeout: float = 120) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "docir", *args, "--root", str(root)], capture_output=True,
-                          text=True, timeout=timeout, env=env or os.environ.copy())
-
-
-def status(root: Path) -> dict:  # type: ignore[type-arg]
-    return json.loads(docir(root, "worker", "status").stdout)
-
-
-def wait_for(predicate, timeout: float = 60.0, step: float = 0.2) -> bool:  # type: ignore[no-untyped-def]
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(step)
-    return False
+from tests.worker.helpers import ID, docir, status, wait_for
 
 
 def test_start_status_stop(warm_store: Path) -> None:
