@@ -34,7 +34,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 from generate import generate_store  # benchmarks/ is not a package
-from speed import model_env, percentile, write_json
+from speed import SEED, model_env, percentile, write_json
 
 QUERIES = ("how are cache invalidation events propagated", "retry policy for failed webhook deliveries",
            "who owns the session store migration", "rate limits on the public API gateway")
@@ -62,7 +62,7 @@ def prepare(cache: Path, docs: int) -> tuple[Path, list[str]]:
         ids = json.loads(marker.read_text(encoding="utf-8"))
     else:
         print(f"generating {docs} documents in {root}", file=sys.stderr)
-        ids = generate_store(root, docs, 7, overwrite=True)
+        ids = generate_store(root, docs, SEED, overwrite=True)
         marker.write_text(json.dumps(ids), encoding="utf-8")
     docir(root, "worker", "stop")
     docir(root, "reindex", worker=False)
@@ -100,6 +100,9 @@ def bench_clients(root: Path, clients: int, count: int) -> dict[str, object]:
             "p95_over_single_p50": round(many["p95_ms"] / one["p50_ms"], 2), "target": 4.0}
 
 
+READS = ("search", "get", "context")  # what read_round times, in its order
+
+
 def read_round(root: Path, ids: list[str], n: int) -> dict[str, float]:
     return {"search": docir(root, "search", QUERIES[n % len(QUERIES)], "--json")[0],
             "get": docir(root, "get", ids[n % len(ids)], ids[(n * 7) % len(ids)], "--json")[0],
@@ -107,7 +110,7 @@ def read_round(root: Path, ids: list[str], n: int) -> dict[str, float]:
 
 
 def bench_flush(root: Path, ids: list[str], flush_docs: int, rounds: int) -> dict[str, object]:
-    idle: dict[str, list[float]] = {"search": [], "get": [], "context": []}
+    idle: dict[str, list[float]] = {read: [] for read in READS}
     for n in range(rounds):
         for key, value in read_round(root, ids, n).items():
             idle[key].append(value)
@@ -120,7 +123,7 @@ def bench_flush(root: Path, ids: list[str], flush_docs: int, rounds: int) -> dic
     began = time.perf_counter()
     flush = subprocess.Popen([sys.executable, "-m", "docir", "embed", "--flush", "--json", "--root", str(root)],
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=model_env(True))
-    busy: dict[str, list[float]] = {"search": [], "get": [], "context": []}
+    busy: dict[str, list[float]] = {read: [] for read in READS}
     n = 0
     while flush.poll() is None:
         for key, value in read_round(root, ids, n).items():
