@@ -61,7 +61,7 @@ def test_flushes_racing_the_drain_thread_embed_each_text_once(sample_store: Path
     finally:
         worker.close()
     assert len(fake.texts) == len(set(fake.texts)), "a text went through the model twice"
-    assert worker.texts_embedded == len(fake.texts)  # the count is of real model calls
+    assert worker.totals.texts_embedded == len(fake.texts)  # the count is of real model calls
     assert stored_vectors(root) == len(fake.texts)
     assert all(r["texts_embedded"] <= len(fake.texts) for r in reports)
 
@@ -75,7 +75,7 @@ def test_a_flush_wakes_the_drain_past_its_debounce(sample_store: Path, isolated_
         report = worker.flush_and_wait()
     finally:
         worker.close()
-    assert report["documents"] == worker.documents_embedded > 0
+    assert report["documents"] == worker.totals.documents > 0
     assert report["texts_embedded"] == len(fake.texts) == len(set(fake.texts))
 
 

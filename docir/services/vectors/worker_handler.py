@@ -80,14 +80,6 @@ class WarmWorker:
             self._thread = threading.Thread(target=self._drain_loop, name="drain", daemon=True)
             self._thread.start()
 
-    @property
-    def documents_embedded(self) -> int:
-        return self.totals.documents
-
-    @property
-    def texts_embedded(self) -> int:
-        return self.totals.texts_embedded
-
     # --- requests -----------------------------------------------------------------------
 
     def cmd_status(self, request: dict[str, Any]) -> dict[str, Any]:
@@ -99,8 +91,8 @@ class WarmWorker:
             "model": self.embedder.model_id if self.embedder else None,
             "semantic": "on" if self.embedder else f"off: {self.unavailable}",
             "due": self._due,
-            "documents_embedded": self.documents_embedded,
-            "texts_embedded": self.texts_embedded,
+            "documents_embedded": self.totals.documents,
+            "texts_embedded": self.totals.texts_embedded,
             "drain": self.drain_status(),
             "uptime": round(time.time() - self.started, 1),
         }
