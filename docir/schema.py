@@ -75,6 +75,12 @@ class Schema:
         """Relation kinds whose edge points from a newer document to the one it replaces."""
         return frozenset(k.name for k in self.relations.values() if k.successor)
 
+    @property
+    def building_kinds(self) -> frozenset[str]:
+        """Relation kinds whose source builds on its target (depends-on, implements, resolves): every
+        directed kind (not its own inverse) that is not a successor edge."""
+        return frozenset(k.name for k in self.relations.values() if not k.successor and k.inverse != k.name)
+
 
 @dataclass(frozen=True)
 class SchemaProblem:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 
 from docir.index.chunked import in_chunks
 from docir.index.fts import index_text
@@ -229,6 +229,21 @@ class DocsTable:
         """Outgoing (kind, target) edges of the document(s) with this id."""
         rows = self.conn.execute("SELECT kind, dst FROM relations WHERE src = ? ORDER BY rowid", (doc_id,))
         return [(r[0], r[1]) for r in rows]
+
+    def edges_among(self, sources: Sequence[int], targets: Sequence[int],
+                    kinds: Iterable[str]) -> list[tuple[int, int]]:
+        """(source rowid, target rowid) of the edges of the given kinds from `sources` to `targets`."""
+        kinds = list(kinds)
+        if not kinds or not sources or not targets:
+            return []
+        rows = self.conn.execute(
+            "SELECT s.rowid, d.rowid FROM relations r"
+            " JOIN documents s ON s.id = r.src JOIN documents d ON d.id = r.dst"
+            f" WHERE r.kind IN ({','.join('?' * len(kinds))})"
+            " AND s.rowid IN (SELECT value FROM json_each(?)) AND d.rowid IN (SELECT value FROM json_each(?))",
+            (*kinds, json.dumps(list(sources)), json.dumps(list(targets))),
+        )
+        return [(int(r[0]), int(r[1])) for r in rows]
 
     def edges_to(self, doc_id: str, kinds: Iterable[str]) -> list[tuple[str, str]]:
         """Incoming (kind, source) edges of the given kinds."""

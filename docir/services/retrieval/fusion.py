@@ -19,6 +19,10 @@ SECTION_WEIGHT = 1.0  # best heading section by bm25
 NEAR_WEIGHT = 1.0  # adjacent task words within NEAR_DISTANCE tokens (index/fts.py)
 VECTOR_WEIGHT = 1.0  # best cosine of the document vector and its section vectors
 COVERAGE_POWER = 1.0  # lexical evidence x coverage**power
+# A candidate that the task's best candidates build on (retrieval/lending.py) gains this share of
+# each one's fused score; only the first LEND_FROM candidates lend.
+LEND_SHARE = 0.25
+LEND_FROM = 20
 # `score` in search and context output is rank-derived: only the order means anything.
 RANK_K = 10
 

@@ -12,7 +12,9 @@
 4. One visibility predicate filters every ranking and the expansion.
 5. Expansion follows outgoing edges and incoming successor edges, successors
    first, so a decision's replacement comes along with it.
-6. With several queries, pooling decides each document's numbers and the
+6. Lending (retrieval/lending.py): a candidate that the best candidates build on (depends-on,
+   implements, resolves) gains a share of their fused scores (adr-4716947e3ea9).
+7. With several queries, pooling decides each document's numbers and the
    queries take turns at the head of the order.
 
 Reference chunks join the same fusion: their own bm25 ranking (a separate
@@ -31,7 +33,8 @@ from docir.index.fts import query_terms
 from docir.index.records import Listing, SectionHit, StoredRefChunk, VectorSet
 from docir.index.vectors import cosine
 from docir.services.indexing.session import Session
-from docir.services.retrieval import fusion, lexical
+from docir.services.retrieval import fusion, lending, lexical
+from docir.services.retrieval.lending import Loan
 from docir.services.retrieval.lexical import CANDIDATES, LexicalCandidate, Standing
 from docir.services.retrieval.results import (
     ContextHit,
@@ -61,6 +64,7 @@ class Candidate:
     ref_coverage: float = 1.0
     vector: Standing | None = None
     ordinal: int | None = None  # winning chunk of a document; -1 = its document vector
+    loan: Loan | None = None  # what the candidates that build on this document lend it
 
     @property
     def similarity(self) -> float | None:
@@ -79,8 +83,12 @@ class Candidate:
         return 0.0 if self.vector is None else fusion.VECTOR_WEIGHT * self.vector.z
 
     @property
+    def loan_part(self) -> float:
+        return 0.0 if self.loan is None else self.loan.amount
+
+    @property
     def score(self) -> float:
-        return self.lexical_part + self.vector_part
+        return self.lexical_part + self.vector_part + self.loan_part
 
 
 @dataclass
@@ -120,7 +128,9 @@ def context(session: Session, queries: list[str], source: QuerySource, *, limit:
             references = _ref_lexical(session, text) if refs else []
         vector = (_vector_ranking(session, vectors, query_vectors[index], visibility)
                   if vectors is not None and query_vectors is not None else [])
-        per_query.append(fuse(docs, references, vector))
+        fused = fuse(docs, references, vector)
+        # The single-side modes measure one ranking each (benchmarks/quality); lending is fusion's.
+        per_query.append(_with_loans(session, fused) if mode == "fused" else fused)
     ordered = _take_turns(per_query, limit)
     # Full listings only for what is shown: candidates needed no more than their visibility.
     listings = session.catalog.docs.listings_by_rowid(c.key[1] for c in ordered if c.key[0] == "doc")
@@ -151,6 +161,18 @@ def fuse(docs: list[LexicalCandidate], references: list[Candidate], vector: list
         mine.vector, mine.ordinal = cand.vector, cand.ordinal
         order.setdefault(cand.key, len(order))
     return sorted(by_key.values(), key=lambda c: (-c.score, order[c.key]))
+
+
+def _with_loans(session: Session, ranked: list[Candidate]) -> list[Candidate]:
+    """The fused ranking with each document's loan from the candidates that build on it, reordered."""
+    owed = lending.loans(session, [(c.key[1], c.score) for c in ranked if c.key[0] == "doc"])
+    if not owed:
+        return ranked
+    for cand in ranked:
+        if cand.key[0] == "doc":
+            cand.loan = owed.get(cand.key[1])
+    order = {c.key: position for position, c in enumerate(ranked)}
+    return sorted(ranked, key=lambda c: (-c.score, order[c.key]))
 
 
 def _ref_lexical(session: Session, text: str) -> list[Candidate]:
@@ -218,6 +240,8 @@ def _take_turns(per_query: list[list[Candidate]], limit: int) -> list[Candidate]
                 seen.vector, seen.ordinal = cand.vector, cand.ordinal
             if cand.lexical_part > seen.lexical_part:
                 seen.lexical, seen.ref_lexical, seen.ref_coverage = cand.lexical, cand.ref_lexical, cand.ref_coverage
+            if cand.loan_part > seen.loan_part:
+                seen.loan = cand.loan
     order: list[Candidate] = []
     taken: set[Key] = set()
     cursors = [0] * len(per_query)
@@ -271,11 +295,12 @@ def _entry(session: Session, cand: Candidate, explain: bool, queries: list[str])
                 "coverage": round(lex.coverage, 3) if lex is not None else None,
                 "similarity": similarity,
                 "matched_terms": _matched_terms(session, cand.listing.rowid, queries),
-                "rankings": _rankings(cand, chunk.section if chunk is not None else None),
+                "rankings": _rankings(session, cand, chunk.section if chunk is not None else None),
                 "contributions": {
                     "sections": round(lex.section_part, 4) if lex is not None else 0.0,
                     "near": round(lex.near_part, 4) if lex is not None else 0.0,
                     "vector": round(cand.vector_part, 4),
+                    "lent": round(cand.loan_part, 4),
                 },
                 "chunk": {"heading": chunk.heading, "continuation": chunk.continuation, "text": text[:600]}
                 if chunk is not None
@@ -285,8 +310,9 @@ def _entry(session: Session, cand: Candidate, explain: bool, queries: list[str])
     return entry
 
 
-def _rankings(cand: Candidate, vector_section: str | None) -> dict[str, Any]:
-    """Each ranking's view of a document: its place, its raw score and how far it stood above the rest."""
+def _rankings(session: Session, cand: Candidate, vector_section: str | None) -> dict[str, Any]:
+    """Each ranking's view of a document: its place, its raw score and how far it stood above the rest;
+    and which candidates lent it part of their score."""
     out: dict[str, Any] = {}
     lex = cand.lexical
     if lex is not None and lex.section is not None:
@@ -295,6 +321,9 @@ def _rankings(cand: Candidate, vector_section: str | None) -> dict[str, Any]:
         out["near"] = _standing(lex.near, "bm25")
     if cand.vector is not None:
         out["vector"] = {**_standing(cand.vector, "cosine"), "section": vector_section}
+    if cand.loan is not None:
+        lenders = session.catalog.docs.listings_by_rowid(cand.loan.lenders)
+        out["lent_by"] = [lenders[rowid].id for rowid in cand.loan.lenders if rowid in lenders]
     return out
 
 
