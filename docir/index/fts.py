@@ -7,6 +7,7 @@ User text is never FTS5 syntax: every term is quoted, so `"`, `*`, `NEAR(`,
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 
 # Words, identifiers with '_' or '-' inside, and --flags.
 _TOKEN_RE = re.compile(r"-{0,2}[^\W_](?:[\w-]*\w)?", re.UNICODE)
@@ -68,23 +69,35 @@ def query_terms(text: str) -> list[str]:
     return list(seen)
 
 
-def match_expression(text: str) -> str | None:
-    """An FTS5 MATCH string that ORs the query's quoted terms; None when nothing is searchable."""
+def match_expression(text: str, weightless: Collection[str] = ()) -> str | None:
+    """An FTS5 MATCH string that ORs the query's quoted terms; None when nothing is searchable.
+
+    Terms in `weightless` are left out unless every term is: bm25 gives a word in at least half
+    of the rows no weight (see `LexicalSearch.weightless`), so matching it only costs time.
+    """
     terms = query_terms(text)
-    if not terms:
+    weighed = [term for term in terms if term not in weightless] or terms
+    if not weighed:
         return None
-    return " OR ".join(quoted(term) for term in terms)
+    return " OR ".join(quoted(term) for term in weighed)
 
 
-def near_expression(text: str, distance: int = NEAR_DISTANCE) -> str | None:
+def near_words(text: str) -> list[str]:
+    """The words of a query in order, stopwords dropped: what `near_expression` pairs."""
+    words = [t.group(0).lower() for t in _TOKEN_RE.finditer(text)]
+    return [w for w in words if w not in STOPWORDS]
+
+
+def near_expression(text: str, distance: int = NEAR_DISTANCE, weightless: Collection[str] = ()) -> str | None:
     """An FTS5 MATCH string for "adjacent query words close together": NEAR groups ORed, one per pair.
 
     A technical task's meaning is often in its word pairs ("priority fee", "base fee"); a document
-    where they stand together is closer to it than one that has each word somewhere.
+    where they stand together is closer to it than one that has each word somewhere. A pair of two
+    `weightless` words is left out unless every pair is such (see `match_expression`).
     """
-    words = [t.group(0).lower() for t in _TOKEN_RE.finditer(text)]
-    words = [w for w in words if w not in STOPWORDS]
+    words = near_words(text)
     pairs = list(dict.fromkeys(zip(words, words[1:], strict=False)))
+    pairs = [(a, b) for a, b in pairs if a not in weightless or b not in weightless] or pairs
     if not pairs:
         return None
     return " OR ".join(f"NEAR({quoted(a)} {quoted(b)}, {distance})" for a, b in pairs)

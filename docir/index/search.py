@@ -7,6 +7,7 @@ import sqlite3
 from collections.abc import Sequence
 
 from docir.index.fts import BM25_WEIGHTS, SECTION_BM25_WEIGHTS, SECTION_TEXT_COLUMNS, quoted
+from docir.index.migrations import FTS_TOKENIZER
 from docir.index.records import Hit, SectionHit
 
 
@@ -15,6 +16,47 @@ class LexicalSearch:
 
     def __init__(self, conn: sqlite3.Connection) -> None:
         self.conn = conn
+        self._vocabulary_ready = False
+
+    def weightless(self, words: Sequence[str]) -> frozenset[str]:
+        """The words bm25 gives no weight in documents_fts: each of their terms is in at least half of
+        its rows. FTS5 floors a term's idf, log((N - n + 0.5) / (n + 0.5)), at 1e-6 once n >= N / 2, so
+        such a word changes no order among the documents that match another word, and leaving it out of
+        a MATCH only saves reading its doclist: where a store's vocabulary is small, most of the query."""
+        words = list(dict.fromkeys(words))
+        if not words:
+            return frozenset()
+        self._prepare_vocabulary()
+        # The words are tokenized exactly as the index was (stemmed, identifiers kept whole) by writing
+        # them to a temporary FTS5 table of the same tokenizer and reading back its terms.
+        self.conn.execute("DELETE FROM temp.docir_words")
+        self.conn.executemany("INSERT INTO temp.docir_words (rowid, word) VALUES (?, ?)", enumerate(words))
+        terms: dict[int, set[str]] = {}
+        for index, term in self.conn.execute("SELECT doc, term FROM temp.docir_word_terms"):
+            terms.setdefault(int(index), set()).add(str(term))
+        wanted = sorted(set().union(*terms.values())) if terms else []
+        if not wanted:
+            return frozenset()
+        frequency = dict(self.conn.execute(
+            f"SELECT term, doc FROM temp.docir_documents_vocabulary WHERE term IN ({','.join('?' * len(wanted))})",
+            wanted))
+        rows = int(self.conn.execute("SELECT count(*) FROM documents_fts_docsize").fetchone()[0])
+        return frozenset(words[index] for index, found in terms.items()
+                         if all(2 * frequency.get(term, 0) >= rows for term in found))
+
+    def _prepare_vocabulary(self) -> None:
+        # Temporary tables: a read-only connection (a peer's index) may create them too.
+        if self._vocabulary_ready:
+            return
+        # One statement at a time: executescript would commit a transaction the caller holds.
+        for statement in (
+            f'CREATE VIRTUAL TABLE IF NOT EXISTS temp.docir_words USING fts5(word, tokenize = "{FTS_TOKENIZER}")',
+            "CREATE VIRTUAL TABLE IF NOT EXISTS temp.docir_word_terms USING fts5vocab(temp, docir_words, instance)",
+            "CREATE VIRTUAL TABLE IF NOT EXISTS temp.docir_documents_vocabulary"
+            " USING fts5vocab(main, documents_fts, row)",
+        ):
+            self.conn.execute(statement)
+        self._vocabulary_ready = True
 
     def lexical_hits(self, match: str, limit: int = -1) -> list[Hit]:
         """FTS matches, best first (bm25 with column weights; lower is better); all when limit < 0."""
