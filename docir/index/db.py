@@ -122,6 +122,7 @@ def is_corruption(exc: sqlite3.DatabaseError) -> bool:
         return False
     text = str(exc).lower()
     return (not isinstance(exc, sqlite3.OperationalError)) or "malformed" in text or "no such table" in text \
+        or "no such fts5 table" in text \
         or "not a database" in text or "disk i/o" in text
 
 

@@ -4,10 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from docir.index.db import open_index_readonly
 from docir.index.fts import match_expression, near_expression
 from docir.index.search import LexicalSearch
 from docir.services.indexing.session import open_session
+from docir.services.retrieval import lexical
+from docir.services.retrieval.visibility import Visibility
 
 # Six guides: every one says "retrying", three of six "gateway" (exactly half), two "webhook".
 BODIES = [
@@ -73,3 +77,20 @@ def test_pairs_of_two_weightless_words_are_left_out_unless_every_pair_is() -> No
     assert near_expression("retry gateway", weightless={"retry", "gateway"}) == 'NEAR("retry" "gateway", 10)'
     assert match_expression(task, weightless={"retry", "gateway"}) == '"webhook" OR "timeout"'
     assert match_expression("retry gateway", weightless={"retry", "gateway"}) == '"retry" OR "gateway"'
+
+
+def test_the_lexical_ranking_is_the_same_with_weightless_words_left_out_or_not(
+        store: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Here the rare words match two documents, fewer than a ranking's list: the whole queries run."""
+    session = open_session(_store(store))
+    visibility = Visibility.from_schema(session.schema)
+    task = "retrying the gateway call when the webhook fires"
+    try:
+        lean = lexical.rank_documents(session, task, visibility)
+        monkeypatch.setattr(LexicalSearch, "weightless", lambda self, words: frozenset())
+        whole = lexical.rank_documents(session, task, visibility)
+    finally:
+        session.close()
+    assert len(lean) == 6
+    assert [(c.rowid, c.near, c.section, c.coverage) for c in lean] == [
+        (c.rowid, c.near, c.section, c.coverage) for c in whole]

@@ -12,7 +12,7 @@ Pure Python: `docir search` never loads numpy.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from docir.index.fts import match_expression, near_expression, near_words, query_terms
@@ -74,21 +74,18 @@ def rank_documents(session: Session, text: str, visibility: Visibility,
     by_doc: dict[int, LexicalCandidate] = {}
 
     search = session.catalog.search
-    # Words in half the documents or more weigh nothing in a document's bm25: the whole-document
-    # gate and the NEAR pairs leave them out (fts.match_expression), which changes no order among the
-    # documents that match another word and saves reading their doclists.
     weightless = search.weightless([*query_terms(text), *near_words(text)])
     best: dict[int, SectionHit] = {}
-    gate = _gate(session, match_expression(text, weightless) or match, visibility, wanted)
+    gate = _gate(session, text, weightless, visibility, wanted)
     for hit in search.section_hits(match, wanted * SECTIONS_PER_DOCUMENT, gate):
         best.setdefault(hit.doc, hit)
     shown = visible_in_order(session, list(best), visibility, wanted)
     for rank, rowid, z in _standings([-best[r].bm25 for r in shown], shown):
         by_doc[rowid] = LexicalCandidate(rowid, section=Standing(rank, -best[rowid].bm25, z), best_section=best[rowid])
 
-    near = near_expression(text, weightless=weightless)
+    near = near_expression(text)
     if near is not None:
-        hits = search.near_hits(near, wanted * 2)
+        hits = _filled(search.near_hits, near_expression(text, weightless=weightless), near, wanted * 2)
         bm25 = {h.rowid: h.bm25 for h in hits}
         shown = visible_in_order(session, [h.rowid for h in hits], visibility, wanted)
         for rank, rowid, z in _standings([-bm25[r] for r in shown], shown):
@@ -100,13 +97,32 @@ def rank_documents(session: Session, text: str, visibility: Visibility,
     return sorted(by_doc.values(), key=_order)
 
 
-def _gate(session: Session, match: str, visibility: Visibility, wanted: int) -> list[int] | None:
+def _gate(session: Session, text: str, weightless: frozenset[str], visibility: Visibility,
+          wanted: int) -> list[int] | None:
     """The documents whose sections are scored: in a big index the best by whole-document bm25, else all."""
     search = session.catalog.search
-    if search.section_count() <= GATE_FROM_SECTIONS:
+    whole = match_expression(text)
+    if whole is None or search.section_count() <= GATE_FROM_SECTIONS:
         return None
     size = max(wanted * 2, SECTION_GATE)
-    return visible_in_order(session, [h.rowid for h in search.lexical_hits(match, 2 * size)], visibility, size)
+    hits = _filled(search.lexical_hits, match_expression(text, weightless), whole, 2 * size)
+    return visible_in_order(session, [h.rowid for h in hits], visibility, size)
+
+
+def _filled(query: Callable[[str, int], list[Hit]], lean: str | None, whole: str, limit: int) -> list[Hit]:
+    """`query`'s first `limit` hits, read without the task's weightless words when that fills them.
+
+    A word in half the documents or more weighs nothing in bm25 (`LexicalSearch.weightless`), so when
+    `limit` documents match another word, they are the whole query's first `limit`, in the same order,
+    and the weightless words' doclists (most of the work where a store's vocabulary is small) are never
+    read. With fewer, documents that match only weightless words fill the list, and z-scores tell even
+    their tiny scores apart (fusion.zscores), so the whole query runs.
+    """
+    if lean is not None and lean != whole:
+        hits = query(lean, limit)
+        if len(hits) >= limit:
+            return hits
+    return query(whole, limit)
 
 
 def rank_references(session: Session, text: str, limit: int = CANDIDATES) -> list[tuple[Hit, Standing, float]]:
