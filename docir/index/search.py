@@ -72,21 +72,23 @@ class LexicalSearch:
         """Documents where the query's words stand close together (a NEAR expression), best first."""
         return self.lexical_hits(near, limit)
 
-    def section_hits(self, match: str, limit: int, among: Sequence[int] | None = None) -> list[SectionHit]:
-        """Heading sections that match (of the documents `among`, or of all), best first; each is scored
-        by bm25 on its own text (with its document's title and its heading path), so a long document is
-        as strong as its best section."""
+    def best_sections(self, match: str, limit: int, among: Sequence[int] | None = None) -> list[SectionHit]:
+        """Each document's best section among the first `limit` matching sections (of the documents
+        `among`, or of all), best first. A section is scored by bm25 on its own text (with its
+        document's title and its heading path), so a long document is as strong as its best section."""
         # The task's words are matched in the text columns only: a number in the task is not a rowid.
         match = f"{SECTION_TEXT_COLUMNS} : ({match})"
         if among is not None:
             if not among:
                 return []
             match += " AND doc : (" + " OR ".join(quoted(str(rowid)) for rowid in among) + ")"
+        # One row per document, in SQL: SQLite takes a bare column of a min() aggregate from the row
+        # holding the minimum, and only the winners' heading paths are parsed.
         rows = self.conn.execute(
-            f"SELECT s.doc, s.path, s.start, s.end, f.score FROM"
+            f"SELECT s.doc, s.path, s.start, s.end, min(f.score) AS best FROM"
             f" (SELECT rowid, bm25(sections_fts, {', '.join(str(w) for w in SECTION_BM25_WEIGHTS)}) AS score"
             "  FROM sections_fts WHERE sections_fts MATCH ? ORDER BY score LIMIT ?) f"
-            " JOIN sections s ON s.rowid = f.rowid ORDER BY f.score",
+            " JOIN sections s ON s.rowid = f.rowid GROUP BY s.doc ORDER BY best, s.doc",
             (match, limit),
         )
         return [SectionHit(int(r[0]), tuple(json.loads(r[1])), int(r[2]), int(r[3]), float(r[4])) for r in rows]

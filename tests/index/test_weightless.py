@@ -82,6 +82,7 @@ def test_pairs_of_two_weightless_words_are_left_out_unless_every_pair_is() -> No
 def test_the_lexical_ranking_is_the_same_with_weightless_words_left_out_or_not(
         store: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Here the rare words match two documents, fewer than a ranking's list: the whole queries run."""
+    monkeypatch.setattr(lexical, "GATE_FROM_SECTIONS", 0)  # the big-index path, where words are weighed
     session = open_session(_store(store))
     visibility = Visibility.from_schema(session.schema)
     task = "retrying the gateway call when the webhook fires"

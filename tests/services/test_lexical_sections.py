@@ -119,18 +119,18 @@ def test_a_section_query_among_some_documents_finds_sections_of_those_only(tmp_p
     session = open_session(_store(tmp_path))
     search = session.catalog.search
     match = match_expression(BROAD_TASK) or ""
-    everywhere = {h.doc for h in search.section_hits(match, 1000)}
+    everywhere = {h.doc for h in search.best_sections(match, 1000)}
     assert len(everywhere) > 2
     one = sorted(everywhere)[1]
-    assert {h.doc for h in search.section_hits(match, 1000, [one])} == {one}
-    assert search.section_hits(match, 1000, []) == []
+    assert {h.doc for h in search.best_sections(match, 1000, [one])} == {one}
+    assert search.best_sections(match, 1000, []) == []
     session.close()
 
 
 def test_a_number_in_the_task_is_never_matched_against_a_sections_document_rowid(tmp_path: Path) -> None:
     session = open_session(_store(tmp_path))
     rowids = [int(r[0]) for r in session.catalog.conn.execute("SELECT rowid FROM documents")]
-    hits = session.catalog.search.section_hits(" OR ".join(f'"{r}"' for r in rowids), 100, rowids)
+    hits = session.catalog.search.best_sections(" OR ".join(f'"{r}"' for r in rowids), 100, rowids)
     # Every section's owner column holds one of these numbers; no section's text does.
     assert hits == []
     session.close()

@@ -74,11 +74,12 @@ def rank_documents(session: Session, text: str, visibility: Visibility,
     by_doc: dict[int, LexicalCandidate] = {}
 
     search = session.catalog.search
-    weightless = search.weightless([*query_terms(text), *near_words(text)])
-    best: dict[int, SectionHit] = {}
-    gate = _gate(session, text, weightless, visibility, wanted)
-    for hit in search.section_hits(match, wanted * SECTIONS_PER_DOCUMENT, gate):
-        best.setdefault(hit.doc, hit)
+    big = search.section_count() > GATE_FROM_SECTIONS
+    # Only a big index pays for finding the weightless words: in a small one the lean queries
+    # seldom fill their lists, and each then runs twice.
+    weightless = search.weightless([*query_terms(text), *near_words(text)]) if big else frozenset()
+    gate = _gate(session, text, weightless, visibility, wanted) if big else None
+    best = {hit.doc: hit for hit in search.best_sections(match, wanted * SECTIONS_PER_DOCUMENT, gate)}
     shown = visible_in_order(session, list(best), visibility, wanted)
     for rank, rowid, z in _standings([-best[r].bm25 for r in shown], shown):
         by_doc[rowid] = LexicalCandidate(rowid, section=Standing(rank, -best[rowid].bm25, z), best_section=best[rowid])
@@ -99,10 +100,10 @@ def rank_documents(session: Session, text: str, visibility: Visibility,
 
 def _gate(session: Session, text: str, weightless: frozenset[str], visibility: Visibility,
           wanted: int) -> list[int] | None:
-    """The documents whose sections are scored: in a big index the best by whole-document bm25, else all."""
+    """In a big index, the documents whose sections are scored: the best by whole-document bm25."""
     search = session.catalog.search
     whole = match_expression(text)
-    if whole is None or search.section_count() <= GATE_FROM_SECTIONS:
+    if whole is None:
         return None
     size = max(wanted * 2, SECTION_GATE)
     hits = _filled(search.lexical_hits, match_expression(text, weightless), whole, 2 * size)
