@@ -80,6 +80,9 @@ def skeleton_table(results: Sequence[Mapping[str, Any]], *, heading: str) -> Non
             extra.append(f"store {item['store']}")
         if extra:
             cell.append("\n" + " · ".join(extra), style="italic dim")
+        why = _why(item)
+        if why:
+            cell.append("\n" + why, style="dim")
         row = [item["id"], doc_type, status, cell]
         if ranked:
             sim = item.get("similarity")
@@ -88,6 +91,25 @@ def skeleton_table(results: Sequence[Mapping[str, Any]], *, heading: str) -> Non
     console.print(table)
     first_ids = " ".join(r["id"] for r in results[:3])
     console.print(f"[dim]{len(results)} result(s); read bodies with: docir get {first_ids}[/dim]")
+
+
+def _why(item: Mapping[str, Any]) -> str | None:
+    """`--explain` on a terminal: the parts that add up to the score, each ranking's place beside its
+    part, and who lent what (the JSON's `explain` has every number)."""
+    explain = item.get("explain")
+    if not isinstance(explain, Mapping) or not explain.get("contributions") or item.get("score") is None:
+        return None
+    rankings = explain.get("rankings") or {}
+    parts = []
+    for name, value in explain["contributions"].items():
+        if not value:
+            continue
+        place = (rankings.get(name) or {}).get("rank") if name in rankings else None
+        part = f"{name} {value:.2f}" + (f" (#{place})" if place else "")
+        if name == "lent" and rankings.get("lent_by"):
+            part += " from " + ", ".join(rankings["lent_by"])
+        parts.append(part)
+    return f"score {item['score']:.2f} = " + " + ".join(parts) if parts else None
 
 
 def documents(docs: Sequence[Mapping[str, Any]]) -> None:

@@ -32,7 +32,9 @@ class ContextRequest:
     )
     limit: int = option(8, help="How many ranked documents (linked ones come on top).", min=1, max=LIMIT_MAX)
     explain: bool = option(
-        False, help="Show why each ranked: each ranking's rank and score, matched terms, the winning chunk."
+        False, help="Show why each ranked: the parts that add up to its score (each ranking's, and what the "
+                    "documents that build on it lent) with each ranking's place; with --json also each raw score, "
+                    "the matched terms and the winning chunk."
     )
     expand: bool = option(
         True, help="Add the documents linked to the results (a superseded decision's successor among them)."
