@@ -23,7 +23,10 @@ FTS table) and the shared vector ranking, where cosines are comparable.
 
 from __future__ import annotations
 
+import contextvars
+import threading
 from collections import defaultdict
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
@@ -112,20 +115,22 @@ def context(session: Session, queries: list[str], source: QuerySource, *, limit:
     """The few documents that matter for the task(s), as skeletons; see the module docstring."""
     visibility = Visibility.from_schema(session.schema, include_inactive)
     vectors: _Vectors | None = None
+    embedded: Callable[[], np.ndarray] | None = None
     query_vectors = None
     pending = sections_pending = 0
     if mode != "lexical" and source.model_id is not None:
+        # The model embeds the tasks while SQLite ranks them by their words: both let go of the GIL.
+        embedded = _in_background(source.embed, queries)
         vectors = _cached_vectors(session, source.model_id, refs)
-        query_vectors = source.embed(queries)
         # Fused with whatever vectors exist: a document whose sections are still due ranks by its document vector.
         pending, sections_pending = session.catalog.vectors.waiting(source.model_id)
+    lexical_sides: list[tuple[list[LexicalCandidate], list[Candidate]]] = [
+        (lexical.rank_documents(session, text, visibility), _ref_lexical(session, text) if refs else [])
+        if mode != "vector" else ([], []) for text in queries]
+    if embedded is not None:
+        query_vectors = embedded()
     per_query: list[list[Candidate]] = []
-    for index, text in enumerate(queries):
-        docs: list[LexicalCandidate] = []
-        references: list[Candidate] = []
-        if mode != "vector":
-            docs = lexical.rank_documents(session, text, visibility)
-            references = _ref_lexical(session, text) if refs else []
+    for index, (docs, references) in enumerate(lexical_sides):
         vector = (_vector_ranking(session, vectors, query_vectors[index], visibility)
                   if vectors is not None and query_vectors is not None else [])
         fused = fuse(docs, references, vector)
@@ -142,6 +147,34 @@ def context(session: Session, queries: list[str], source: QuerySource, *, limit:
         seeds = [c for c in ordered if c.listing is not None]
         results.extend(_expand(session, seeds, visibility, vectors, query_vectors, limit))
     return ContextResult(results, source.status, queries, pending=pending, sections_pending=sections_pending)
+
+
+def _in_background(work: Callable[[Sequence[str]], np.ndarray], texts: list[str]) -> Callable[[], np.ndarray]:
+    """`work(texts)` on a thread of its own; the returned function waits for its result or raises its error.
+
+    The thread runs in this command's context: inside the warm worker, a command's working folder,
+    environment and streams live in a context variable (adr-b5766f49b387), which a new thread would
+    not see."""
+    done: list[np.ndarray] = []
+    failed: list[BaseException] = []
+    context = contextvars.copy_context()
+
+    def run() -> None:
+        try:
+            done.append(context.run(work, texts))
+        except BaseException as exc:  # handed to the caller, who raises it as its own
+            failed.append(exc)
+
+    thread = threading.Thread(target=run, name="query-vectors", daemon=True)
+    thread.start()
+
+    def result() -> np.ndarray:
+        thread.join()
+        if failed:
+            raise failed[0]
+        return done[0]
+
+    return result
 
 
 def fuse(docs: list[LexicalCandidate], references: list[Candidate], vector: list[Candidate]) -> list[Candidate]:

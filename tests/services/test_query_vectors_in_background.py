@@ -1,0 +1,63 @@
+"""The query vectors are computed on a thread of their own while the lexical rankings run."""
+
+from __future__ import annotations
+
+import contextvars
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from docir.services.indexing.session import open_session
+from docir.services.retrieval import ranking
+from tests.conftest import FIXTURES
+from tests.fakes import CountingEmbedder
+
+ASKED_BY: contextvars.ContextVar[str] = contextvars.ContextVar("asked_by", default="nobody")
+
+
+class Source:
+    """A query source that records where it ran, and can fail."""
+
+    status = "on"
+
+    def __init__(self, fail: bool = False) -> None:
+        self.inner = CountingEmbedder()
+        self.fail = fail
+        self.seen: list[tuple[str, str]] = []  # (thread name, the caller's context variable)
+
+    @property
+    def model_id(self) -> str | None:
+        return self.inner.model_id
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        self.seen.append((threading.current_thread().name, ASKED_BY.get()))
+        if self.fail:
+            raise ConnectionError("the worker went away")
+        return self.inner.embed(texts)
+
+
+@pytest.fixture
+def session(tmp_path: Path):  # type: ignore[no-untyped-def]
+    import shutil
+
+    root = tmp_path / "store"
+    shutil.copytree(FIXTURES / "stores" / "sample", root)
+    opened = open_session(root)
+    yield opened
+    opened.close()
+
+
+def test_the_query_vectors_come_from_another_thread_in_the_callers_context(session) -> None:  # type: ignore[no-untyped-def]
+    source = Source()
+    ASKED_BY.set("this command")
+    result = ranking.context(session, ["session renewal"], source, limit=3, expand=False)  # type: ignore[arg-type]
+    assert source.seen == [("query-vectors", "this command")]
+    assert result.results  # ranked, with whatever the fake vectors say
+
+
+def test_an_error_while_embedding_is_raised_by_context_itself(session) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(ConnectionError, match="went away"):
+        ranking.context(session, ["session renewal"], Source(fail=True), limit=3)  # type: ignore[arg-type]
