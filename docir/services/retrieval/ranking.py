@@ -262,6 +262,8 @@ def _cached_vectors(session: Session, model_id: str, refs: bool) -> _Vectors:
 def _take_turns(per_query: list[list[Candidate]], limit: int) -> list[Candidate]:
     """Pool each candidate's numbers over all queries (its strongest evidence from each side);
     order by the queries taking turns."""
+    if len(per_query) == 1:  # nothing to pool: one ranking, in its own order
+        return per_query[0][:limit]
     pooled: dict[Key, Candidate] = {}
     for ranking in per_query:
         for cand in ranking:
