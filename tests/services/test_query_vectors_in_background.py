@@ -61,3 +61,15 @@ def test_the_query_vectors_come_from_another_thread_in_the_callers_context(sessi
 def test_an_error_while_embedding_is_raised_by_context_itself(session) -> None:  # type: ignore[no-untyped-def]
     with pytest.raises(ConnectionError, match="went away"):
         ranking.context(session, ["session renewal"], Source(fail=True), limit=3)  # type: ignore[arg-type]
+
+
+def test_while_another_command_embeds_beside_its_work_this_one_embeds_in_its_own_thread(session) -> None:  # type: ignore[no-untyped-def]
+    source = Source()
+    assert ranking._ONE_AT_A_TIME.acquire(blocking=False)  # another command's query vectors, being computed
+    try:
+        ranking.context(session, ["session renewal"], source, limit=3, expand=False)  # type: ignore[arg-type]
+    finally:
+        ranking._ONE_AT_A_TIME.release()
+    assert [name for name, _ in source.seen] == [threading.current_thread().name]
+    ranking.context(session, ["session renewal"], source, limit=3, expand=False)  # type: ignore[arg-type]
+    assert source.seen[-1][0] == "query-vectors"  # the limit was given back
