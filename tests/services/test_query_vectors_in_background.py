@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from docir.services.indexing.session import open_session
-from docir.services.retrieval import ranking
+from docir.services.retrieval import background, ranking
 from tests.conftest import FIXTURES
 from tests.fakes import CountingEmbedder
 
@@ -54,7 +54,7 @@ def test_the_query_vectors_come_from_another_thread_in_the_callers_context(sessi
     source = Source()
     ASKED_BY.set("this command")
     result = ranking.context(session, ["session renewal"], source, limit=3, expand=False)  # type: ignore[arg-type]
-    assert source.seen == [("query-vectors", "this command")]
+    assert source.seen == [("beside", "this command")]
     assert result.results  # ranked, with whatever the fake vectors say
 
 
@@ -65,11 +65,11 @@ def test_an_error_while_embedding_is_raised_by_context_itself(session) -> None: 
 
 def test_while_another_command_embeds_beside_its_work_this_one_embeds_in_its_own_thread(session) -> None:  # type: ignore[no-untyped-def]
     source = Source()
-    assert ranking._ONE_AT_A_TIME.acquire(blocking=False)  # another command's query vectors, being computed
+    assert background.ONE_AT_A_TIME.acquire(blocking=False)  # another command's query vectors, being computed
     try:
         ranking.context(session, ["session renewal"], source, limit=3, expand=False)  # type: ignore[arg-type]
     finally:
-        ranking._ONE_AT_A_TIME.release()
+        background.ONE_AT_A_TIME.release()
     assert [name for name, _ in source.seen] == [threading.current_thread().name]
     ranking.context(session, ["session renewal"], source, limit=3, expand=False)  # type: ignore[arg-type]
-    assert source.seen[-1][0] == "query-vectors"  # the limit was given back
+    assert source.seen[-1][0] == "beside"  # the limit was given back

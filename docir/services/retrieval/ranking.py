@@ -23,10 +23,8 @@ FTS table) and the shared vector ranking, where cosines are comparable.
 
 from __future__ import annotations
 
-import contextvars
-import threading
 from collections import defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
@@ -36,7 +34,7 @@ from docir.index.fts import query_terms
 from docir.index.records import Listing, SectionHit, StoredRefChunk, VectorSet
 from docir.index.vectors import cosine
 from docir.services.indexing.session import Session
-from docir.services.retrieval import fusion, lending, lexical
+from docir.services.retrieval import background, fusion, lending, lexical
 from docir.services.retrieval.lending import Loan
 from docir.services.retrieval.lexical import CANDIDATES, LexicalCandidate, Standing
 from docir.services.retrieval.results import (
@@ -120,7 +118,7 @@ def context(session: Session, queries: list[str], source: QuerySource, *, limit:
     pending = sections_pending = 0
     if mode != "lexical" and source.model_id is not None:
         # The model embeds the tasks while SQLite ranks them by their words: both let go of the GIL.
-        embedded = _in_background(source.embed, queries)
+        embedded = background.start(source.embed, queries)
         vectors = _cached_vectors(session, source.model_id, refs)
         # Fused with whatever vectors exist: a document whose sections are still due ranks by its document vector.
         pending, sections_pending = session.catalog.vectors.waiting(source.model_id)
@@ -147,52 +145,6 @@ def context(session: Session, queries: list[str], source: QuerySource, *, limit:
         seeds = [c for c in ordered if c.listing is not None]
         results.extend(_expand(session, seeds, visibility, vectors, query_vectors, limit))
     return ContextResult(results, source.status, queries, pending=pending, sections_pending=sections_pending)
-
-
-# At most one command of a process embeds beside its lexical work. When several run at once (the warm
-# worker under many clients) the cores are busy anyway, and a thread per command only contended with
-# the model's own: 8 clients at once on 2 cores, p50 304 ms with a thread each against 292 without
-# one, and 286 with this limit, while one client alone takes 58 ms instead of 62.
-_ONE_AT_A_TIME = threading.BoundedSemaphore(1)
-
-
-def _in_background(work: Callable[[Sequence[str]], np.ndarray], texts: list[str]) -> Callable[[], np.ndarray]:
-    """`work(texts)` on a thread of its own (or here and now, when another command's runs); the returned
-    function waits for its result or raises its error.
-
-    The thread runs in this command's context: inside the warm worker, a command's working folder,
-    environment and streams live in a context variable (adr-b5766f49b387), which a new thread would
-    not see."""
-    if not _ONE_AT_A_TIME.acquire(blocking=False):
-        vectors = work(texts)
-        return lambda: vectors
-    done: list[np.ndarray] = []
-    failed: list[BaseException] = []
-    context = contextvars.copy_context()
-
-    def run() -> None:
-        try:
-            done.append(context.run(work, texts))
-        except BaseException as exc:  # handed to the caller, who raises it as its own
-            failed.append(exc)
-        finally:
-            _ONE_AT_A_TIME.release()
-
-    thread = threading.Thread(target=run, name="query-vectors", daemon=True)
-    try:
-        thread.start()
-    except RuntimeError:  # no thread to be had: embed here
-        _ONE_AT_A_TIME.release()
-        vectors = work(texts)
-        return lambda: vectors
-
-    def result() -> np.ndarray:
-        thread.join()
-        if failed:
-            raise failed[0]
-        return done[0]
-
-    return result
 
 
 def fuse(docs: list[LexicalCandidate], references: list[Candidate], vector: list[Candidate]) -> list[Candidate]:
