@@ -14,15 +14,19 @@ class FileStat(NamedTuple):
     mtime_ns: int
 
 
-def walk(folder: Path, on_skip: Callable[[str, str], None] | None = None) -> Iterator[os.DirEntry[str]]:
+def walk(folder: Path, on_skip: Callable[[str, str], None] | None = None,
+         on_folder: Callable[[str], None] | None = None) -> Iterator[os.DirEntry[str]]:
     """Every regular file below `folder`, for docs/ and reference corpora alike.
 
     Dotfiles and dot-folders are skipped and symlinks are never followed, so a
     link loop cannot hang the walk and nothing outside the tree is read.
+    `on_folder` is told each folder before it is listed.
     """
     stack = [folder]
     while stack:
         current = stack.pop()
+        if on_folder is not None:
+            on_folder(str(current))
         try:
             entries = list(os.scandir(current))
         except OSError as exc:
@@ -42,14 +46,15 @@ def walk(folder: Path, on_skip: Callable[[str, str], None] | None = None) -> Ite
                 yield entry
 
 
-def scan_docs(root: Path, docs_dir: Path) -> dict[str, FileStat]:
-    """Every `*.md` under docs_dir keyed by store-relative path, with its stat."""
+def scan_docs(root: Path, docs_dir: Path, on_folder: Callable[[str], None] | None = None) -> dict[str, FileStat]:
+    """Every `*.md` under docs_dir keyed by store-relative path, with its stat; `on_folder` is told
+    each folder before it is listed."""
     found: dict[str, FileStat] = {}
     if not docs_dir.is_dir():
         return found
     # String slicing, not Path objects: this runs for every file on every command.
     base, prefix = str(docs_dir), docs_dir.relative_to(root).as_posix()
-    for entry in walk(docs_dir):
+    for entry in walk(docs_dir, on_folder=on_folder):
         if entry.name.endswith(".md"):
             rel = prefix + entry.path[len(base):].replace(os.sep, "/")
             st = entry.stat(follow_symlinks=False)

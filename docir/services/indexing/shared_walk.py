@@ -9,6 +9,9 @@ That walk may already have passed a file edited just before the command started.
 command that arrives while a walk runs waits for the *next* walk, which begins as soon as
 the running one ends and serves every command that arrived meanwhile. A command that
 arrives when no walk runs starts one at once: alone, nothing changes.
+
+Every folder a walk lists is watched (documents/watch.py): while no event arrives, the next
+walk's result is the last one's, and no file is stat'ed again (adr-dd8cbb0fd892).
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from pathlib import Path
 from typing import Generic, TypeVar
 
 from docir.documents.scan import FileStat, scan_docs
+from docir.documents.watch import FolderWatch
 
 T = TypeVar("T")
 
@@ -63,9 +67,40 @@ class SharedWalk(Generic[T]):
         return result
 
 
+class WatchedWalk:
+    """scan_docs of one docs/ folder, done again only when something in it changed since the last
+    walk began (or when nothing can tell: no inotify, a folder left unwatched, no docs/ yet)."""
+
+    def __init__(self, root: Path, docs_dir: Path) -> None:
+        self._root, self._docs_dir = root, docs_dir
+        self._watch = FolderWatch.open()
+        self._last: dict[str, FileStat] | None = None
+        self.walks = 0  # walks actually done: the rest were vouched for by the watch
+
+    def __call__(self) -> dict[str, FileStat]:
+        watch = self._watch
+        # Reading the events first: one that arrives during the walk is left for the next call.
+        if watch is None or watch.changed() or self._last is None:
+            self._last = None
+            listed: list[str] = []
+            result = scan_docs(self._root, self._docs_dir, on_folder=self._listing(listed))
+            self.walks += 1
+            if watch is not None and watch.whole and str(self._docs_dir) in listed:
+                self._last = result
+            return result
+        return self._last
+
+    def _listing(self, listed: list[str]) -> Callable[[str], None]:
+        def on_folder(folder: str) -> None:
+            listed.append(folder)
+            if self._watch is not None:
+                self._watch.add(folder)  # before the folder is listed: a later change is an event
+        return on_folder
+
+
 # Per docs/ folder. A long-lived process serves one store, or a few (tests): keep the last few.
 _KEEP = 8
-_WALKS: OrderedDict[tuple[str, str], SharedWalk[dict[str, FileStat]]] = OrderedDict()
+_WALKS: OrderedDict[tuple[str, str], tuple[SharedWalk[dict[str, FileStat]], WatchedWalk]] = OrderedDict()
 _WALKS_LOCK = threading.Lock()
 
 
@@ -76,10 +111,11 @@ def scan_docs_shared(root: Path, docs_dir: Path) -> dict[str, FileStat]:
     """
     key = (str(root), str(docs_dir))
     with _WALKS_LOCK:
-        shared = _WALKS.get(key)
-        if shared is None:
-            shared = _WALKS[key] = SharedWalk(lambda: scan_docs(root, docs_dir))
+        pair = _WALKS.get(key)
+        if pair is None:
+            watched = WatchedWalk(root, docs_dir)
+            pair = _WALKS[key] = (SharedWalk(watched), watched)
             while len(_WALKS) > _KEEP:
-                _WALKS.popitem(last=False)
+                _WALKS.popitem(last=False)  # its watch closes when the last walk using it returns
         _WALKS.move_to_end(key)
-    return shared()
+    return pair[0]()
