@@ -13,7 +13,6 @@ it could not watch (the per-user limit), a full event queue. The caller then wal
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import os
 from typing import Any
 
@@ -24,7 +23,8 @@ _EVENTS = (0x00000002 | 0x00000004 | 0x00000008 | 0x00000040 | 0x00000080  # mod
 
 def _libc() -> Any:
     try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or None, use_errno=True)
+        # The running interpreter's own symbols, libc's among them: find_library would run ldconfig.
+        libc = ctypes.CDLL(None, use_errno=True)
         libc.inotify_init1  # noqa: B018 - absent outside Linux
         libc.inotify_add_watch  # noqa: B018
     except (OSError, AttributeError):
