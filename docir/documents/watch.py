@@ -38,6 +38,7 @@ class FolderWatch:
     def __init__(self, libc: Any, fd: int) -> None:
         self._libc = libc
         self._fd = fd
+        self._close = os.close  # held here: at interpreter exit a module's globals may be gone first
         self.whole = True  # False once a folder could not be watched: then nothing is vouched for
 
     @classmethod
@@ -70,6 +71,6 @@ class FolderWatch:
         # Closed only when nothing can use it any more: a number closed early could be reused by
         # another open file, and read as if it were this watch.
         try:
-            os.close(self._fd)
+            self._close(self._fd)
         except OSError:
             pass
