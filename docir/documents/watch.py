@@ -40,6 +40,7 @@ class FolderWatch:
         self._fd = fd
         self._close = os.close  # held here: at interpreter exit a module's globals may be gone first
         self.whole = True  # False once a folder could not be watched: then nothing is vouched for
+        self.added = 0  # folders added so far
 
     @classmethod
     def open(cls) -> FolderWatch | None:
@@ -51,6 +52,7 @@ class FolderWatch:
         return None if fd < 0 else cls(libc, fd)
 
     def add(self, folder: str) -> None:
+        self.added += 1
         if self._libc.inotify_add_watch(self._fd, os.fsencode(folder), _EVENTS) < 0:
             self.whole = False
 

@@ -131,7 +131,7 @@ def test_a_refresh_sees_an_edit_made_while_an_earlier_walk_was_running(sample_st
         reports = []
         late_thread = threading.Thread(target=lambda: reports.append(late.refresh()))
         late_thread.start()  # the edit is on disk before this command starts
-        wait_until_waiting(next(iter(shared_walk._WALKS.values()))[0], 1)  # it asked while walk 1 still runs
+        wait_until_waiting(next(iter(shared_walk._WALKS.values())), 1)  # it asked while walk 1 still runs
         release.set()
         early_thread.join(WAIT)
         late_thread.join(WAIT)

@@ -82,25 +82,20 @@ class WatchedWalk:
         # Reading the events first: one that arrives during the walk is left for the next call.
         if watch is None or watch.changed() or self._last is None:
             self._last = None
-            listed: list[str] = []
-            result = scan_docs(self._root, self._docs_dir, on_folder=self._listing(listed))
+            # Each folder is watched before it is listed, so a later change in it is an event; a walk
+            # that listed nothing (no docs/ yet) watched nothing, and is not kept.
+            added = 0 if watch is None else watch.added
+            result = scan_docs(self._root, self._docs_dir, on_folder=None if watch is None else watch.add)
             self.walks += 1
-            if watch is not None and watch.whole and str(self._docs_dir) in listed:
+            if watch is not None and watch.whole and watch.added > added:
                 self._last = result
             return result
         return self._last
 
-    def _listing(self, listed: list[str]) -> Callable[[str], None]:
-        def on_folder(folder: str) -> None:
-            listed.append(folder)
-            if self._watch is not None:
-                self._watch.add(folder)  # before the folder is listed: a later change is an event
-        return on_folder
-
 
 # Per docs/ folder. A long-lived process serves one store, or a few (tests): keep the last few.
 _KEEP = 8
-_WALKS: OrderedDict[tuple[str, str], tuple[SharedWalk[dict[str, FileStat]], WatchedWalk]] = OrderedDict()
+_WALKS: OrderedDict[tuple[str, str], SharedWalk[dict[str, FileStat]]] = OrderedDict()
 _WALKS_LOCK = threading.Lock()
 
 
@@ -111,11 +106,10 @@ def scan_docs_shared(root: Path, docs_dir: Path) -> dict[str, FileStat]:
     """
     key = (str(root), str(docs_dir))
     with _WALKS_LOCK:
-        pair = _WALKS.get(key)
-        if pair is None:
-            watched = WatchedWalk(root, docs_dir)
-            pair = _WALKS[key] = (SharedWalk(watched), watched)
+        shared = _WALKS.get(key)
+        if shared is None:
+            shared = _WALKS[key] = SharedWalk(WatchedWalk(root, docs_dir))
             while len(_WALKS) > _KEEP:
                 _WALKS.popitem(last=False)  # its watch closes when the last walk using it returns
         _WALKS.move_to_end(key)
-    return pair[0]()
+    return shared()
