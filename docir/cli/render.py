@@ -104,7 +104,7 @@ def _why(item: Mapping[str, Any]) -> str | None:
     for name, value in explain["contributions"].items():
         if not value:
             continue
-        place = (rankings.get(name) or {}).get("rank") if name in rankings else None
+        place = (rankings.get(name) or {}).get("rank")
         part = f"{name} {value:.2f}" + (f" (#{place})" if place else "")
         if name == "lent" and rankings.get("lent_by"):
             part += " from " + ", ".join(rankings["lent_by"])

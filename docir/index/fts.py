@@ -82,12 +82,6 @@ def match_expression(text: str, weightless: Collection[str] = ()) -> str | None:
     return " OR ".join(quoted(term) for term in weighed)
 
 
-def near_words(text: str) -> list[str]:
-    """The words of a query in order, stopwords dropped: what `near_expression` pairs."""
-    words = [t.group(0).lower() for t in _TOKEN_RE.finditer(text)]
-    return [w for w in words if w not in STOPWORDS]
-
-
 def near_expression(text: str, distance: int = NEAR_DISTANCE, weightless: Collection[str] = ()) -> str | None:
     """An FTS5 MATCH string for "adjacent query words close together": NEAR groups ORed, one per pair.
 
@@ -95,7 +89,8 @@ def near_expression(text: str, distance: int = NEAR_DISTANCE, weightless: Collec
     where they stand together is closer to it than one that has each word somewhere. A pair of two
     `weightless` words is left out unless every pair is such (see `match_expression`).
     """
-    words = near_words(text)
+    words = [t.group(0).lower() for t in _TOKEN_RE.finditer(text)]
+    words = [w for w in words if w not in STOPWORDS]
     pairs = list(dict.fromkeys(zip(words, words[1:], strict=False)))
     pairs = [(a, b) for a, b in pairs if a not in weightless or b not in weightless] or pairs
     if not pairs:

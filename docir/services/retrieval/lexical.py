@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from docir.index.fts import match_expression, near_expression, near_words, query_terms
+from docir.index.fts import match_expression, near_expression, query_terms
 from docir.index.records import Hit, SectionHit
 from docir.services.indexing.session import Session
 from docir.services.retrieval import fusion
@@ -77,8 +77,9 @@ def rank_documents(session: Session, text: str, visibility: Visibility,
     big = search.section_count() > GATE_FROM_SECTIONS
     # Only a big index pays for finding the weightless words: in a small one the lean queries
     # seldom fill their lists, and each then runs twice.
-    weightless = search.weightless([*query_terms(text), *near_words(text)]) if big else frozenset()
-    gate = _gate(session, text, weightless, visibility, wanted) if big else None
+    # The task's terms hold every word its NEAR pairs are made of.
+    weightless = search.weightless(query_terms(text)) if big else frozenset()
+    gate = _gate(session, match, match_expression(text, weightless), visibility, wanted) if big else None
     best = {hit.doc: hit for hit in search.best_sections(match, wanted * SECTIONS_PER_DOCUMENT, gate)}
     shown = visible_in_order(session, list(best), visibility, wanted)
     for rank, rowid, z in _standings([-best[r].bm25 for r in shown], shown):
@@ -98,15 +99,11 @@ def rank_documents(session: Session, text: str, visibility: Visibility,
     return sorted(by_doc.values(), key=_order)
 
 
-def _gate(session: Session, text: str, weightless: frozenset[str], visibility: Visibility,
-          wanted: int) -> list[int] | None:
-    """In a big index, the documents whose sections are scored: the best by whole-document bm25."""
-    search = session.catalog.search
-    whole = match_expression(text)
-    if whole is None:
-        return None
+def _gate(session: Session, whole: str, lean: str | None, visibility: Visibility, wanted: int) -> list[int]:
+    """In a big index, the documents whose sections are scored: the best by whole-document bm25 (the
+    `whole` task's terms, or the `lean` ones without its weightless words, see `_filled`)."""
     size = max(wanted * 2, SECTION_GATE)
-    hits = _filled(search.lexical_hits, match_expression(text, weightless), whole, 2 * size)
+    hits = _filled(session.catalog.search.lexical_hits, lean, whole, 2 * size)
     return visible_in_order(session, [h.rowid for h in hits], visibility, size)
 
 
