@@ -12,7 +12,6 @@ import pytest
 
 from docir.services.indexing.session import open_session
 from docir.services.retrieval import background, ranking
-from tests.conftest import FIXTURES
 from tests.fakes import CountingEmbedder
 
 ASKED_BY: contextvars.ContextVar[str] = contextvars.ContextVar("asked_by", default="nobody")
@@ -40,12 +39,8 @@ class Source:
 
 
 @pytest.fixture
-def session(tmp_path: Path):  # type: ignore[no-untyped-def]
-    import shutil
-
-    root = tmp_path / "store"
-    shutil.copytree(FIXTURES / "stores" / "sample", root)
-    opened = open_session(root)
+def session(sample_store: Path):  # type: ignore[no-untyped-def]
+    opened = open_session(sample_store)
     yield opened
     opened.close()
 
