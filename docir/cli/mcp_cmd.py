@@ -91,6 +91,8 @@ def command(root: RootOption = None) -> int:
         from mcp_types import ToolAnnotations
     except ImportError:
         raise UsageError("the MCP server needs the mcp package: pip install 'docir[mcp]'") from None
+    from docir.services.indexing.shared_walk import keep_watch
+
     home = open_store(root).root
     server = MCPServer("docir", instructions=INSTRUCTIONS)
     for tool in TOOLS:
@@ -98,6 +100,7 @@ def command(root: RootOption = None) -> int:
         server.tool(name=tool.name, description=tool.description, annotations=hints)(handler(tool, home))
     server.resource(DOC_URI, name="document", mime_type="text/markdown",
                     description="A document by id: its file, frontmatter and body, as `get` finds it.")(reader(home))
+    keep_watch()  # a session of many reads: after the first walk, only a change makes one walk again
     threading.Thread(target=_warm_up, args=(home,), name="model", daemon=True).start()
     server.run("stdio")
     return 0

@@ -98,6 +98,7 @@ def serve(root: RootOption = None,
     from docir.cli.main import main as run_cli
     from docir.schema import load_schema
     from docir.services.indexing.session import open_session
+    from docir.services.indexing.shared_walk import keep_watch
     from docir.services.vectors.query_source import LocalModel, load_local
     from docir.services.vectors.worker_handler import WarmWorker
     from docir.worker.server import AlreadyRunning, Server
@@ -109,6 +110,7 @@ def serve(root: RootOption = None,
         server.claim()
     except AlreadyRunning:
         return 0  # another worker won the race: that is the single instance
+    keep_watch()  # every read here walks docs/: after the first, only a change makes it walk again
     open_session(store.root).close()  # bring the index in line with the files: new text gets queued
     source = load_local(load_schema(store.schema_path).model_path, store.root)  # the model, loaded once
     embedder = source.embedder if isinstance(source, LocalModel) else None

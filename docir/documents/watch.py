@@ -12,7 +12,6 @@ it could not watch (the per-user limit), a full event queue. The caller then wal
 
 from __future__ import annotations
 
-import ctypes
 import os
 from typing import Any
 
@@ -22,6 +21,8 @@ _EVENTS = (0x00000002 | 0x00000004 | 0x00000008 | 0x00000040 | 0x00000080  # mod
 
 
 def _libc() -> Any:
+    import ctypes  # here, not at the top: only a process that watches pays for it
+
     try:
         # The running interpreter's own symbols, libc's among them: find_library would run ldconfig.
         libc = ctypes.CDLL(None, use_errno=True)

@@ -46,7 +46,7 @@ def test_every_kind_of_change_is_an_event_and_quiet_is_not(tmp_path: Path) -> No
 
 def test_a_quiet_store_is_walked_once_and_each_change_is_seen_by_the_next_walk(tmp_path: Path) -> None:
     root = _store(tmp_path)
-    walk = WatchedWalk(root, root / "docs")
+    walk = WatchedWalk(root, root / "docs", watch=True)
     first = walk()
     assert walk() is first and walk.walks == 1
     folder_mtime = (root / "docs" / "guides").stat().st_mtime_ns
@@ -62,13 +62,13 @@ def test_a_quiet_store_is_walked_once_and_each_change_is_seen_by_the_next_walk(t
 
 
 def test_without_docs_or_without_a_watch_every_call_walks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    walk = WatchedWalk(tmp_path, tmp_path / "docs")
+    walk = WatchedWalk(tmp_path, tmp_path / "docs", watch=True)
     assert walk() == {} and walk() == {} and walk.walks == 2  # nothing watched: nothing vouched for
     (tmp_path / "docs").mkdir()
     (tmp_path / "docs" / "a.md").write_text("x\n", encoding="utf-8")
     assert "docs/a.md" in walk()
     monkeypatch.setattr(shared_walk.FolderWatch, "open", classmethod(lambda cls: None))
-    unwatched = WatchedWalk(tmp_path, tmp_path / "docs")
+    unwatched = WatchedWalk(tmp_path, tmp_path / "docs", watch=True)
     unwatched()
     unwatched()
     assert unwatched.walks == 2
@@ -77,7 +77,7 @@ def test_without_docs_or_without_a_watch_every_call_walks(tmp_path: Path, monkey
 def test_a_folder_that_cannot_be_watched_leaves_the_walk_to_run_every_time(tmp_path: Path,
                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
     root = _store(tmp_path)
-    walk = WatchedWalk(root, root / "docs")
+    walk = WatchedWalk(root, root / "docs", watch=True)
     monkeypatch.setattr(FolderWatch, "add", lambda self, folder: setattr(self, "whole", False))  # the limit, say
     walk()
     walk()

@@ -10,8 +10,10 @@ command that arrives while a walk runs waits for the *next* walk, which begins a
 the running one ends and serves every command that arrived meanwhile. A command that
 arrives when no walk runs starts one at once: alone, nothing changes.
 
-Every folder a walk lists is watched (documents/watch.py): while no event arrives, the next
-walk's result is the last one's, and no file is stat'ed again (adr-dd8cbb0fd892).
+In a long-lived process (the warm worker, the MCP server: they call `keep_watch`), every folder
+a walk lists is watched (documents/watch.py): while no event arrives, the next walk's result is
+the last one's, and no file is stat'ed again (adr-dd8cbb0fd892). A one-shot command walks once
+and would gain nothing but the cost of setting up the watch.
 """
 
 from __future__ import annotations
@@ -71,9 +73,9 @@ class WatchedWalk:
     """scan_docs of one docs/ folder, done again only when something in it changed since the last
     walk began (or when nothing can tell: no inotify, a folder left unwatched, no docs/ yet)."""
 
-    def __init__(self, root: Path, docs_dir: Path) -> None:
+    def __init__(self, root: Path, docs_dir: Path, watch: bool) -> None:
         self._root, self._docs_dir = root, docs_dir
-        self._watch = FolderWatch.open()
+        self._watch = FolderWatch.open() if watch else None
         self._last: dict[str, FileStat] | None = None
         self.walks = 0  # walks actually done: the rest were vouched for by the watch
 
@@ -97,6 +99,12 @@ class WatchedWalk:
 _KEEP = 8
 _WALKS: OrderedDict[tuple[str, str], SharedWalk[dict[str, FileStat]]] = OrderedDict()
 _WALKS_LOCK = threading.Lock()
+_WATCHING = [False]  # set once by a long-lived process: keep_watch
+
+
+def keep_watch() -> None:
+    """This process lives long and reads often: watch the folders walked (see the module docstring)."""
+    _WATCHING[0] = True
 
 
 def scan_docs_shared(root: Path, docs_dir: Path) -> dict[str, FileStat]:
@@ -108,7 +116,7 @@ def scan_docs_shared(root: Path, docs_dir: Path) -> dict[str, FileStat]:
     with _WALKS_LOCK:
         shared = _WALKS.get(key)
         if shared is None:
-            shared = _WALKS[key] = SharedWalk(WatchedWalk(root, docs_dir))
+            shared = _WALKS[key] = SharedWalk(WatchedWalk(root, docs_dir, _WATCHING[0]))
             while len(_WALKS) > _KEEP:
                 _WALKS.popitem(last=False)  # its watch closes when the last walk using it returns
         _WALKS.move_to_end(key)
