@@ -13,6 +13,8 @@ stdout to a pipe so docir prints JSON, `--root` at the store):
     query               docir query --type decision --limit 20
     reindex-unchanged   docir reindex                       (nothing changed)
     reindex-1pct        docir reindex                       (1 % of the files just had a line appended)
+    help                docir --help
+    lint-one            docir lint docs/ONE.md              (what a pre-commit hook runs for one staged file)
 
 Rounds interleave everything (floor, then each size's commands), so machine noise hits
 all commands alike; the first round is a discarded warm-up. Medians and p90 are reported
@@ -35,6 +37,7 @@ import subprocess
 import sys
 import time
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -57,6 +60,8 @@ COMMANDS: tuple[tuple[str, str], ...] = (
     ("query", "query --type decision --limit 20"),
     ("reindex-unchanged", "reindex, nothing changed"),
     ("reindex-1pct", "reindex, 1% of files changed"),
+    ("help", "--help"),
+    ("lint-one", "lint of one file (pre-commit)"),
 )
 # With --warm: the same reads answered by the store's warm worker (`python -m docir` forwards them).
 WARM_COMMANDS: tuple[tuple[str, str], ...] = (
@@ -88,6 +93,12 @@ class Store:
     originals: dict[Path, bytes] = field(default_factory=dict)
     setup: dict[str, object] = field(default_factory=dict)
 
+    @cached_property
+    def lint_path(self) -> Path:
+        """The one file the lint row checks: the middle document, as a commit touching one file stages it."""
+        files = sorted((self.root / "docs").rglob("*.md"))
+        return files[len(files) // 2]
+
     def argv(self, command: str) -> list[str]:
         command = command.removesuffix("-warm")
         base = [sys.executable, "-m", "docir"]
@@ -101,6 +112,10 @@ class Store:
             return [*base, "query", "--type", "decision", "--limit", "20", *root]
         if command in ("reindex-unchanged", "reindex-1pct"):
             return [*base, "reindex", *root]
+        if command == "help":
+            return [*base, "--help"]
+        if command == "lint-one":
+            return [*base, "lint", str(self.lint_path), "--format", "json", *root]
         raise KeyError(command)
 
     def touch(self, round_no: int) -> None:
@@ -215,6 +230,8 @@ def worker(store: Store, action: str) -> dict[str, object]:
 def _check(store: Store, command: str, stdout: bytes) -> str | None:
     """A sanity check of one command's JSON, so a broken command is not timed as a fast one."""
     command = command.removesuffix("-warm")
+    if command == "help":
+        return None if b"Usage" in stdout else f"--help printed no usage ({len(stdout)} bytes)"
     try:
         data = json.loads(stdout)
     except ValueError:
@@ -227,6 +244,8 @@ def _check(store: Store, command: str, stdout: bytes) -> str | None:
         return f"query at {store.size} docs returned {data.get('count')} results"
     if command == "reindex-unchanged" and (data.get("added") or data.get("updated") or data.get("removed")):
         return f"reindex with nothing changed at {store.size} docs reported changes: {data}"
+    if command == "lint-one" and (data.get("summary") or {}).get("files") != 1:
+        return f"lint of one file at {store.size} docs checked {(data.get('summary') or {}).get('files')} files"
     if command == "reindex-1pct" and data.get("updated") != len(store.touch_paths):
         return (f"reindex after touching {len(store.touch_paths)} files at {store.size} docs "
                 f"reported updated={data.get('updated')}")
@@ -336,6 +355,37 @@ def evaluate_targets(results: dict[tuple[int, str], dict[str, float]]) -> list[d
                           detail=f"{large['median_ms']:.0f} ms vs {small['median_ms']:.0f} ms = {ratio:.2f}x "
                                  "(limit 2x)")
         targets.append(target)
+    targets.extend(_cold_targets(results))
+    return targets
+
+
+# A command run without a worker (a hook, CI, a sandbox) against the bare interpreter, at 1,000 docs.
+COLD_LIMITS = {"get": 3.0, "search": 3.0, "help": 3.0, "lint-one": 4.0}
+
+
+def _cold_targets(results: dict[tuple[int, str], dict[str, float]]) -> list[dict[str, object]]:
+    targets: list[dict[str, object]] = []
+    floor = results.get((0, "floor"))
+    for command, limit in COLD_LIMITS.items():
+        row = results.get((1000, command))
+        target: dict[str, object] = {"name": f"cold {command} at 1,000 docs at most {limit:g}x the floor",
+                                     "limit_ratio": limit}
+        if row is None or floor is None:
+            target.update(status="SKIP", detail="size 1000 not measured")
+        else:
+            ratio = row["median_ms"] / floor["median_ms"]
+            target.update(value_ratio=round(ratio, 2), status="PASS" if ratio <= limit else "FAIL",
+                          detail=f"{ratio:.2f}x (limit {limit:g}x)")
+        targets.append(target)
+    small, large = results.get((1000, "lint-one")), results.get((10000, "lint-one"))
+    target = {"name": "lint of one file at 10,000 docs at most 1.5x at 1,000 docs", "limit_ratio": 1.5}
+    if small is None or large is None:
+        target.update(status="SKIP", detail="needs sizes 1000 and 10000")
+    else:
+        ratio = large["median_ms"] / small["median_ms"]
+        target.update(value_ratio=round(ratio, 2), status="PASS" if ratio <= 1.5 else "FAIL",
+                      detail=f"{large['median_ms']:.0f} ms vs {small['median_ms']:.0f} ms = {ratio:.2f}x (limit 1.5x)")
+    targets.append(target)
     return targets
 
 
@@ -448,7 +498,7 @@ def main(argv: list[str] | None = None) -> int:
         return 1
 
     floor_median = statistics.median(floor)
-    by_key: dict[tuple[int, str], dict[str, float]] = {}
+    by_key: dict[tuple[int, str], dict[str, float]] = {(0, "floor"): {"median_ms": floor_median}}
     results = []
     for store in stores:
         for command in commands:
@@ -458,7 +508,7 @@ def main(argv: list[str] | None = None) -> int:
                 "size": store.size,
                 "command": command,
                 "mode": "warm" if command.endswith("-warm") else "cold",
-                "argv": " ".join(["docir", *store.argv(command)[3:-2]]),
+                "argv": " ".join(["docir", *store.argv(command)[3:]]).replace(f" --root {store.root}", ""),
                 "median_ms": round(median, 1),
                 "p90_ms": round(percentile(values, 0.9), 1),
                 "ratio": round(median / floor_median, 2),
