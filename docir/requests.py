@@ -16,8 +16,8 @@ from typing import Any
 from docir.errors import UsageError
 
 # Help of the options several read commands share, for their requests and the CLI's shared options.
-INCLUDE_INACTIVE = "Also show closed documents (each type's inactive statuses, e.g. superseded, resolved)."
-STORE = "Also read this peer store (repeatable), on top of .docir/stores.yaml. Read-only."
+INCLUDE_INACTIVE = "Also show closed documents (e.g. superseded, resolved)."
+STORE = "Also read this peer store, read-only (repeatable)."
 # --limit's ceiling: far past any list worth reading, and it keeps SQLite's LIMIT within 64 bits.
 LIMIT_MAX = 10_000
 

@@ -92,39 +92,73 @@ def test_mcp_write_tools(tmp_path: Path) -> None:
     assert run_process("get", added["id"], "--root", str(root)).code == 0  # type: ignore[index]
 
 
-async def _listing_and_bad_call(root: Path, env: dict[str, str]) -> tuple[list[object], object]:
+async def _listing_and_bad_call(root: Path, env: dict[str, str]) -> tuple[list[object], str, object]:
     async with docir_mcp(root, env) as session:
+        initialized = await session.initialize()
         listed = await session.list_tools()
         bad = await session.call_tool("query", {"limit": 100000000000000000000})
-        return list(listed.tools), bad
+        return list(listed.tools), initialized.instructions or "", bad
 
 
 def test_mcp_tools_are_generated_from_the_requests_with_every_option(tmp_path: Path) -> None:
     import dataclasses
 
     from docir.cli.mcp_cmd import TOOLS
+    from docir.cli.mcp_schema import agent_text
     from docir.requests import help_of
 
     root, env = sample_store_and_env(tmp_path)
-    tools, bad = anyio.run(_listing_and_bad_call, root, env)
+    tools, _, bad = anyio.run(_listing_and_bad_call, root, env)
     by_name = {tool.name: tool for tool in tools}  # type: ignore[attr-defined]
     for spec in TOOLS:
         listed = by_name[spec.name]
         properties = listed.input_schema["properties"]
         assert set(properties) == {f.name for f in dataclasses.fields(spec.request)}, spec.name
         for name, schema in properties.items():
-            assert schema["description"] == help_of(spec.request, name)
+            assert schema["description"] == agent_text(help_of(spec.request, name))
+            assert "title" not in schema and "--" not in schema["description"], (spec.name, name)
         assert listed.annotations.read_only_hint is spec.read_only, spec.name
+        assert listed.output_schema is None, spec.name  # the reply is JSON text; no schema sent twice
     assert by_name["context"].input_schema["properties"]["limit"]["minimum"] == 1
     assert by_name["add"].input_schema["properties"]["field"]["type"] == "array"  # KEY=VALUE pairs, as --field
-    assert by_name["context"].input_schema["properties"]["limit"]["maximum"] >= 100
     assert "store" in by_name["search"].input_schema["properties"]
     assert bad.is_error  # type: ignore[attr-defined]  # out of range: refused before the store is read
 
 
+# What every agent session pays for docir before its first answer (adr-9fa8dcd099b0).
+SURFACE_TOKENS = 2000
+
+
+def test_the_tool_list_and_instructions_fit_the_budget(tmp_path: Path) -> None:
+    """Counted as the official client receives them: a new tool, option or longer help must pay for itself."""
+    root, env = sample_store_and_env(tmp_path)
+    tools, instructions, _ = anyio.run(_listing_and_bad_call, root, env)
+    wire = json.dumps([t.model_dump(mode="json", by_alias=True, exclude_none=True) for t in tools],  # type: ignore[attr-defined]
+                      ensure_ascii=False, separators=(",", ":"))
+    size = len(wire.encode()) + len(instructions.encode())
+    assert len(tools) == 7 and instructions
+    assert size / 4 <= SURFACE_TOKENS, f"{size / 4:.0f} tokens"
+
+
+def test_every_cli_read_option_is_reachable_over_mcp(tmp_path: Path) -> None:
+    """Read from the click commands themselves, so an option added to a read command must reach its tool."""
+    from docir.cli.main import _command
+    from tests.test_cli_surface import RENAMED
+
+    root, env = sample_store_and_env(tmp_path)
+    tools, _, _ = anyio.run(_listing_and_bad_call, root, env)
+    by_name = {tool.name: tool.input_schema["properties"] for tool in tools}  # type: ignore[attr-defined]
+    group = _command()
+    import click
+
+    for name in ("context", "get", "query", "search"):
+        command = group.get_command(click.Context(group), name)
+        options = {RENAMED.get(p.name or "", p.name) for p in command.params} - {"root", "json_out"}
+        assert options and options <= set(by_name[name]), (name, options - set(by_name[name]))
+
+
 async def _structured(root: Path, env: dict[str, str]) -> dict[str, object]:
     async with docir_mcp(root, env) as session:
-        listed = await session.list_tools()
         calls = {name: await session.call_tool(name, arguments) for name, arguments in (
             ("context", {"task": "users logged out after a deploy", "budget": 200}),
             ("get", {"ids": ["adr-0000000000a1", "adr-999999999999"]}),
@@ -139,28 +173,20 @@ async def _structured(root: Path, env: dict[str, str]) -> dict[str, object]:
             missing = await session.read_resource("docir://doc/adr-999999999999")
         except Exception as exc:  # the SDK raises the server's error
             missing = exc
-        return {"tools": list(listed.tools), "calls": calls, "templates": templates, "read": read_doc,
-                "missing": missing}
+        return {"calls": calls, "templates": templates, "read": read_doc, "missing": missing}
 
 
-def test_mcp_tools_declare_output_schemas_and_return_structured_content(tmp_path: Path) -> None:
-    from docir.cli.mcp_cmd import TOOLS, portable
-
+def test_mcp_replies_are_the_cli_json_once_and_documents_are_resources(tmp_path: Path) -> None:
     root, env = sample_store_and_env(tmp_path)
     found = anyio.run(_structured, root, env)
-    by_name = {tool.name: tool for tool in found["tools"]}  # type: ignore[attr-defined]
-    for spec in TOOLS:
-        tool = by_name[spec.name]
-        assert tool.output_schema["type"] == "object", spec.name
-        assert set(tool.output_schema["required"]) >= set(portable(spec.output).__required_keys__), spec.name
-        assert tool.annotations.read_only_hint is spec.read_only and tool.annotations.destructive_hint is False
-    assert {"omitted", "budget", "results"} <= set(by_name["context"].output_schema["properties"])
     for name, result in found["calls"].items():  # type: ignore[attr-defined]
         assert not result.is_error, (name, result.content)
-        assert result.structured_content == json.loads(result.content[0].text), name
-    context = found["calls"]["context"].structured_content  # type: ignore[index]
+        (text,) = result.content
+        assert result.structured_content is None, name  # the same bytes a second time would cost as much again
+        assert "\n" not in text.text, name  # no indentation: a model reads every byte
+    context = json.loads(found["calls"]["context"].content[0].text)  # type: ignore[index]
     assert context["budget"]["used"] <= 200 and context["omitted"] >= 0
-    assert found["calls"]["get"].structured_content["missing"] == ["adr-999999999999"]  # type: ignore[index]
+    assert json.loads(found["calls"]["get"].content[0].text)["missing"] == ["adr-999999999999"]  # type: ignore[index]
     (template,) = found["templates"].resource_templates  # type: ignore[attr-defined]
     assert template.uri_template == "docir://doc/{doc_id}" and template.mime_type == "text/markdown"
     (content,) = found["read"].contents  # type: ignore[attr-defined]

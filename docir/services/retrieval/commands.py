@@ -25,45 +25,43 @@ Warn = Callable[[str], None]
 
 @dataclass(frozen=True)
 class ContextRequest:
-    task: str = option("", help="What you are about to do, in plain words. May be left out with path or changed: "
-                                "then the result is what governs those files.")
+    task: str = option("", help="What you are about to do, in plain words; may be left out with --path or "
+                                "--changed (then: what governs those files).")
     also: tuple[str, ...] = option(
-        (), help="Another task; the tasks take turns at the head of the result (repeatable)."
+        (), help="Another task (repeatable): the tasks take turns at the head of the result."
     )
     limit: int = option(8, help="How many ranked documents (linked ones come on top).", min=1, max=LIMIT_MAX)
     explain: bool = option(
-        False, help="Show why each ranked: the parts that add up to its score (each ranking's, and what the "
-                    "documents that build on it lent) with each ranking's place; with --json also each raw score, "
-                    "the matched terms and the winning chunk."
+        False, help="Show why each ranked: its score's parts and places; in JSON also raw scores, matched terms "
+                    "and the winning chunk."
     )
     expand: bool = option(
-        True, help="Add the documents linked to the results (a superseded decision's successor among them)."
+        True, help="Add the documents the results link to (e.g. a superseded one's successor)."
     )
     refs: bool = option(True, help="Include chunks of reference corpora.")
     include_inactive: bool = option(False, help=INCLUDE_INACTIVE)
     store: tuple[str, ...] = option((), help=STORE)
     budget: int = option(
         budget.DEFAULT_BUDGET,
-        help="At most this many tokens of results (about 4 bytes each); the best-ranked are kept, "
-             "\"omitted\" counts the rest. 0: no budget.",
+        help="At most this many tokens of results (4 bytes each); \"omitted\" counts the rest. 0: no budget.",
         min=0, max=budget.BUDGET_MAX,
     )
     full_links: bool = option(
-        False, help="Full skeletons for linked documents (and related lists on ranked ones), not compact entries."
+        False, help="Full skeletons for linked documents (and related lists), not compact entries."
     )
     path: tuple[str, ...] = option(
-        (), help="A file you will change, relative to the repository root (repeatable): documents whose "
-                 "applies_to globs match it come first, with matched_glob."
+        (), help="A file you will change, from the repository root (repeatable): documents governing it come "
+                 "first."
     )
     changed: bool = option(
-        False, help="Also take as paths the files git reports as changed: against HEAD, staged or not, and new ones."
+        False, help="Also take as paths the files git reports changed (against HEAD, staged or not)."
     )
 
 
 @dataclass(frozen=True)
 class GetRequest:
-    ids: tuple[str, ...] = option(help="One or more document ids; fetch all you need in one call.")
-    section: str | None = option(None, help="Return only the section with this heading (e.g. a matched_section).")
+    ids: tuple[str, ...] = option(help="Document ids: all you need, in one call.")
+    section: str | None = option(None, help="Only the section with this heading (e.g. a matched_section).")
     store: tuple[str, ...] = option((), help=STORE)
 
 
@@ -71,7 +69,7 @@ class GetRequest:
 class QueryRequest:
     type: tuple[str, ...] = option((), help="Only this type (repeatable).")
     status: tuple[str, ...] = option(
-        (), help="Only this status (repeatable); naming a closed status shows it without --include-inactive."
+        (), help="Only this status (repeatable); a closed one needs no --include-inactive."
     )
     tag: tuple[str, ...] = option((), help="Only documents with this tag (repeatable: all must match).")
     owner: str | None = option(None, help="Only documents with this owner.")
@@ -84,7 +82,7 @@ class QueryRequest:
 
 @dataclass(frozen=True)
 class SearchRequest:
-    text: str = option(help="Words to look for; any text is safe, it is never query syntax.")
+    text: str = option(help="Words to look for (plain text, never query syntax).")
     limit: int = option(10, help="At most this many results.", min=1, max=LIMIT_MAX)
     include_inactive: bool = option(False, help=INCLUDE_INACTIVE)
     store: tuple[str, ...] = option((), help=STORE)

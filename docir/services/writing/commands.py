@@ -19,7 +19,7 @@ from docir.services.writing import writes
 
 Warn = Callable[[str], None]
 TODAY = "today"
-WAIT = "Return only once the new vectors are computed."
+WAIT = "Return once its vectors are computed."
 FIELD = "Any other frontmatter field, KEY=VALUE (repeatable); with update, KEY= removes it."
 
 
@@ -31,16 +31,15 @@ class AddRequest:
     status: str | None = option(None, help="Default: the type's default_status.")
     tags: tuple[str, ...] = option((), help="Tags, e.g. ranking, context.")
     related: tuple[str, ...] = option((), help="A typed edge KIND:ID, e.g. supersedes:adr-4c21693aac55 (repeatable).")
-    owner: str | None = option(None, help="Who answers for it, e.g. @team. Default, where the type requires "
-                                          "one: the git user (user.email, else user.name).")
+    owner: str | None = option(None, help="Who answers for it, e.g. @team. Default where the type requires one: "
+                                          "the git user.")
     body: str = option("", help="The Markdown body.")
-    path: str | None = option(None, help="Where to write it, relative to the store root and inside docs/, e.g. "
-                                         "docs/adr/0042.md. Default: the type's folder and a slug of the title.")
+    path: str | None = option(None, help="Where to write it under docs/. Default: the type's folder and a slug "
+                                         "of the title.")
     field: tuple[str, ...] = option((), help=FIELD)
     wait_embeddings: bool = option(False, help=WAIT)
     applies_to: tuple[str, ...] = option(
-        (), help="A glob of the files it governs, relative to the repository root, e.g. src/auth/** (repeatable); "
-                 "context --path and --changed put it first for those files."
+        (), help="A glob of the files it governs, from the repository root, e.g. src/auth/** (repeatable)."
     )
 
 
@@ -62,8 +61,7 @@ class UpdateRequest:
     field: tuple[str, ...] = option((), help=FIELD)
     wait_embeddings: bool = option(False, help=WAIT)
     applies_to: tuple[str, ...] | None = option(
-        None, help="Replace the globs of the files it governs (repeatable), e.g. after the code moved; "
-                   "--field applies_to= removes them."
+        None, help="Replace the globs of the files it governs (repeatable); --field applies_to= removes them."
     )
 
 

@@ -1,0 +1,135 @@
+"""What an agent session pays for docir's MCP server before and per answer, in tokens (bytes / 4).
+
+    python benchmarks/mcp_cost.py [--task "..."] [--out benchmarks/results/mcp_cost.json]
+
+Copies this repository's own store (docs/ and docs-schema.yaml) to a temporary folder, starts
+`docir mcp` on it with the MCP SDK's own stdio client (no worker, no model: lexical ranking, so
+the figures do not depend on a model being installed) and counts:
+
+    instructions     the server's instructions from `initialize` (sent once per session)
+    tools/list       every tool as the client receives it (name, description, input and output
+                     schema, annotations), serialised as the SDK serialises it
+    per tool         the same for each tool alone, and its output schema's share
+    context call     one `context` call with the task below: the whole tool result as sent
+                     (text content plus structuredContent), beside the CLI's JSON for the same call
+
+Target: instructions + tools/list at most 2,000 tokens; the context call at most the CLI's JSON.
+Prints a table, writes JSON. Run it from another revision's checkout (PYTHONPATH at its tree) to
+get the "before" figures with the same script.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from speed import machine_info, write_results  # benchmarks/ is not a package
+
+TASK = "how does docir keep a superseded decision out of the results"
+BUDGET_TOKENS = 2000
+
+
+def tokens(size: int) -> int:
+    return -(-size // 4)  # bytes / 4, rounded up: the estimate docir's own budget uses
+
+
+def wire(model: Any) -> bytes:
+    """A protocol object as the SDK puts it on the wire: by alias, no unset fields."""
+    return json.dumps(model.model_dump(mode="json", by_alias=True, exclude_none=True),
+                      ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+
+
+async def session_figures(root: Path, env: dict[str, str], task: str) -> dict[str, Any]:
+    from mcp import ClientSession
+    from mcp.client.stdio import StdioServerParameters, stdio_client
+
+    params = StdioServerParameters(command=sys.executable, args=["-m", "docir", "mcp", "--root", str(root)], env=env)
+    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+        init = await session.initialize()
+        listed = await session.list_tools()
+        result = await session.call_tool("context", {"task": task})
+    if result.is_error:
+        raise SystemExit(f"mcp_cost: the context call failed: {result.content}")
+    per_tool = []
+    for tool in listed.tools:
+        data = json.loads(wire(tool))
+        output = data.get("outputSchema")
+        per_tool.append({"name": tool.name, "bytes": len(wire(tool)),
+                         "output_schema_bytes": len(json.dumps(output, separators=(",", ":"))) if output else 0})
+    text = "".join(getattr(c, "text", "") for c in result.content)
+    return {"instructions_bytes": len((init.instructions or "").encode("utf-8")),
+            "tools_list_bytes": len(wire(listed)), "tools": per_tool,
+            "context_call_bytes": len(wire(result)), "context_text_bytes": len(text.encode("utf-8")),
+            "context_structured": result.structured_content is not None}
+
+
+def main(argv: list[str] | None = None) -> int:
+    import anyio
+
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--task", default=TASK, help="the context call's task")
+    parser.add_argument("--out", type=Path, default=HERE / "results" / "mcp_cost.json")
+    args = parser.parse_args(argv)
+    machine = machine_info()
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp) / "store"
+        root.mkdir()
+        shutil.copytree(HERE.parent / "docs", root / "docs")
+        shutil.copy(HERE.parent / "docs-schema.yaml", root / "docs-schema.yaml")
+        (Path(tmp) / "no-model").mkdir()
+        env = {**os.environ, "DOCIR_WORKER": "0", "DOCIR_MODEL_PATH": str(Path(tmp) / "no-model")}
+        figures = anyio.run(session_figures, root, env, args.task)
+        cli = subprocess.run([sys.executable, "-m", "docir", "context", args.task, "--root", str(root)], env=env,
+                             capture_output=True, check=True)
+    cli_bytes = len(cli.stdout.rstrip(b"\n"))
+    surface = figures["instructions_bytes"] + figures["tools_list_bytes"]
+    payload: dict[str, object] = {
+        "benchmark": "mcp_cost",
+        "when": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+        "machine": machine,
+        "config": {"task": args.task, "store": "this repository's docs/ (lexical ranking, no model)"},
+        **figures,
+        "surface_tokens": tokens(surface),
+        "context_call_tokens": tokens(figures["context_call_bytes"]),
+        "cli_context_bytes": cli_bytes,
+        "cli_context_tokens": tokens(cli_bytes),
+        "targets": [
+            {"name": f"instructions + tools/list at most {BUDGET_TOKENS} tokens", "value": tokens(surface),
+             "status": "PASS" if tokens(surface) <= BUDGET_TOKENS else "FAIL"},
+            {"name": "a context call costs no more than the CLI's JSON", "value": tokens(figures["context_call_bytes"]),
+             "limit": tokens(cli_bytes),
+             "status": "PASS" if figures["context_call_bytes"] <= cli_bytes else "FAIL"},
+        ],
+    }
+    print(f"{'what':<34} {'bytes':>8} {'tokens':>7}")
+    print("-" * 51)
+    print(f"{'instructions':<34} {figures['instructions_bytes']:>8} {tokens(figures['instructions_bytes']):>7}")
+    for tool in figures["tools"]:
+        label = f"  tool {tool['name']} (output schema {tool['output_schema_bytes']})"
+        print(f"{label:<34} {tool['bytes']:>8} {tokens(tool['bytes']):>7}")
+    print(f"{'tools/list':<34} {figures['tools_list_bytes']:>8} {tokens(figures['tools_list_bytes']):>7}")
+    print(f"{'session surface (both)':<34} {surface:>8} {tokens(surface):>7}")
+    print(f"{'context call, as sent':<34} {figures['context_call_bytes']:>8} "
+          f"{tokens(figures['context_call_bytes']):>7}")
+    print(f"{'context, the CLI JSON':<34} {cli_bytes:>8} {tokens(cli_bytes):>7}")
+    print()
+    for target in payload["targets"]:  # type: ignore[attr-defined]
+        print(f"  {target['status']:<4}  {target['name']}: {target['value']} tokens")
+    write_results(args.out, payload, machine)
+    print(f"\nwrote {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
