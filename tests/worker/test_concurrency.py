@@ -1,8 +1,10 @@
 """Many clients and one warm worker, as real processes: nobody waits behind long work.
 
 The long work here is a forwarded write waiting for the store's write lock, which the
-test holds for as long as it likes: a command that takes "several seconds" on any
-machine, however loaded, without depending on how fast the model is.
+test holds for as long as it likes: a command that runs until the test lets it finish,
+on any machine, however loaded. So "nobody waits" is asserted as an order, never as a
+time: a read that answers while the test still holds the lock did not wait behind the
+write (how fast it answers is benchmarks/worker_concurrency.py's business).
 """
 
 from __future__ import annotations
@@ -14,15 +16,12 @@ import signal
 import subprocess
 import sys
 import threading
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 from docir.worker import paths
 from tests.worker.helpers import ID, SETUP_TIMEOUT, docir, start_worker, status, wait_for
-
-CLAIM_SECONDS = 1.0  # the claim itself: a read from another process answers within a second
 
 
 @contextmanager
@@ -38,8 +37,15 @@ def holding_write_lock(root: Path) -> Iterator[None]:
 
 
 def start_docir(root: Path, *args: str) -> subprocess.Popen[str]:
+    """docir as a terminal's foreground job runs it: with SIGINT at its default, so Ctrl-C raises
+    KeyboardInterrupt. A suite started in the background by a shell without job control inherits
+    SIGINT ignored, and Python keeps an inherited ignore: the client would sleep through Ctrl-C."""
     return subprocess.Popen([sys.executable, "-m", "docir", *args, "--root", str(root)], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+                            stderr=subprocess.PIPE, text=True, preexec_fn=_default_sigint)
+
+
+def _default_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def forwarded_and_waiting(root: Path, proc: subprocess.Popen[str]) -> bool:
@@ -53,13 +59,7 @@ def started_worker(root: Path) -> int:
     return pid
 
 
-def timed(root: Path, *args: str) -> tuple[float, subprocess.CompletedProcess[str]]:
-    began = time.monotonic()
-    done = docir(root, *args, timeout=SETUP_TIMEOUT)
-    return time.monotonic() - began, done
-
-
-def test_reads_answer_within_a_second_while_a_long_command_runs(warm_store: Path) -> None:
+def test_reads_answer_while_a_long_command_runs(warm_store: Path) -> None:
     pid = started_worker(warm_store)
     for args in (("search", "sessions"), ("get", ID), ("context", "sessions lost on deploy")):
         docir(warm_store, *args, timeout=SETUP_TIMEOUT)  # warm each command once: the claim is about waiting
@@ -70,9 +70,8 @@ def test_reads_answer_within_a_second_while_a_long_command_runs(warm_store: Path
                 writer.communicate(timeout=SETUP_TIMEOUT)
             for args in (("search", "sessions"), ("get", ID), ("context", "sessions lost on deploy"),
                          ("worker", "status")):
-                elapsed, done = timed(warm_store, *args)
+                done = docir(warm_store, *args, timeout=SETUP_TIMEOUT)  # while we hold the lock: no waiting
                 assert done.returncode == 0, done.stderr
-                assert elapsed < CLAIM_SECONDS, f"{args} took {elapsed:.2f}s"
             assert status(warm_store)["pid"] == pid  # answered by the worker, not by a fallback
             assert writer.poll() is None  # and the long command is still waiting all along
         except BaseException:
@@ -83,18 +82,17 @@ def test_reads_answer_within_a_second_while_a_long_command_runs(warm_store: Path
     assert "## Held" in json.loads(docir(warm_store, "get", ID).stdout)["documents"][0]["body"]
 
 
-def test_worker_status_and_stop_answer_within_a_second_while_a_command_runs(warm_store: Path) -> None:
+def test_worker_status_and_stop_answer_while_a_command_runs(warm_store: Path) -> None:
     pid = started_worker(warm_store)
     with holding_write_lock(warm_store):
         writer = start_docir(warm_store, "update", ID, "--append-section", "Held", "--body", "Waits for the lock.")
         assert wait_for(lambda: forwarded_and_waiting(warm_store, writer), timeout=SETUP_TIMEOUT)
-        elapsed, done = timed(warm_store, "worker", "status")
-        assert done.returncode == 0 and elapsed < CLAIM_SECONDS, elapsed
-        began = time.monotonic()
+        done = docir(warm_store, "worker", "status", timeout=SETUP_TIMEOUT)
+        assert done.returncode == 0, done.stderr
         stopping = start_docir(warm_store, "worker", "stop")
-        # "stop" is answered at once; the worker itself then waits for the running command.
-        assert wait_for(lambda: not paths.status_path(warm_store).exists(), timeout=CLAIM_SECONDS, step=0.02), \
-            f"status file still there after {time.monotonic() - began:.2f}s"
+        # "stop" is answered while the command still waits for our lock; the worker then waits for it.
+        assert wait_for(lambda: not paths.status_path(warm_store).exists(), timeout=SETUP_TIMEOUT, step=0.02)
+        assert writer.poll() is None
     stopping.communicate(timeout=SETUP_TIMEOUT)
     writer.communicate(timeout=SETUP_TIMEOUT)
     assert writer.returncode == 0
@@ -125,14 +123,11 @@ def test_a_worker_that_cannot_take_a_request_means_run_it_here(warm_store: Path)
     expected = docir(warm_store, "get", ID, env=cold, timeout=SETUP_TIMEOUT)
     os.kill(pid, signal.SIGSTOP)
     try:
-        began = time.monotonic()
+        # Answered while the worker is still frozen: a client waiting on it would never return (timeout).
         done = docir(warm_store, "get", ID, timeout=SETUP_TIMEOUT)
-        elapsed = time.monotonic() - began
     finally:
         os.kill(pid, signal.SIGCONT)
     assert (done.returncode, done.stdout, done.stderr) == (expected.returncode, expected.stdout, expected.stderr)
-    # The half-second handshake plus a cold run; a client waiting on the frozen worker would hang.
-    assert elapsed < 10, elapsed
 
 
 def test_every_edit_is_seen_by_the_next_command_while_many_clients_read(warm_store: Path) -> None:

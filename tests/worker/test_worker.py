@@ -89,20 +89,19 @@ def test_stale_status_file_is_cleaned(warm_store: Path) -> None:
     assert not paths.status_path(warm_store).exists()
 
 
-def test_no_model_answers_lexically_within_a_second(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_no_model_answers_lexically(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without a model nothing waits for one: the answer is lexical at once (its latency is a benchmark's:
+    benchmarks/speed.py's cold search, the same lexical ranking)."""
     root = tmp_path / "sample"
     shutil.copytree(FIXTURES / "stores" / "sample", root)
     env = {**os.environ, "DOCIR_MODEL_PATH": str(tmp_path / "no-model-here"), "DOCIR_WORKER": "0"}
     docir(root, "reindex", env=env)
-    began = time.monotonic()
     done = docir(root, "context", "sessions lost on deploy", env=env)
-    elapsed = time.monotonic() - began
     assert done.returncode == 0, done.stderr
     payload = json.loads(done.stdout)
     assert payload["semantic"].startswith("off: ")
     assert payload["results"][0]["id"] == ID
     assert done.stderr.count("semantic ranking is off") == 1
-    assert elapsed < 1.0
 
 
 def test_the_mcp_server_runs_in_its_own_process_beside_a_warm_worker(warm_store: Path) -> None:
