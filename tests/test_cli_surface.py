@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
+import click
 import pytest
 import typer.main
 
@@ -11,12 +13,21 @@ from docir.cli.app import build_app
 from tests.conftest import REPO
 
 
+def subcommands(command: click.Command) -> list[tuple[str, click.Command]]:
+    """A group's commands as click resolves them: docir's top group builds each on demand."""
+    if not isinstance(command, click.Group):
+        return []
+    ctx = click.Context(command)
+    found = [(name, command.get_command(ctx, name)) for name in command.list_commands(ctx)]
+    return [(name, sub) for name, sub in found if sub is not None]
+
+
 def all_commands() -> list[list[str]]:
     root = typer.main.get_command(build_app())
     found: list[list[str]] = []
 
-    def walk(command, path: list[str]) -> None:  # type: ignore[no-untyped-def]
-        for name, sub in getattr(command, "commands", {}).items():
+    def walk(command: click.Command, path: list[str]) -> None:
+        for name, sub in subcommands(command):
             if getattr(sub, "hidden", False):
                 continue
             found.append([*path, name])
@@ -96,3 +107,42 @@ def test_each_command_and_its_request_declare_the_same_options(module: str, requ
     request = getattr(importlib.import_module(f"docir.services.{package}"), cls)
     cli = {RENAMED.get(name, name) for name in inspect.signature(command).parameters} - CLI_ONLY
     assert cli == {f.name for f in dataclasses.fields(request)}
+
+
+def test_help_lists_every_command_as_click_would_without_importing_them() -> None:
+    """`docir --help` reads the summaries from source (cli/summaries.py): they must be the commands' own."""
+    import subprocess
+    import sys
+
+    root = typer.main.get_command(build_app())
+    ctx = click.Context(root, info_name="docir")
+    listed = root.get_help(ctx).split("Commands:", 1)[1]
+    limit = ctx.make_formatter().width - 6 - max(len(name) for name, _ in subcommands(root))
+    for name, sub in subcommands(root):
+        assert f"  {name}" in listed and sub.get_short_help_str(limit) in listed, name
+    probe = ("import sys, runpy; sys.argv = ['docir', '--help']\n"
+             "try: runpy.run_module('docir', run_name='__main__')\n"
+             "except SystemExit: pass\n"
+             "print(sorted(m for m in sys.modules if m.startswith('docir.cli.') and m.endswith('_cmd')))")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120,
+                          env={**__import__("os").environ, "DOCIR_WORKER": "0"})
+    assert done.stdout.strip().splitlines()[-1] == "[]", done.stdout[-500:] + done.stderr
+
+
+def test_a_command_imports_its_own_module_and_no_other_command_module(sample_store: Path) -> None:
+    """The cold path of a hook or a CI job: `get` pays for get_cmd, not for update_cmd's or mcp_cmd's imports."""
+    import os
+    import subprocess
+    import sys
+
+    probe = ("import sys, runpy; sys.argv = ['docir', 'get', 'adr-0000000000a1', '--root', sys.argv[1]]\n"
+             "try: runpy.run_module('docir', run_name='__main__')\n"
+             "except SystemExit: pass\n"
+             "heavy = ('yaml', 'numpy', 'subprocess', 'rich', 'typer.completion')\n"
+             "print(sorted(m for m in sys.modules if m.endswith('_cmd')),\n"
+             "      sorted(m for m in heavy if m in sys.modules))")
+    done = subprocess.run([sys.executable, "-c", probe, str(sample_store)], capture_output=True, text=True,
+                          timeout=120, env={**os.environ, "DOCIR_WORKER": "0"})
+    assert done.returncode == 0, done.stderr
+    modules = done.stdout.strip().splitlines()[-1]
+    assert modules.startswith("['docir.cli.get_cmd']"), modules

@@ -1,30 +1,28 @@
-"""The typer app: one module per command, registered here."""
+"""The typer app: one module per command, imported only when its command runs.
+
+A command run without a warm worker (a git hook, CI, a sandbox, the first call) pays for
+every module it imports. So the group knows its commands by name (COMMANDS) and imports a
+command's module, and builds its click command from the module's typer signature, only
+when that command is invoked or its help is shown. A new option in a command's signature
+needs no edit here. `docir --help` lists the commands from their docstrings read as source
+(cli/summaries.py), without importing a single command module.
+"""
 
 from __future__ import annotations
 
+import importlib
+import threading
+from difflib import get_close_matches
+from typing import Any
+
+import click
 import typer
+import typer.main
+from typer.core import TyperGroup
+from typer.models import CommandInfo, TyperInfo
 
 from docir import __version__
-from docir.cli import (
-    add_cmd,
-    adopt_cmd,
-    agents_cmd,
-    archive_cmd,
-    context_cmd,
-    embed_cmd,
-    get_cmd,
-    hooks_cmd,
-    init_cmd,
-    lint_cmd,
-    mcp_cmd,
-    query_cmd,
-    ref_cmd,
-    reindex_cmd,
-    rule_cmd,
-    search_cmd,
-    update_cmd,
-    worker_cmd,
-)
+from docir.cli.summaries import summary
 
 HELP = """The right few design documents of a repository, fast.
 
@@ -35,8 +33,68 @@ you need in one call. Output is JSON when piped, a table on a terminal.
 Exit codes: 0 ok, 1 not found / findings, 2 usage or input error, 3 internal error.
 """
 
+# Command name -> its module under docir.cli, in the order --help lists them. A module defines
+# `command` (a typer command function) or, for a group of subcommands, `app` (a typer.Typer).
+COMMANDS = {
+    "init": "init_cmd", "add": "add_cmd", "update": "update_cmd", "archive": "archive_cmd", "get": "get_cmd",
+    "query": "query_cmd", "search": "search_cmd", "context": "context_cmd", "reindex": "reindex_cmd",
+    "embed": "embed_cmd", "lint": "lint_cmd", "rule": "rule_cmd", "mcp": "mcp_cmd", "agents": "agents_cmd",
+    "adopt": "adopt_cmd", "worker": "worker_cmd", "hooks": "hooks_cmd", "ref": "ref_cmd",
+}
+
 # Exactly these read commands may fan out to peer stores (adr-148bb3028835); writes never do.
 FEDERATED_COMMANDS = frozenset({"get", "query", "search", "context"})
+
+
+class LazyGroup(TyperGroup):
+    """docir's commands, each built on first use; the warm worker builds each once for all its threads."""
+
+    def __init__(self, **attrs: Any) -> None:
+        super().__init__(**attrs)
+        self._built: dict[str, click.Command] = {}
+        self._building = threading.Lock()
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return list(COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in COMMANDS:
+            return None
+        with self._building:
+            if cmd_name not in self._built:
+                self._built[cmd_name] = build_command(cmd_name)
+            return self._built[cmd_name]
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """The listing click would print, from the docstrings alone: no command module is imported."""
+        limit = formatter.width - 6 - max(len(name) for name in COMMANDS)
+        # A bare click.Command with the same help shortens it exactly as the real command would.
+        rows = [(name, click.Command(name, help=summary(module)).get_short_help_str(limit))
+                for name, module in COMMANDS.items()]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
+
+    def resolve_command(self, ctx: click.Context, args: list[str]) -> Any:
+        try:
+            return super().resolve_command(ctx, args)
+        except click.UsageError as exc:  # TyperGroup suggests from self.commands, which is empty here
+            matches = get_close_matches(args[0], list(COMMANDS)) if args else []
+            if matches:
+                suggestion = ", ".join(repr(m) for m in matches)
+                exc.message = f"{exc.message.rstrip('.')}. Did you mean {suggestion}?"  # type: ignore[misc]
+            raise
+
+
+def build_command(name: str) -> click.Command:
+    module = importlib.import_module(f"docir.cli.{COMMANDS[name]}")
+    command: click.Command
+    if hasattr(module, "app"):
+        command = typer.main.get_group_from_info(TyperInfo(module.app, name=name), pretty_exceptions_short=True,
+                                                 suggest_commands=True, rich_markup_mode=None)
+    else:
+        command = typer.main.get_command_from_info(CommandInfo(name=name, callback=module.command),
+                                                   pretty_exceptions_short=True, rich_markup_mode=None)
+    return command
 
 
 def _version(value: bool) -> None:
@@ -46,7 +104,7 @@ def _version(value: bool) -> None:
 
 
 def build_app() -> typer.Typer:
-    app = typer.Typer(name="docir", help=HELP, no_args_is_help=True, add_completion=False,
+    app = typer.Typer(name="docir", help=HELP, no_args_is_help=True, add_completion=False, cls=LazyGroup,
                       pretty_exceptions_enable=False, rich_markup_mode=None)
 
     @app.callback()
@@ -54,22 +112,4 @@ def build_app() -> typer.Typer:
                                            help="Print the version and exit.")) -> None:
         """The right few design documents of a repository, fast."""
 
-    app.command("init")(init_cmd.command)
-    app.command("add")(add_cmd.command)
-    app.command("update")(update_cmd.command)
-    app.command("archive")(archive_cmd.command)
-    app.command("get")(get_cmd.command)
-    app.command("query")(query_cmd.command)
-    app.command("search")(search_cmd.command)
-    app.command("context")(context_cmd.command)
-    app.command("reindex")(reindex_cmd.command)
-    app.command("embed")(embed_cmd.command)
-    app.command("lint")(lint_cmd.command)
-    app.command("rule")(rule_cmd.command)
-    app.command("mcp")(mcp_cmd.command)
-    app.command("agents")(agents_cmd.command)
-    app.command("adopt")(adopt_cmd.command)
-    app.add_typer(worker_cmd.app, name="worker")
-    app.add_typer(hooks_cmd.app, name="hooks")
-    app.add_typer(ref_cmd.app, name="ref")
     return app

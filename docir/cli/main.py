@@ -20,8 +20,8 @@ _COMMAND_LOCK = threading.Lock()  # the warm worker runs commands on several thr
 def _command() -> Any:
     """The click command behind the typer app, built once per process.
 
-    Building it inspects every command's signature (~30 ms); the warm worker
-    runs many commands, so it pays that once.
+    The group builds a command from its module's signature when it is first run
+    (docir/cli/app.py); the warm worker runs many commands, so it pays that once.
     """
     global _COMMAND
     with _COMMAND_LOCK:
@@ -38,9 +38,12 @@ def main(argv: list[str] | None = None) -> int:
     import click
 
     from docir.cli import render
-    from docir.cli.update_cmd import optional_value
 
-    args = optional_value(list(sys.argv[1:] if argv is None else argv))
+    args = list(sys.argv[1:] if argv is None else argv)
+    if args[:1] == ["update"]:  # only update needs this pre-parse: importing it would cost every command
+        from docir.cli.update_cmd import optional_value
+
+        args = optional_value(args)
     try:
         result = _command().main(args=args, prog_name="docir", standalone_mode=False)
         return result if isinstance(result, int) else 0

@@ -20,6 +20,7 @@ from docir.services.vectors import embedding
 from docir.services.vectors.query_source import LocalModel, load_local
 from tests.conftest import FIXTURES
 from tests.fakes import CountingEmbedder
+from tests.test_cli_surface import subcommands
 
 SAMPLE_ID = "adr-0000000000a1"
 PEER_ID = "adr-5e5510000001"  # in the semantic fixture: "Session renewal strategy"
@@ -36,7 +37,7 @@ def test_exactly_four_commands_federate() -> None:
     stack = [("", root)]
     while stack:
         prefix, command = stack.pop()
-        for name, sub in getattr(command, "commands", {}).items():
+        for name, sub in subcommands(command):
             full = f"{prefix}{name}"
             stack.append((f"{full} ", sub))
             if any("--store" in getattr(p, "opts", []) for p in getattr(sub, "params", [])):
