@@ -11,7 +11,7 @@ from typing import Annotated, Optional
 import typer
 
 from docir.cli import render
-from docir.cli.lint_cmd import Format, print_findings
+from docir.cli.bodies import Format, print_findings
 from docir.cli.options import JsonOption
 from docir.errors import EXIT_OK
 from docir.services.indexing import reindex, session

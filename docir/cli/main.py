@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-import datetime as dt
 import os
 import sys
-import tempfile
 import threading
-import traceback
 from pathlib import Path
 from typing import Any
 
@@ -37,7 +34,7 @@ def _command() -> Any:
 def main(argv: list[str] | None = None) -> int:
     import click
 
-    from docir.cli import render
+    from docir.cli import render, thin
 
     args = list(sys.argv[1:] if argv is None else argv)
     if args[:1] == ["update"]:  # only update needs this pre-parse: importing it would cost every command
@@ -45,7 +42,9 @@ def main(argv: list[str] | None = None) -> int:
 
         args = optional_value(args)
     try:
-        result = _command().main(args=args, prog_name="docir", standalone_mode=False)
+        result = thin.run(args)  # the plain forms of the everyday reads, parsed before typer is imported
+        if result is None:
+            result = _command().main(args=args, prog_name="docir", standalone_mode=False)
         return result if isinstance(result, int) else 0
     except DocirError as exc:
         render.error(exc.message)
@@ -74,6 +73,10 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _write_crash_log() -> Path:
+    import datetime as dt  # only after a crash: every command would pay for them otherwise
+    import tempfile
+    import traceback
+
     folder = Path(tempfile.gettempdir()) / f"docir-{os.getuid()}"
     folder.mkdir(mode=0o700, exist_ok=True)
     log = folder / "crash.log"

@@ -6,11 +6,9 @@ from typing import Annotated, Optional
 
 import typer
 
-from docir.cli import render
+from docir.cli import bodies
 from docir.cli.options import IncludeInactiveOption, JsonOption, RootOption, StoreOption
 from docir.requests import help_of, info
-from docir.services.indexing import session
-from docir.services.retrieval import commands
 from docir.services.retrieval.commands import QueryRequest as R
 
 _LIMIT = info(R, "limit")
@@ -39,20 +37,5 @@ def command(
     json_out: JsonOption = False,
 ) -> int:
     """List skeletons by structured filters (no ranking, no model)."""
-    request = R(
-        type=tuple(doc_type or ()),
-        status=tuple(status or ()),
-        tag=tuple(tag or ()),
-        owner=owner,
-        stale=stale,
-        related_to=related_to,
-        limit=limit,
-        include_inactive=include_inactive,
-        store=tuple(str(s) for s in store or ()),
-    )
-    result = session.run(root, lambda s: commands.query(s, request, render.warn), warn=render.warn)
-    if render.wants_json(json_out):
-        render.emit_json(result.to_json())
-    else:
-        render.skeleton_table(result.results, heading="query")
-    return 0
+    return bodies.query(doc_type, status=status, tag=tag, owner=owner, stale=stale, related_to=related_to,
+                        limit=limit, include_inactive=include_inactive, store=store, root=root, json_out=json_out)
