@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import tempfile
 import time
 from pathlib import Path
 
@@ -53,6 +52,8 @@ def atomic_write(path: Path, text: str) -> None:
     system (a rename never crosses file systems), so a kill -9 mid-write leaves nothing in
     docs/ for git status or the walk to find; else beside the target, as a dotfile.
     """
+    import tempfile  # writes only: the reads that import this module never need it
+
     path.parent.mkdir(parents=True, exist_ok=True)
     folder = _temp_folder(path.parent)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)

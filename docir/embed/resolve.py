@@ -12,8 +12,6 @@ import hashlib
 import importlib.util
 import os
 import shutil
-import tempfile
-import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -78,6 +76,9 @@ class ModelUnavailable(Exception):
 
 def assemble_packaged_model(cache: Path) -> Path:
     """The offline model folder, built once from the two data packages; raise ModelUnavailable."""
+    import tempfile  # once per machine: a command that finds the folder built does not pay for these
+    import zipfile
+
     target = cache / "all-MiniLM-L6-v2-int8"
     if (target / ".complete").is_file():
         return target

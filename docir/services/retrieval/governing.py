@@ -9,7 +9,6 @@ ranking fills up to `--limit`.
 
 from __future__ import annotations
 
-import subprocess
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -56,6 +55,8 @@ def repository_paths(root: Path, paths: Iterable[str]) -> list[str]:
 def changed_paths(root: Path) -> list[str]:
     """What git says is being changed under root: tracked files that differ from HEAD (staged or not),
     files added to the index (also before the first commit) and new files git does not ignore."""
+    import subprocess  # only for --changed: a cold context or get does not pay for it
+
     def git(*args: str) -> list[str] | None:
         try:
             done = subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, timeout=30)
