@@ -30,6 +30,7 @@ import json
 import math
 import os
 import platform
+import resource
 import shutil
 import sqlite3
 import statistics
@@ -203,12 +204,23 @@ def model_env(worker: bool) -> dict[str, str]:
     return child_env(worker=worker, with_model=True)
 
 
+LAST_CPU_MS = [0.0]  # the user + system time of the last process _run ran
+
+
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (usage.ru_utime + usage.ru_stime) * 1000
+
+
 def _run(argv: list[str], *, what: str, worker: bool = False) -> tuple[float, bytes]:
-    """Run one process with stdout to a pipe; its wall time in ms and its stdout."""
+    """Run one process with stdout to a pipe; its wall time in ms and its stdout (its CPU time in LAST_CPU_MS:
+    processes run one at a time, so the children's usage grows by exactly this one's)."""
     env = child_env(worker=worker)
+    cpu = _children_cpu()
     started = time.perf_counter()
     proc = subprocess.run(argv, capture_output=True, stdin=subprocess.DEVNULL, env=env, check=False)
     elapsed = (time.perf_counter() - started) * 1000
+    LAST_CPU_MS[0] = _children_cpu() - cpu
     if proc.returncode != 0:
         stderr = proc.stderr.decode(errors="replace").strip()
         raise BenchmarkError(f"{what} failed (exit {proc.returncode}): {' '.join(argv)}\n{stderr}")
@@ -260,8 +272,10 @@ def percentile(values: list[float], share: float) -> float:
 
 def measure(stores: list[Store], commands: list[str], repeat: int,
             warmup: int) -> tuple[list[float], dict[tuple[int, str], list[float]], list[str]]:
+    """Wall times; the CPU times of the same runs go to CPU_SAMPLES (key (0, "floor") for the floor)."""
     floor: list[float] = []
     samples: dict[tuple[int, str], list[float]] = {(s.size, c): [] for s in stores for c in commands}
+    CPU_SAMPLES.clear()
     warnings: list[str] = []
     total = warmup + repeat
     for round_no in range(total):
@@ -270,6 +284,7 @@ def measure(stores: list[Store], commands: list[str], repeat: int,
         elapsed, _ = _run(FLOOR_ARGV, what="floor")
         if keep:
             floor.append(elapsed)
+            CPU_SAMPLES.setdefault((0, "floor"), []).append(LAST_CPU_MS[0])
         for store in stores:
             for command in commands:
                 if command == "reindex-1pct":
@@ -283,9 +298,13 @@ def measure(stores: list[Store], commands: list[str], repeat: int,
                         print(f"speed: warning: {problem}", file=sys.stderr)
                 if keep:
                     samples[(store.size, command)].append(elapsed)
+                    CPU_SAMPLES.setdefault((store.size, command), []).append(LAST_CPU_MS[0])
         label = "warm-up" if not keep else f"round {round_no - warmup + 1}/{repeat}"
         print(f"speed: {label} done in {time.perf_counter() - started:.1f} s", file=sys.stderr)
     return floor, samples, warnings
+
+
+CPU_SAMPLES: dict[tuple[int, str], list[float]] = {}
 
 
 # --- reporting ----------------------------------------------------------------------------------
@@ -374,8 +393,10 @@ def _cold_targets(results: dict[tuple[int, str], dict[str, float]]) -> list[dict
             target.update(status="SKIP", detail="size 1000 not measured")
         else:
             ratio = row["median_ms"] / floor["median_ms"]
-            target.update(value_ratio=round(ratio, 2), status="PASS" if ratio <= limit else "FAIL",
-                          detail=f"{ratio:.2f}x (limit {limit:g}x)")
+            cpu = row["cpu_ms"] / floor["cpu_ms"] if floor.get("cpu_ms") else float("nan")
+            target.update(value_ratio=round(ratio, 2), cpu_ratio=round(cpu, 2),
+                          status="PASS" if ratio <= limit else "FAIL",
+                          detail=f"{ratio:.2f}x wall, {cpu:.2f}x CPU (limit {limit:g}x)")
         targets.append(target)
     small, large = results.get((1000, "lint-one")), results.get((10000, "lint-one"))
     target = {"name": "lint of one file at 10,000 docs at most 1.5x at 1,000 docs", "limit_ratio": 1.5}
@@ -391,7 +412,9 @@ def _cold_targets(results: dict[tuple[int, str], dict[str, float]]) -> list[dict
 
 def print_rows(payload: dict[str, object], labels: dict[str, str], width: int) -> None:
     """The size/command/median/p90/ratio table, then targets and warnings: shared by the speed benchmarks."""
+    cpu = any("cpu_ratio" in row for row in payload["results"])  # type: ignore[attr-defined]
     header = f"{'docs':>6}  {'command':<{width}} {'median ms':>10} {'p90 ms':>9} {'x floor':>8}"
+    header += f" {'cpu ms':>8} {'cpu x':>6}" if cpu else ""
     print(header)
     print("-" * len(header))
     previous = None
@@ -401,8 +424,11 @@ def print_rows(payload: dict[str, object], labels: dict[str, str], width: int) -
         if previous is not None and row["size"] != previous:
             print()
         previous = row["size"]
-        print(f"{row['size']:>6}  {labels[row['command']]:<{width}} {row['median_ms']:>10.1f} {row['p90_ms']:>9.1f} "
-              f"{row['ratio']:>8.2f}")
+        line = (f"{row['size']:>6}  {labels[row['command']]:<{width}} {row['median_ms']:>10.1f} "
+                f"{row['p90_ms']:>9.1f} {row['ratio']:>8.2f}")
+        if cpu:
+            line += f" {row['cpu_median_ms']:>8.1f} {row['cpu_ratio']:>6.2f}"
+        print(line)
     print()
     print("targets (informational)")
     targets = payload["targets"]
@@ -435,7 +461,7 @@ def print_table(payload: dict[str, object]) -> None:
     print(f"docir speed: python {machine['python']}, {machine['cpu_count']} CPUs, sqlite {machine['sqlite']}, "
           f"seed {config['seed']}, {config['repeat']} rounds (+{config['warmup']} warm-up)")
     print(f'floor  python -c "import sqlite3, json": median {payload["floor_ms"]:.1f} ms, '
-          f"p90 {payload['floor_p90_ms']:.1f} ms")
+          f"p90 {payload['floor_p90_ms']:.1f} ms, CPU {payload['floor_cpu_ms']:.1f} ms")
     print()
     print_rows(payload, LABELS, 34)
 
@@ -498,7 +524,8 @@ def main(argv: list[str] | None = None) -> int:
         return 1
 
     floor_median = statistics.median(floor)
-    by_key: dict[tuple[int, str], dict[str, float]] = {(0, "floor"): {"median_ms": floor_median}}
+    floor_cpu = statistics.median(CPU_SAMPLES[(0, "floor")])
+    by_key: dict[tuple[int, str], dict[str, float]] = {(0, "floor"): {"median_ms": floor_median, "cpu_ms": floor_cpu}}
     results = []
     for store in stores:
         for command in commands:
@@ -513,8 +540,10 @@ def main(argv: list[str] | None = None) -> int:
                 "p90_ms": round(percentile(values, 0.9), 1),
                 "ratio": round(median / floor_median, 2),
                 "samples_ms": [round(v, 1) for v in values],
+                "cpu_median_ms": round(statistics.median(CPU_SAMPLES[(store.size, command)]), 1),
+                "cpu_ratio": round(statistics.median(CPU_SAMPLES[(store.size, command)]) / floor_cpu, 2),
             }
-            by_key[(store.size, command)] = {"median_ms": median}
+            by_key[(store.size, command)] = {"median_ms": median, "cpu_ms": row["cpu_median_ms"]}  # type: ignore[dict-item]
             results.append(row)
     payload: dict[str, object] = {
         "benchmark": "speed",
@@ -528,6 +557,7 @@ def main(argv: list[str] | None = None) -> int:
         "floor_ms": round(floor_median, 1),
         "floor_p90_ms": round(percentile(floor, 0.9), 1),
         "floor_samples_ms": [round(v, 1) for v in floor],
+        "floor_cpu_ms": round(floor_cpu, 1),
         "results": results,
         "targets": evaluate_targets(by_key),
         "warnings": warnings,
