@@ -8,7 +8,7 @@ from collections.abc import Iterable, Iterator, Sequence
 
 from docir.index.chunked import in_chunks
 from docir.index.fts import index_text
-from docir.index.records import DocRow, FileState, Filters, Listing, SectionSpan, SkippedFile
+from docir.index.records import DocRow, FileState, Filters, Identity, Listing, SectionSpan, SkippedFile
 from docir.index.vector_store import VectorStore
 
 _LISTING_COLUMNS = "rowid, path, id, type, title, description, status, tags, related, owner, verified, archived, size"
@@ -244,6 +244,29 @@ class DocsTable:
             (*kinds, json.dumps(list(sources)), json.dumps(list(targets))),
         )
         return [(int(r[0]), int(r[1])) for r in rows]
+
+    def identities(self, doc_ids: Iterable[str], edges_to: Iterable[str] = (),
+                   kinds: Iterable[str] = ()) -> list[Identity]:
+        """The documents carrying these ids, and those with an edge of these kinds to one of `edges_to`, in
+        path order: what a lint of a few files needs to know of the rest of the store."""
+        rowids = {int(r[0]) for r in in_chunks(self.conn, "SELECT rowid FROM documents WHERE id IN (...)",
+                                               dict.fromkeys(doc_ids))}
+        kinds = list(kinds)
+        if kinds:
+            sql = ("SELECT doc FROM relations WHERE kind IN (SELECT value FROM json_each(?)) AND dst IN (...)")
+            rowids.update(int(r[0]) for r in in_chunks(self.conn, sql, dict.fromkeys(edges_to),
+                                                        before=(json.dumps(kinds),)))
+        rows = in_chunks(self.conn, "SELECT path, id, type, status, related, archived FROM documents"
+                                    " WHERE rowid IN (...)", sorted(rowids))
+        found = [Identity(r[0], r[1], r[2], r[3], tuple((k, t) for k, t in json.loads(r[4])), bool(r[5]))
+                 for r in rows]
+        return sorted(found)
+
+    def known_paths(self, paths: Iterable[str]) -> set[str]:
+        """Which of these paths the last walk found under docs/: indexed, or skipped as unreadable."""
+        wanted = list(dict.fromkeys(paths))
+        found = {r[0] for r in in_chunks(self.conn, "SELECT path FROM documents WHERE path IN (...)", wanted)}
+        return found | {r[0] for r in in_chunks(self.conn, "SELECT path FROM skipped WHERE path IN (...)", wanted)}
 
     def edges_to(self, doc_id: str, kinds: Iterable[str]) -> list[tuple[str, str]]:
         """Incoming (kind, source) edges of the given kinds."""

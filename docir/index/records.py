@@ -61,6 +61,17 @@ class FileState(NamedTuple):
     sha256: str
 
 
+class Identity(NamedTuple):
+    """What the cross-document lint checks know of a document: who it is, where, and whom it links."""
+
+    path: str
+    id: str
+    type: str
+    status: str
+    related: tuple[tuple[str, str], ...]  # (kind, target id)
+    archived: bool
+
+
 class SkippedFile(NamedTuple):
     """A file under docs/ that could not be indexed, and why (kept so it is not re-read)."""
 

@@ -140,3 +140,44 @@ def test_pair_suppression_for_near_duplicates_is_reported_unused_without_deep(  
     doc.write_text(doc.read_text() + "\n<!-- docir: ignore[DOC030:adr-000000000006] -->\n")
     _, lines = lint_lines(cli, broken, f"{D}/good.md")
     assert lines[0] == f"{D}/good.md:15:1: DOC090 ignore[DOC030:adr-000000000006] suppresses nothing"
+
+
+def _findings(root: Path, paths: list[str] | None) -> list[dict[str, object]]:
+    from docir.services.lint import checks
+    from docir.store import Store
+
+    report, _, corpus = checks.lint_store(Store(root), paths)
+    checks.apply_suppressions(report, corpus, paths)
+    return [dict(f.as_dict()) for f in report.findings]
+
+
+def test_a_lint_of_one_file_finds_what_the_whole_lint_finds_there(broken: Path) -> None:
+    """Its cross-document facts come from the index instead of every other file: the same findings."""
+    whole = _findings(broken, None)
+    for path in sorted(p.relative_to(broken).as_posix() for p in (broken / "docs").rglob("*.md")):
+        assert _findings(broken, [path]) == [f for f in whole if f["path"] == path], path
+
+
+def test_a_lint_of_one_file_reads_that_file_and_sees_the_others_as_the_walk_does(
+        broken: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from docir.documents import files
+    from docir.services.indexing import convert
+    from docir.services.lint import checks
+
+    a, b = f"{D}/doc006-duplicate-id-a.md", f"{D}/doc006-duplicate-id-b.md"
+    assert [f["code"] for f in _findings(broken, [a])] == ["DOC006"]  # the index is built by now
+    read: list[str] = []
+
+    def reading(path: Path) -> tuple[str, str]:
+        read.append(path.relative_to(broken).as_posix())
+        return files.read_text(path)
+
+    monkeypatch.setattr(checks, "read_text", reading)
+    monkeypatch.setattr(convert, "read_text", reading)
+    assert [f["code"] for f in _findings(broken, [a])] == ["DOC006"]
+    assert read == [a]  # not the 21 other documents: the index vouches for them
+    other = broken / b
+    other.write_text(other.read_text().replace("adr-000000000006", "adr-00000000006b"))
+    read.clear()
+    assert _findings(broken, [a]) == []  # the stat walk saw the other file change and re-read it, alone
+    assert sorted(read) == [a, b]

@@ -1,8 +1,10 @@
 """Tier 1 lint: schema, frontmatter, ids, statuses, dates, links, descriptions, freshness.
 
-Checks that look across documents (unique ids, link targets, successors)
-always load the whole corpus — pre-commit hands over files in batches — and
-report only on the files asked about.
+`docir lint` with no paths reads and checks every document (CI). Given paths (a
+pre-commit hook hands over the staged files) only those files are read and checked;
+what the cross-document checks need to know of the rest of the store (which paths
+carry an id, what replaces a document) comes from the index, kept fresh by the usual
+stat walk. So a hook's cost follows the change, not the store (adr-see the lint decision).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from docir.documents.ids import ID_RE
 from docir.documents.model import Document, as_date
 from docir.documents.scan import scan_docs
 from docir.errors import InputError
+from docir.index.records import Identity
 from docir.schema import CORE_REQUIRED, Schema, parse_schema
 from docir.services.indexing.convert import is_archived_path
 from docir.services.lint.rules import RULES
@@ -105,9 +108,17 @@ class _Collector:
             self.found.append(Finding(path, line, col, code, message, severity))
 
 
+@dataclass(frozen=True)
+class Facts:
+    """What the checks of one document need to know of the others."""
+
+    by_id: dict[str, list[str]]  # id -> the paths carrying it, in path order
+    successors: dict[str, list[str]]  # id -> ids of the active documents that replace it
+
+
 def lint_store(store: Store, paths: list[str] | None = None,
                today: dt.date | None = None) -> tuple[LintReport, Schema | None, dict[str, Parsed]]:
-    """Lint the schema and every document; keep findings for `paths` (store-relative) only, if given."""
+    """Lint the schema and every document, or, given `paths` (store-relative), those documents only."""
     today = today or dt.date.today()
     schema_text = _read(store.schema_path)
     schema, problems = parse_schema(schema_text) if schema_text is not None else (None, [])
@@ -117,15 +128,75 @@ def lint_store(store: Store, paths: list[str] | None = None,
         out.add(SCHEMA_FILE, 1, 1, "DOC020", f"{SCHEMA_FILE} is missing; run 'docir init'")
     for problem in problems:
         out.add(SCHEMA_FILE, problem.line, problem.col, "DOC020", problem.message)
-    corpus = _load_corpus(store, out)
-    if schema is not None:
-        out.found.extend(check(schema, corpus, today, out.severities))
+    if paths is None:
+        corpus = _load_corpus(store, sorted(scan_docs(store.root, store.docs_dir)), out)
+        facts = None if schema is None else facts_of(schema, _identities(corpus))
+    else:
+        corpus = _load_corpus(store, [p for p in sorted(set(paths)) if _is_document(store, p)], out)
+        facts = None if schema is None else _facts_from_index(store, schema, corpus)
+    if schema is not None and facts is not None:
+        out.found.extend(check(schema, corpus, today, out.severities, facts))
     _check_applies_to(store, corpus, out)
     wanted = None if paths is None else set(paths)
-    findings = [f for f in out.found if wanted is None or f.path in wanted]
-    report = LintReport(files=len(corpus) if wanted is None else len([p for p in corpus if p in wanted]))
-    report.findings = findings
+    report = LintReport(files=len(corpus))
+    report.findings = [f for f in out.found if wanted is None or f.path in wanted]
     return report, schema, corpus
+
+
+def _is_document(store: Store, path: str) -> bool:
+    """Whether the walk of docs/ would find this store-relative path: a regular `*.md` file below docs/,
+    through no dot-folder and no symlink (docir/documents/scan.py walks the same way)."""
+    prefix = store.docs_dir.relative_to(store.root).as_posix() + "/"
+    parts = path.split("/")
+    if not path.startswith(prefix) or not path.endswith(".md") or any(p.startswith(".") for p in parts):
+        return False
+    current = store.root
+    for part in parts:
+        current = current / part
+        if current.is_symlink():
+            return False
+    return current.is_file()
+
+
+def _identities(corpus: Mapping[str, Parsed]) -> list[Identity]:
+    return [Identity(p.path, p.doc.id, p.doc.type, p.doc.status, tuple((e.kind, e.target) for e in p.doc.related),
+                     is_archived_path(p.path))
+            for p in corpus.values() if p.doc is not None]
+
+
+def facts_of(schema: Schema, documents: list[Identity]) -> Facts:
+    """Who carries which id, and which active documents replace which (through a successor edge)."""
+    by_id: dict[str, list[str]] = {}
+    successors: dict[str, list[str]] = {}
+    kinds = schema.successor_kinds
+    for doc in sorted(documents):
+        if doc.id:
+            by_id.setdefault(doc.id, []).append(doc.path)
+        spec = schema.type_spec(doc.type)
+        if doc.archived or (spec is not None and doc.status in spec.inactive_statuses):
+            continue
+        for kind, target in doc.related:
+            if kind in kinds:
+                successors.setdefault(target, []).append(doc.id)
+    return Facts(by_id, successors)
+
+
+def _facts_from_index(store: Store, schema: Schema, corpus: Mapping[str, Parsed]) -> Facts | None:
+    """The facts about the documents being checked, the others taken from the index (after its stat walk):
+    the documents carrying their ids or the ids they link to, and those with a successor edge to them."""
+    from docir.services.indexing import session
+
+    mine = _identities(corpus)
+    if not mine:
+        return facts_of(schema, [])
+    ids = {d.id for d in mine if d.id} | {target for d in mine for _, target in d.related}
+
+    def neighbours(s: session.Session) -> list[Identity]:
+        return s.catalog.docs.identities(ids, edges_to={d.id for d in mine if d.id}, kinds=schema.successor_kinds)
+
+    # Warnings about unreadable files are the checks' findings here, not the walk's messages.
+    others = [d for d in session.run(store.root, neighbours) if d.path not in corpus]
+    return facts_of(schema, others + mine)
 
 
 def apply_suppressions(report: LintReport, corpus: Mapping[str, Parsed], paths: list[str] | None) -> None:
@@ -158,9 +229,9 @@ def _read(path: Path) -> str | None:
         return None
 
 
-def _load_corpus(store: Store, out: _Collector) -> dict[str, Parsed]:
+def _load_corpus(store: Store, paths: list[str], out: _Collector) -> dict[str, Parsed]:
     corpus: dict[str, Parsed] = {}
-    for path in sorted(scan_docs(store.root, store.docs_dir)):
+    for path in paths:
         try:
             text, _sha = read_text(store.root / path)
         except InputError as exc:
@@ -181,17 +252,14 @@ def _load_corpus(store: Store, out: _Collector) -> dict[str, Parsed]:
 
 
 def check(schema: Schema, corpus: Mapping[str, Parsed], today: dt.date,
-          severities: Mapping[str, str] | None = None) -> list[Finding]:
-    """The document checks over a parsed corpus (documents only: a reference chunk is not a Parsed)."""
+          severities: Mapping[str, str] | None = None, facts: Facts | None = None) -> list[Finding]:
+    """The document checks over a parsed corpus (documents only: a reference chunk is not a Parsed); what
+    they know of other documents is `facts`, by default the corpus's own."""
     out = _Collector(dict(severities or {}))
-    by_id: dict[str, list[str]] = {}
-    for parsed in corpus.values():
-        if parsed.doc is not None and parsed.doc.id:
-            by_id.setdefault(parsed.doc.id, []).append(parsed.path)
-    successors = _successor_targets(schema, corpus)
+    facts = facts or facts_of(schema, _identities(corpus))
     for parsed in corpus.values():
         if parsed.doc is not None:
-            _check_one(schema, parsed, by_id, corpus, successors, out, today)
+            _check_one(schema, parsed, facts.by_id, corpus, facts.successors, out, today)
     return out.found
 
 
@@ -317,23 +385,6 @@ def repository_files(root: Path) -> list[str]:
         dirs[:] = [d for d in dirs if not d.startswith(".")]
         base = Path(folder).relative_to(root)
         found.extend((base / name).as_posix() for name in names if not name.startswith("."))
-    return found
-
-
-def _successor_targets(schema: Schema, corpus: Mapping[str, Parsed]) -> dict[str, list[str]]:
-    """id -> ids of active documents that replace it through a successor edge."""
-    kinds = schema.successor_kinds
-    found: dict[str, list[str]] = {}
-    for parsed in corpus.values():
-        doc = parsed.doc
-        if doc is None or is_archived_path(parsed.path):
-            continue
-        spec = schema.type_spec(doc.type)
-        if spec is not None and doc.status in spec.inactive_statuses:
-            continue
-        for edge in doc.related:
-            if edge.kind in kinds:
-                found.setdefault(edge.target, []).append(doc.id)
     return found
 
 
