@@ -10,7 +10,6 @@ from __future__ import annotations
 import functools
 import re
 from dataclasses import dataclass, field
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -91,6 +90,8 @@ class SchemaProblem:
 
 def default_schema_text() -> str:
     """The schema `docir init` writes: decision, architecture, issue, guide."""
+    from importlib import resources  # only `docir init` needs it, and it imports tempfile and shutil
+
     return resources.files("docir").joinpath("default_schema.yaml").read_text(encoding="utf-8")
 
 
