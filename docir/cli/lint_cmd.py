@@ -16,8 +16,9 @@ def command(
     files: Annotated[
         Optional[list[Path]],
         typer.Argument(metavar="[PATHS]...",
-                       help="Report on these files only (cross-document checks still read the whole store). "
-                            "Default: everything.", show_default=False),
+                       help="Check these files only: they are read, the rest of the store is known from the "
+                            "index (kept fresh by the usual stat walk). Default: every document.",
+                       show_default=False),
     ] = None,
     deep: Annotated[
         bool, typer.Option("--deep", help="Also look for near-duplicate documents by embedding similarity."),

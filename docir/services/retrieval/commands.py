@@ -14,9 +14,8 @@ from pathlib import Path
 from docir.errors import UsageError
 from docir.index.records import Filters
 from docir.requests import INCLUDE_INACTIVE, LIMIT_MAX, STORE, check_ranges, option
-from docir.services.indexing import references
 from docir.services.indexing.session import Session
-from docir.services.retrieval import budget, federation, governing
+from docir.services.retrieval import budget, federation
 from docir.services.retrieval.results import ContextResult, GetResult, QueryResult, SearchResult
 
 Warn = Callable[[str], None]
@@ -137,6 +136,11 @@ def search(session: Session, request: SearchRequest, warn: Warn) -> SearchResult
 
 
 def context(session: Session, request: ContextRequest, warn: Warn) -> ContextResult:
+    # Only context ranks, reads reference corpora and matches globs: get, query and search, run cold by
+    # hooks and scripts, do not pay for these imports.
+    from docir.services.indexing import references
+    from docir.services.retrieval import governing
+
     check_ranges(request)
     root = session.store.root
     paths = governing.repository_paths(root, request.path)
