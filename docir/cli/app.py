@@ -5,7 +5,7 @@ every module it imports. So the group knows its commands by name (COMMANDS) and 
 command's module, and builds its click command from the module's typer signature, only
 when that command is invoked or its help is shown. A new option in a command's signature
 needs no edit here. `docir --help` lists the commands from their docstrings read as source
-(cli/summaries.py), without importing a single command module.
+(cli/summaries.py), without importing a single command module (adr-d5e80517405b).
 """
 
 from __future__ import annotations

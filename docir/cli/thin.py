@@ -7,7 +7,8 @@ their plain forms are parsed here, from the same option names, and run the same 
 (bodies.py). Anything else, or anything unusual — `--help`, an unknown option, `--opt=value`,
 a number that is not one or out of range, a path option naming a file — is left to the
 typer command (None): it answers, or refuses with its own one-line message. A test checks
-that each spec here names exactly the options of its typer command, with their kinds.
+that each spec here names exactly the options of its typer command, with their kinds
+(adr-d5e80517405b).
 """
 
 from __future__ import annotations

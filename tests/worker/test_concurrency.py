@@ -4,7 +4,7 @@ The long work here is a forwarded write waiting for the store's write lock, whic
 test holds for as long as it likes: a command that runs until the test lets it finish,
 on any machine, however loaded. So "nobody waits" is asserted as an order, never as a
 time: a read that answers while the test still holds the lock did not wait behind the
-write (how fast it answers is benchmarks/worker_concurrency.py's business).
+write (how fast it answers is benchmarks/worker_concurrency.py's business; adr-fd6d145352aa).
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@
 pre-commit hook hands over the staged files) only those files are read and checked;
 what the cross-document checks need to know of the rest of the store (which paths
 carry an id, what replaces a document) comes from the index, kept fresh by the usual
-stat walk. So a hook's cost follows the change, not the store (adr-see the lint decision).
+stat walk. So a hook's cost follows the change, not the store (adr-ca887c9c526d).
 """
 
 from __future__ import annotations
