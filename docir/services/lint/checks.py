@@ -134,7 +134,7 @@ def lint_store(store: Store, paths: list[str] | None = None,
     else:
         corpus = _load_corpus(store, [p for p in sorted(set(paths)) if _is_document(store, p)], out)
         facts = None if schema is None else _facts_from_index(store, schema, corpus)
-    if schema is not None and facts is not None:
+    if schema is not None:
         out.found.extend(check(schema, corpus, today, out.severities, facts))
     _check_applies_to(store, corpus, out)
     wanted = None if paths is None else set(paths)
@@ -181,7 +181,7 @@ def facts_of(schema: Schema, documents: list[Identity]) -> Facts:
     return Facts(by_id, successors)
 
 
-def _facts_from_index(store: Store, schema: Schema, corpus: Mapping[str, Parsed]) -> Facts | None:
+def _facts_from_index(store: Store, schema: Schema, corpus: Mapping[str, Parsed]) -> Facts:
     """The facts about the documents being checked, the others taken from the index (after its stat walk):
     the documents carrying their ids or the ids they link to, and those with a successor edge to them."""
     from docir.services.indexing import session
