@@ -101,10 +101,25 @@ def open_index(path: Path) -> sqlite3.Connection:
                 raise IndexCorrupt(f"{path.name}: {exc}") from None
             if attempt == 2 or not is_machine_refusal(exc):
                 if is_machine_refusal(exc):
-                    raise IndexUnavailable(f"{path}: {exc}") from None
+                    raise IndexUnavailable(f"{path}: {exc}{_why(path.parent)}") from None
                 raise
             time.sleep(RETRY_PAUSE_SECONDS)
     raise AssertionError("unreachable")
+
+
+def _why(folder: Path) -> str:
+    """What the folder says of a refusal SQLite words vaguely ("disk I/O error", "unable to open")."""
+    try:
+        found = os.statvfs(folder)
+    except OSError:
+        return ""
+    if found.f_flag & os.ST_RDONLY:
+        return " (the file system is read-only)"
+    if found.f_bavail == 0:
+        return " (no space left on device: free some space, then run the command again)"
+    if not os.access(folder, os.W_OK):
+        return f" (permission denied: docir needs write access to {folder})"
+    return ""
 
 
 def _open(path: Path) -> sqlite3.Connection:
