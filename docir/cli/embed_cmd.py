@@ -26,8 +26,8 @@ def command(
                                   "to FILE, for another clone or CI to --import (adds nothing to compute)."),
     ] = None,
     int8: Annotated[
-        bool, typer.Option("--int8", help="With --export: vectors as int8, a quarter of the bytes (cosine within "
-                           "about 0.001 of float32)."),
+        bool, typer.Option("--int8", help="With --export: vectors as int8, a quarter of the bytes (each within "
+                           "a cosine of 0.9999 of its float32 vector)."),
     ] = False,
     import_file: Annotated[
         Path | None, typer.Option("--import", metavar="FILE", help="Load the vectors in FILE (from --export): "

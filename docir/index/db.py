@@ -6,7 +6,7 @@ never deleted) and built again. Only SQLite's own verdict makes a file damaged
 (SQLITE_CORRUPT, SQLITE_NOTADB, or a failed `PRAGMA quick_check`); a busy
 file, an I/O error, a full disk or a refused permission is the machine's
 condition, retried once and then reported, never a reason to touch the file
-(issue-5d0c3e8a9b14).
+(issue-dae9d980f587).
 """
 
 from __future__ import annotations
@@ -125,7 +125,7 @@ def _why(folder: Path) -> str:
 def _open(path: Path) -> sqlite3.Connection:
     # The file is never opened here but by SQLite: closing any other descriptor of it would drop
     # the POSIX locks every SQLite connection of this process holds on it, and another process
-    # would then checkpoint and remove the WAL under them (issue-5d0c3e8a9b14). A file that is not
+    # would then checkpoint and remove the WAL under them (issue-dae9d980f587). A file that is not
     # SQLite is reported by SQLite itself as SQLITE_NOTADB.
     conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False)
     try:

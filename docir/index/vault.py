@@ -1,4 +1,4 @@
-"""The vector vault: every vector docir computed, kept outside any index (adr-2f0b7d9c4e61).
+"""The vector vault: every vector docir computed, kept outside any index (adr-ff14e9367673).
 
 One SQLite file per user (`$XDG_CACHE_HOME/docir/vectors.db`), shared by every
 store, clone and worktree on the machine. It holds two things, both keyed by
@@ -99,17 +99,7 @@ class Vault:
 
     def vectors(self, model_id: str, shas: Iterable[str]) -> dict[str, tuple[int, bytes]]:
         """(dim, vector) of each of these texts the vault holds for this model."""
-        wanted = list(dict.fromkeys(shas))
-        conn = self._open() if wanted else None
-        if conn is None:
-            return {}
-        try:
-            rows = list(in_chunks(conn, "SELECT text_sha, dim, vector, used FROM vectors"
-                                        " WHERE model_id = ? AND text_sha IN (...)", wanted, before=(model_id,)))
-            self._touch(conn, "vectors", "model_id", "text_sha", model_id, rows)
-        except sqlite3.Error as exc:
-            self._failed(exc)
-            return {}
+        rows = self._lookup("vectors", ("model_id", "text_sha"), "dim, vector", model_id, shas)
         return {str(r[0]): (int(r[1]), bytes(r[2])) for r in rows}
 
     def put_vectors(self, model_id: str, dim: int, items: Iterable[tuple[str, bytes]]) -> None:
@@ -128,18 +118,25 @@ class Vault:
     # --- plans --------------------------------------------------------------------------
 
     def plans(self, plan_key: str, doc_shas: Iterable[str]) -> dict[str, Plan]:
-        wanted = list(dict.fromkeys(doc_shas))
+        rows = self._lookup("plans", ("plan_key", "doc_sha"), "vector_sha, chunks", plan_key, doc_shas)
+        return {str(r[0]): Plan(str(r[1]), decode_chunks(str(r[2]))) for r in rows}
+
+    def _lookup(self, table: str, keys: tuple[str, str], columns: str, key: str,
+                shas: Iterable[str]) -> list[sqlite3.Row]:
+        """Rows (sha, *columns, used) of `table` for this key and these shas; their use time refreshed."""
+        wanted = list(dict.fromkeys(shas))
         conn = self._open() if wanted else None
         if conn is None:
-            return {}
+            return []
+        key_column, sha_column = keys
         try:
-            rows = list(in_chunks(conn, "SELECT doc_sha, vector_sha, chunks, used FROM plans"
-                                        " WHERE plan_key = ? AND doc_sha IN (...)", wanted, before=(plan_key,)))
-            self._touch(conn, "plans", "plan_key", "doc_sha", plan_key, rows)
+            rows = list(in_chunks(conn, f"SELECT {sha_column}, {columns}, used FROM {table}"
+                                        f" WHERE {key_column} = ? AND {sha_column} IN (...)", wanted, before=(key,)))
+            self._touch(conn, table, key_column, sha_column, key, rows)
         except sqlite3.Error as exc:
             self._failed(exc)
-            return {}
-        return {str(r[0]): Plan(str(r[1]), decode_chunks(str(r[2]))) for r in rows}
+            return []
+        return rows
 
     def put_plans(self, plan_key: str, items: Iterable[tuple[str, Plan]]) -> None:
         now = int(time.time())

@@ -1,6 +1,6 @@
 """The vector file: a store's vectors and chunk plans in one portable file (`embed --export/--import`).
 
-A team embeds once: CI exports, every clone imports (guide-3b8e0f6a2d17).
+A team embeds once: CI exports, every clone imports (guide-a464656adb89).
 Layout, all integers little-endian:
 
     8 bytes   b"DOCIRVEC"

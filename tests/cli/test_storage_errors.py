@@ -2,7 +2,7 @@
 
 A full disk is a small tmpfs filled to the brim; a read-only store is that tmpfs remounted read-only;
 permission denied is a process without the capability that lets root ignore file modes.
-(issue-5d0c3e8a9b14; exit codes: adr-41542fe48001.)
+(issue-dae9d980f587; exit codes: adr-41542fe48001.)
 """
 
 from __future__ import annotations

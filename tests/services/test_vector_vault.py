@@ -1,6 +1,6 @@
 """The vector vault keeps every vector outside the index; an index is set aside only on proof of damage.
 
-Vault: adr-2f0b7d9c4e61. Damage and the machine's refusals: issue-5d0c3e8a9b14.
+Vault: adr-ff14e9367673. Damage and the machine's refusals: issue-dae9d980f587.
 """
 
 from __future__ import annotations
@@ -218,7 +218,7 @@ print("wrote", flush=True)
 
 
 def test_opening_the_index_beside_a_live_connection_keeps_its_locks(sample_store: Path, cli) -> None:  # type: ignore[no-untyped-def]
-    """The cause of "disk I/O error" inside a draining worker (issue-5d0c3e8a9b14): reading the file's
+    """The cause of "disk I/O error" inside a draining worker (issue-dae9d980f587): reading the file's
     header with open()/close() dropped the POSIX locks of every SQLite connection of the process, so
     another process closing its connection took itself for the last one and removed the WAL under them."""
     assert cli("reindex", "--root", str(sample_store)).code == 0

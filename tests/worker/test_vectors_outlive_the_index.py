@@ -1,4 +1,4 @@
-"""With the warm worker running and the real model: an hour of embedding is never lost (adr-2f0b7d9c4e61).
+"""With the warm worker running and the real model: an hour of embedding is never lost (adr-ff14e9367673).
 
 - an index replaced while the worker drains: the flush ends with every vector in the index there now;
 - an index with garbage pages is set aside, and the rebuilt one gets every vector back with no model call;

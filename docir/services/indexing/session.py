@@ -4,7 +4,7 @@ Opening a session is where "the index heals on the next command" happens: a
 missing index.db is built, a damaged or foreign one is set aside (renamed,
 never deleted) and built again, and a stat walk picks up files changed by
 hand, by git or by a write that was killed half-way. Vectors come back from
-the vector vault, so a rebuild costs no model time (adr-2f0b7d9c4e61).
+the vector vault, so a rebuild costs no model time (adr-ff14e9367673).
 """
 
 from __future__ import annotations
@@ -79,6 +79,7 @@ class Session:
                 # Re-plan under the lock: another process may have synced meanwhile.
                 current = sync.scan(self.store.root, self.store.docs_dir, self.catalog, current.disk)
                 report = sync.apply(self.store.root, self.catalog, current)
+                self.catalog.check_current()  # a long apply landed in the file that is the index now
             for path, reason in report.skipped:
                 self.warnings.append(f"{path} skipped: {reason}")
         self.last_sync = report

@@ -1,4 +1,4 @@
-"""A team embeds once: export a store's vectors to a file, import them anywhere (guide-3b8e0f6a2d17).
+"""A team embeds once: export a store's vectors to a file, import them anywhere (guide-a464656adb89).
 
 An import checks everything before it writes anything: the file's checksum,
 and that its model, window and chunking are this store's (vectors of another
