@@ -157,7 +157,12 @@ class Vault:
         return self._open() is not None
 
     def summary(self) -> dict[str, object]:
-        """Path, vectors, bytes and cap, for `embed --status`; or why it is off."""
+        """Path, vectors, bytes and cap, for `embed --status`; or why it is off. Creates nothing."""
+        if self.path is not None and self.off is None and not self.path.exists():
+            ancestor = next(p for p in self.path.parents if p.exists())
+            if ancestor.is_dir() and os.access(ancestor, os.W_OK):
+                return {"path": str(self.path), "vectors": 0, "mb": 0.0, "cap_mb": round(self.cap / 1048576)}
+            return {"path": str(self.path), "off": f"cannot create it: {ancestor} is not a folder docir may write"}
         conn = self._open()
         if conn is None:
             return {"path": str(self.path) if self.path else None, "off": self.off}

@@ -238,3 +238,34 @@ def test_opening_the_index_beside_a_live_connection_keeps_its_locks(sample_store
     out, err = holder.communicate(timeout=60)
     assert holder.returncode == 0, err
     assert "wrote" in out
+
+
+def test_a_clone_imports_the_file_its_schema_names_before_it_embeds(sample_store: Path, tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    from docir.services.vectors import query_source, transfer
+
+    made = CountingEmbedder()
+    drained(sample_store, made)
+    session = open_session(sample_store)
+    try:
+        transfer.export_vectors(session, tmp_path / "team.docirvec", "float32",
+                                transfer.StoreModel(made.model_id, made.max_tokens))
+    finally:
+        session.close()
+    clone = tmp_path / "clone"
+    shutil.copytree(sample_store, clone, ignore=shutil.ignore_patterns(".docir"))
+    schema = clone / "docs-schema.yaml"
+    schema.write_text(schema.read_text(encoding="utf-8").replace(
+        "  model_path: null", "  vectors_from: ../team.docirvec\n  model_path: null"), encoding="utf-8")
+    monkeypatch.setenv("DOCIR_VECTORS", str(tmp_path / "another-machine" / "vectors.db"))
+
+    model = CountingEmbedder()
+    session = open_session(clone)
+    try:
+        report = query_source.drain_due(session, model)
+    finally:
+        session.close()
+
+    assert model.texts == []
+    assert report["texts_embedded"] == 0
+    assert due(clone, model.model_id) == 0

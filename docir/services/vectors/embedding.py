@@ -180,7 +180,7 @@ class _Restorer:
         """Copy what an index made before the vault held it into the vault, once per index and vault."""
         model_id = self.model_id
         marker = f"vault_seeded:{self.vault.path}:{self.key}"
-        if self.vault.path is None or catalog.vectors.setting(marker) is not None:
+        if self.vault.path is None or catalog.vectors.setting(marker) is not None or not self.vault.usable():
             return
         for dim, items in catalog.vectors.all_vectors(model_id):
             self.vault.put_vectors(model_id, dim, items)

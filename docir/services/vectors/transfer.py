@@ -63,9 +63,9 @@ def store_model(session: Session) -> StoreModel:
     return StoreModel(choice.model_id, WINDOWS.get(choice.name or "", 256))
 
 
-def export_vectors(session: Session, target: Path, dtype: str) -> ExportReport:
-    """Write the vectors and chunk plans of the store's current texts to `target`."""
-    model = store_model(session)
+def export_vectors(session: Session, target: Path, dtype: str, model: StoreModel | None = None) -> ExportReport:
+    """Write the vectors and chunk plans of the store's current texts (of `model`, by default the store's)."""
+    model = model if model is not None else store_model(session)
     vectors = session.catalog.vectors
     plans = [(doc_sha, Plan(vector_sha, tuple(chunks)))
              for doc_sha, vector_sha, chunks in vectors.current_plans(model.model_id)]
