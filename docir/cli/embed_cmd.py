@@ -22,8 +22,8 @@ def command(
     ] = False,
     status: Annotated[bool, typer.Option("--status", help="Show the queue and the vector vault (default).")] = False,
     export: Annotated[
-        Path | None, typer.Option("--export", metavar="FILE", help="Write the vectors of the store's current texts "
-                                  "to FILE, for another clone or CI to --import (adds nothing to compute)."),
+        Path | None, typer.Option("--export", metavar="FILE", help="Write the vectors and chunk plans of the store's "
+                                  "current texts to FILE, for another clone or machine to --import."),
     ] = None,
     int8: Annotated[
         bool, typer.Option("--int8", help="With --export: vectors as int8, a quarter of the bytes (each within "

@@ -25,6 +25,7 @@ from docir.index.db import (
     IndexUnavailable,
     IndexUnreadable,
     damage_found,
+    file_identity,
     is_damage,
     is_machine_refusal,
     open_index,
@@ -182,11 +183,14 @@ def run(root: Path | None, action: Callable[[Session], T], *, refresh: bool = Tr
                 raise
             if attempt == 2:
                 raise
+            seen = session.catalog.identity if session is not None else None
             if session is not None:
                 session.close()
                 session = None
             with write_lock(store.lock_path):
-                moved = set_aside(store.index_path)
+                # Under the lock, only the file this command found damaged: another may have rebuilt it.
+                same = seen is None or file_identity(store.index_path) == seen
+                moved = set_aside(store.index_path) if same else None
             if warn is not None:
                 where = f"; moved it to {store.relpath(moved)}" if moved is not None else ""
                 warn(f"rebuilding the index ({damaged}{where})")
