@@ -181,3 +181,47 @@ def test_a_file_of_another_model_or_a_damaged_one_is_refused_and_changes_nothing
     assert refused.stderr.count("\n") == 1 and "Traceback" not in refused.stderr
     assert ("never mixed" if damage == "another model" else "cannot import") in refused.stderr
     assert (_fingerprint(warm_store), vault.stat().st_size) == before
+
+
+_INJECT = '''
+import os, sqlite3, sys
+_connect = sqlite3.connect
+_IN_WORKER = sys.argv[1:3] == ["worker", "serve"]  # the worker alone, never a client (argv[0] is "-m" here)
+def connect(database, *args, **kwargs):
+    marker = os.environ.get("DOCIR_TEST_IO_ERROR_ONCE", "")
+    if _IN_WORKER and marker and str(database).endswith("index.db"):
+        try:
+            os.unlink(marker)  # once: the marker is consumed by the open that fails
+        except FileNotFoundError:
+            return _connect(database, *args, **kwargs)
+        error = sqlite3.OperationalError("disk I/O error")
+        error.sqlite_errorcode = 10  # SQLITE_IOERR
+        raise error
+    return _connect(database, *args, **kwargs)
+sqlite3.connect = connect
+'''
+
+
+def test_a_transient_io_error_inside_the_worker_never_deletes_the_index(warm_store: Path, tmp_path: Path) -> None:
+    """The error is injected into the worker process itself (a sitecustomize on its path), once."""
+    hooks = tmp_path / "hooks"
+    hooks.mkdir()
+    (hooks / "sitecustomize.py").write_text(_INJECT, encoding="utf-8")
+    marker = tmp_path / "fail-next-open"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (str(hooks), os.environ.get("PYTHONPATH")) if p),
+           "DOCIR_TEST_IO_ERROR_ONCE": str(marker), "DOCIR_MODEL_PATH": str(tmp_path / "no-model")}
+    assert docir(warm_store, "reindex", env={**env, "DOCIR_WORKER": "0"}).returncode == 0
+    pid = start_worker(warm_store, env=env)
+    index = warm_store / ".docir" / "index.db"
+    before = os.stat(index).st_ino
+    marker.write_text("1", encoding="utf-8")
+
+    found = docir(warm_store, "search", "sessions", "--json", env=env)
+
+    assert found.returncode == 0, found.stderr
+    assert found.stderr == ""  # retried, not "rebuilding the index"
+    assert json.loads(found.stdout)["results"]
+    assert not marker.exists()  # the worker's open did meet the error
+    assert json.loads(docir(warm_store, "worker", "status", "--json", env=env).stdout)["pid"] == pid
+    assert os.stat(index).st_ino == before
+    assert list(index.parent.glob("index.db.damaged-*")) == []
