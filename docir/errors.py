@@ -6,6 +6,9 @@ Exit codes: 0 ok, 1 lint findings or not found, 2 usage or input error,
 
 from __future__ import annotations
 
+import errno
+import os
+
 EXIT_OK = 0
 EXIT_FINDINGS = 1
 EXIT_USAGE = 2
@@ -43,7 +46,39 @@ class NotFound(DocirError):
     exit_code = EXIT_FINDINGS
 
 
+class StorageError(DocirError):
+    """The machine refused a read or write (full disk, read-only or vanished folder, permission, I/O):
+    the message names the path and the cause; nothing was changed: exit 2."""
+
+    exit_code = EXIT_USAGE
+
+
 class SchemaError(DocirError):
     """docs-schema.yaml is invalid; the message names the line: exit 2."""
 
     exit_code = EXIT_USAGE
+
+
+# What a user can do about the machine's answer to a read or write, by errno.
+_REMEDIES = {
+    errno.ENOSPC: "free some space, then run the command again",
+    errno.EDQUOT: "free some space (the disk quota is full), then run the command again",
+    errno.EROFS: "the file system is read-only; run docir where it can write",
+    errno.EACCES: "docir needs read and write access there",
+    errno.EPERM: "docir needs read and write access there",
+    errno.ENOENT: "the folder was removed while docir ran; run the command again",
+    errno.ENOTDIR: "a file stands where docir expects a folder",
+    errno.EIO: "the disk reported an I/O error; check the device",
+    errno.EMFILE: "too many open files in this process; raise the limit (ulimit -n)",
+}
+
+
+def storage_error(exc: OSError) -> StorageError | None:
+    """The one-line error for an OSError the machine raised (full disk, permissions, a vanished folder);
+    None for one that means a bug."""
+    remedy = _REMEDIES.get(exc.errno or 0)
+    if remedy is None:
+        return None
+    where = exc.filename if exc.filename is not None else "a file"
+    cause = exc.strerror or os.strerror(exc.errno or 0)
+    return StorageError(f"{where}: {cause}; {remedy}")

@@ -59,6 +59,8 @@ class Schema:
     relations: dict[str, RelationKind]
     lint: LintSettings
     model_path: str | None
+    # A vector file or folder CI publishes (`docir embed --export`): a fresh clone imports it, not embeds.
+    vectors_from: str | None = None
 
     def type_spec(self, name: str) -> TypeSpec | None:
         return self.types.get(name)
@@ -174,7 +176,11 @@ class _Checker:
         if model_path is not None and not isinstance(model_path, str):
             self.problem(("embedding", "model_path"), "embedding.model_path must be a folder path or null")
             model_path = None
-        return Schema(types, relations, lint, model_path)
+        vectors_from = embedding.get("vectors_from") if isinstance(embedding, dict) else None
+        if vectors_from is not None and not isinstance(vectors_from, str):
+            self.problem(("embedding", "vectors_from"), "embedding.vectors_from must be a file or folder path or null")
+            vectors_from = None
+        return Schema(types, relations, lint, model_path, vectors_from)
 
     def _types(self, raw: Any) -> dict[str, TypeSpec]:
         if not isinstance(raw, dict) or not raw:

@@ -14,7 +14,8 @@ STATE_DIR = ".docir"
 ARCHIVE_DIR = "archive"  # under docs/: a document there is archived
 
 # What `.docir/.gitignore` keeps out of git: everything derived or per-machine.
-STATE_GITIGNORE = "# derived from the files; rebuilt when missing\nindex.db*\nrun/\ntmp/\nwrite.lock\n"
+# import/ holds vector files fetched from CI (guide-a464656adb89): big, and published elsewhere.
+STATE_GITIGNORE = "# derived from the files; rebuilt when missing\nindex.db*\nrun/\ntmp/\nimport/\nwrite.lock\n"
 
 
 @dataclass(frozen=True)

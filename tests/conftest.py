@@ -26,6 +26,8 @@ def _isolated(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Monk
     monkeypatch.setenv("XDG_CACHE_HOME", str(home / ".cache"))
     monkeypatch.setenv("XDG_RUNTIME_DIR", str(home / "run"))
     monkeypatch.setenv("DOCIR_WORKER", "0")  # tests that want the warm worker turn it on
+    # Each test its own vector vault: what one test embedded never spares another the model.
+    monkeypatch.setenv("DOCIR_VECTORS", str(home / "vault" / "vectors.db"))
     monkeypatch.delenv("DOCIR_MODEL_PATH", raising=False)
     monkeypatch.chdir(home)
     yield

@@ -8,7 +8,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from docir.errors import EXIT_BUG, EXIT_INTERRUPTED, EXIT_USAGE, DocirError
+from docir.errors import EXIT_BUG, EXIT_INTERRUPTED, EXIT_USAGE, DocirError, storage_error
 
 _COMMAND: Any = None
 _COMMAND_LOCK = threading.Lock()  # the warm worker runs commands on several threads at once
@@ -66,10 +66,23 @@ def main(argv: list[str] | None = None) -> int:
         # The reader went away (`docir search x | head -1`); that is not an error.
         _silence_stdout()
         return 0
+    except OSError as exc:
+        # The machine's answer (full disk, read-only or vanished folder, permission): the user's to fix.
+        failure = storage_error(exc)
+        if failure is None:
+            return _crashed()
+        render.error(failure.message)
+        return failure.exit_code
     except Exception:
-        log = _write_crash_log()
-        render.error(f"internal error ({sys.exc_info()[1]!r}); details in {log}; please report it")
-        return EXIT_BUG
+        return _crashed()
+
+
+def _crashed() -> int:
+    from docir.cli import render
+
+    log = _write_crash_log()
+    render.error(f"internal error ({sys.exc_info()[1]!r}); details in {log}; please report it")
+    return EXIT_BUG
 
 
 def _write_crash_log() -> Path:

@@ -15,6 +15,11 @@ from dataclasses import dataclass
 
 from docir.documents.headings import FENCE_RE, find_headings, split_lines
 
+# What a document's vectors are made of: this chunker and embedded_text (docir/documents/model.py).
+# Bump it whenever either changes what they produce from the same document: chunk plans kept in the
+# vector vault and in exported vector files are keyed by it, and are never mixed across versions.
+CHUNKING_VERSION = 1
+
 Span = tuple[int, int]
 Fits = Callable[[int, int], bool]
 

@@ -54,9 +54,12 @@ def atomic_write(path: Path, text: str) -> None:
     """
     import tempfile  # writes only: the reads that import this module never need it
 
-    path.parent.mkdir(parents=True, exist_ok=True)
-    folder = _temp_folder(path.parent)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        folder = _temp_folder(path.parent)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
+    except OSError as exc:
+        raise OSError(exc.errno, exc.strerror, str(exc.filename or path)) from None
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
             handle.write(text)
@@ -67,11 +70,14 @@ def atomic_write(path: Path, text: str) -> None:
         else:
             os.chmod(tmp, 0o644)
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as exc:
         try:
             os.unlink(tmp)
         except FileNotFoundError:
             pass
+        if isinstance(exc, OSError):
+            # Name the document, not the temp file (a full disk's write() names none): that is what was not written.
+            raise OSError(exc.errno, exc.strerror, str(path)) from None
         raise
     _fsync_dir(path.parent)
 

@@ -5,7 +5,9 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 
+from docir.index.db import IndexReplaced, file_identity
 from docir.index.docs_table import DocsTable
 from docir.index.ref_store import RefStore
 from docir.index.search import LexicalSearch
@@ -20,8 +22,11 @@ class Catalog:
     `transaction()` spans whichever of them a change touches.
     """
 
-    def __init__(self, conn: sqlite3.Connection) -> None:
+    def __init__(self, conn: sqlite3.Connection, path: Path | None = None) -> None:
         self.conn = conn
+        # Which file the connection writes: a long writer checks the path still names it.
+        self.path = path
+        self.identity = file_identity(path) if path is not None else None
         self.vectors = VectorStore(conn)
         self.docs = DocsTable(conn, self.vectors)
         self.refs = RefStore(conn, self.vectors)
@@ -37,6 +42,15 @@ class Catalog:
             self.conn.execute("ROLLBACK")
             raise
         self.conn.execute("COMMIT")
+
+    def check_current(self) -> None:
+        """Raise IndexReplaced when the index path names another file than this connection's, or none.
+
+        A rebuild, a `mv` or a restore puts a new file under the same name; work written through the
+        old connection would land in a file no one reads again.
+        """
+        if self.path is not None and file_identity(self.path) != self.identity:
+            raise IndexReplaced(f"{self.path} was replaced or removed while this command used it")
 
     def clear_all(self) -> None:
         # The vectors table is a cache keyed by text: kept, so a rebuild re-embeds nothing.

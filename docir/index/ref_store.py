@@ -78,6 +78,11 @@ class RefStore:
         )
         return [(int(r[0]), r[1], r[2]) for r in rows]
 
+    def embedded_shas(self, model_id: str) -> set[str]:
+        """The texts of reference chunks that have their vector from `model_id`."""
+        return {str(r[0]) for r in self.conn.execute("SELECT DISTINCT text_sha FROM ref_chunks WHERE model_id = ?",
+                                                     (model_id,))}
+
     def mark_embedded(self, done: list[tuple[int, str]], model_id: str) -> None:
         """Record the vectors of (rowid, text_sha); a chunk re-ingested meanwhile keeps waiting."""
         self.conn.executemany("UPDATE ref_chunks SET model_id = ? WHERE rowid = ? AND text_sha = ?",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
 from docir.index.chunked import in_chunks
 from docir.index.records import ChunkVector, EmbedJob, VectorSet
@@ -47,6 +47,14 @@ class VectorStore:
             "INSERT INTO settings (key, value) VALUES ('vectors_generation', '1') ON CONFLICT(key) DO UPDATE"
             " SET value = CAST(CAST(value AS INTEGER) + 1 AS TEXT)"
         )
+
+    def setting(self, key: str) -> str | None:
+        found = self.conn.execute("SELECT value FROM settings WHERE key = ?", (key,)).fetchone()
+        return None if found is None else str(found[0])
+
+    def set_setting(self, key: str, value: str) -> None:
+        self.conn.execute("INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE"
+                          " SET value = excluded.value", (key, value))
 
     def generation(self) -> int:
         found = self.conn.execute("SELECT value FROM settings WHERE key = 'vectors_generation'").fetchone()
@@ -147,6 +155,37 @@ class VectorStore:
         return True
 
     # --- reading vectors --------------------------------------------------------------------
+
+    def vectors_of(self, model_id: str, shas: Iterable[str]) -> dict[str, tuple[int, bytes]]:
+        """(dim, vector) of each of these texts stored for this model."""
+        rows = in_chunks(self.conn, "SELECT text_sha, dim, vector FROM vectors"
+                                    " WHERE model_id = ? AND text_sha IN (...)",
+                         dict.fromkeys(shas), before=(model_id,))
+        return {str(r[0]): (int(r[1]), bytes(r[2])) for r in rows}
+
+    def all_vectors(self, model_id: str, batch: int = 4096) -> Iterator[tuple[int, list[tuple[str, bytes]]]]:
+        """Every stored vector of this model, in batches of one dimension: (dim, [(text sha, vector)])."""
+        cursor = self.conn.execute("SELECT dim, text_sha, vector FROM vectors WHERE model_id = ? ORDER BY dim",
+                                   (model_id,))
+        while rows := cursor.fetchmany(batch):
+            for dim in sorted({int(r[0]) for r in rows}):
+                yield dim, [(str(r[1]), bytes(r[2])) for r in rows if int(r[0]) == dim]
+
+    def current_plans(self, model_id: str) -> Iterator[tuple[str, str, list[ChunkVector]]]:
+        """(text sha, document vector sha, chunks) of every document whose vectors are all current."""
+        docs = self.conn.execute(
+            f"SELECT doc, text_sha, vector_sha FROM embeddings WHERE dirty = {CURRENT} AND model_id = ?",
+            (model_id,)).fetchall()
+        chunks: dict[int, list[ChunkVector]] = {}
+        for r in self.conn.execute(
+                "SELECT c.doc, c.ordinal, c.heading, c.section, c.continuation, c.start, c.end, c.vector_sha"
+                f" FROM chunk_embeddings c JOIN embeddings e ON e.doc = c.doc WHERE e.dirty = {CURRENT}"
+                " AND e.model_id = ? ORDER BY c.doc, c.ordinal", (model_id,)):
+            chunks.setdefault(int(r[0]), []).append(
+                ChunkVector(int(r[1]), r[2], r[3], bool(r[4]), int(r[5]), int(r[6]), r[7]))
+        for doc, sha, vector_sha in docs:
+            if vector_sha:
+                yield str(sha), str(vector_sha), chunks.get(int(doc), [])
 
     def vector_set(self, model_id: str) -> VectorSet:
         """Every document and chunk vector made by `model_id`, as one matrix."""

@@ -29,7 +29,7 @@ def test_reopening_runs_no_migration_twice(tmp_path: Path) -> None:
 
 def test_text_file_is_corrupt(tmp_path: Path) -> None:
     (tmp_path / "index.db").write_text("hello")
-    with pytest.raises(IndexCorrupt, match="not an SQLite"):
+    with pytest.raises(IndexCorrupt, match="not a database"):
         open_index(tmp_path / "index.db")
 
 

@@ -1,8 +1,10 @@
 """A session: one store, its schema and its index, brought up to date with the files.
 
 Opening a session is where "the index heals on the next command" happens: a
-missing, corrupt or foreign index.db is rebuilt, and a stat walk picks up
-files changed by hand, by git or by a write that was killed half-way.
+missing index.db is built, a damaged or foreign one is set aside (renamed,
+never deleted) and built again, and a stat walk picks up files changed by
+hand, by git or by a write that was killed half-way. Vectors come back from
+the vector vault, so a rebuild costs no model time (adr-ff14e9367673).
 """
 
 from __future__ import annotations
@@ -15,9 +17,21 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
 
-from docir.errors import DocirError
+from docir.errors import DocirError, StorageError
 from docir.index.catalog import Catalog
-from docir.index.db import IndexCorrupt, IndexUnreadable, discard, is_corruption, open_index, open_index_readonly
+from docir.index.db import (
+    IndexCorrupt,
+    IndexReplaced,
+    IndexUnavailable,
+    IndexUnreadable,
+    damage_found,
+    file_identity,
+    is_damage,
+    is_machine_refusal,
+    open_index,
+    open_index_readonly,
+    set_aside,
+)
 from docir.schema import Schema, load_schema
 from docir.services.indexing import sync
 from docir.services.indexing.locking import write_lock
@@ -66,6 +80,7 @@ class Session:
                 # Re-plan under the lock: another process may have synced meanwhile.
                 current = sync.scan(self.store.root, self.store.docs_dir, self.catalog, current.disk)
                 report = sync.apply(self.store.root, self.catalog, current)
+                self.catalog.check_current()  # a long apply landed in the file that is the index now
             for path, reason in report.skipped:
                 self.warnings.append(f"{path} skipped: {reason}")
         self.last_sync = report
@@ -76,22 +91,45 @@ class Session:
 
 
 def open_session(root: Path | None, *, refresh: bool = True) -> Session:
-    """Find the store, load its schema, open (or rebuild) its index and refresh it."""
+    """Find the store, load its schema, open (or rebuild) its index and refresh it.
+
+    Raises StorageError, naming the file and the cause, when the machine refuses the index.
+    """
     store = open_store(root)
     schema = load_schema(store.schema_path)
-    ensure_state_dir(store.root)
+    try:
+        ensure_state_dir(store.root)
+    except OSError as exc:
+        raise StorageError(f"cannot write {store.state_dir}: {exc.strerror or exc}") from None
     warnings: list[str] = []
     try:
-        conn = open_index(store.index_path)
-    except IndexCorrupt as exc:
-        warnings.append(f"rebuilding the index ({exc})")
-        with write_lock(store.lock_path):
-            discard(store.index_path)
+        try:
             conn = open_index(store.index_path)
-    session = Session(store, schema, Catalog(conn), dt.date.today(), warnings)
+        except IndexCorrupt as exc:
+            conn = _rebuild(store, str(exc), warnings)
+    except IndexUnavailable as exc:
+        raise StorageError(f"{exc}; nothing was changed") from None
+    session = Session(store, schema, Catalog(conn, store.index_path), dt.date.today(), warnings)
     if refresh:
-        session.refresh()
+        try:
+            session.refresh()
+        except BaseException:
+            session.close()
+            raise
     return session
+
+
+def _rebuild(store: Store, why: str, warnings: list[str]) -> sqlite3.Connection:
+    """Set the damaged index aside and build a new one, under the write lock: one process does it."""
+    with write_lock(store.lock_path):
+        try:
+            return open_index(store.index_path)  # another process set it aside and rebuilt it meanwhile
+        except IndexCorrupt:
+            pass
+        moved = set_aside(store.index_path)
+        where = f"moved it to {store.relpath(moved)}" if moved is not None else "it was gone"
+        warnings.append(f"rebuilding the index ({why}; {where})")
+        return open_index(store.index_path)
 
 
 class PeerUnreadable(Exception):
@@ -119,22 +157,43 @@ def open_peer(home: Path) -> Session:
 
 def run(root: Path | None, action: Callable[[Session], T], *, refresh: bool = True,
         warn: Callable[[str], None] | None = None) -> T:
-    """Run `action` in a session; if the index turns out damaged mid-way, rebuild it and run once more."""
+    """Run `action` in a session, and once more in a new one when the first met one of these:
+
+    - the index turned out damaged mid-way (SQLite says so, or `quick_check` does): set aside, rebuilt;
+    - the index path was replaced while the action wrote (IndexReplaced): the work goes to the new file.
+
+    The machine refusing mid-way (I/O error, full disk, read-only, busy past the timeout) is reported
+    as a StorageError naming the file; the file is never touched, and the action is not run again
+    (a write that half landed must not land twice). open_index already retried its own refusals.
+    """
     for attempt in (1, 2):
         session: Session | None = None
         try:
             session = open_session(root, refresh=refresh)
             return action(session)
+        except IndexReplaced as exc:
+            if attempt == 2:
+                raise StorageError(f"{exc}; run the command again") from None
         except sqlite3.DatabaseError as exc:
-            if attempt == 2 or not is_corruption(exc):
-                raise
             store = session.store if session is not None else open_store(root)
+            damaged = _damaged(session, exc)
+            if damaged is None:
+                if is_machine_refusal(exc):
+                    raise StorageError(f"{store.index_path}: {exc}; the index was left as it is") from None
+                raise
+            if attempt == 2:
+                raise
+            seen = session.catalog.identity if session is not None else None
             if session is not None:
                 session.close()
+                session = None
             with write_lock(store.lock_path):
-                discard(store.index_path)
+                # Under the lock, only the file this command found damaged: another may have rebuilt it.
+                same = seen is None or file_identity(store.index_path) == seen
+                moved = set_aside(store.index_path) if same else None
             if warn is not None:
-                warn(f"rebuilding the index ({exc})")
+                where = f"; moved it to {store.relpath(moved)}" if moved is not None else ""
+                warn(f"rebuilding the index ({damaged}{where})")
         finally:
             if session is not None:
                 if warn is not None:
@@ -142,3 +201,15 @@ def run(root: Path | None, action: Callable[[Session], T], *, refresh: bool = Tr
                         warn(message)
                 session.close()
     raise AssertionError("unreachable")
+
+
+def _damaged(session: Session | None, exc: sqlite3.DatabaseError) -> str | None:
+    """Why the index is damaged, on SQLite's word or on proof (quick_check, missing tables); else None."""
+    if is_damage(exc):
+        return str(exc)
+    if session is None or is_machine_refusal(exc):
+        return None
+    try:
+        return damage_found(session.catalog.conn)
+    except sqlite3.DatabaseError:
+        return None

@@ -8,6 +8,13 @@ padded 30% of every batch on the EIPs). Every due document's document vector com
 (the document is then ranked semantically, its sections still due), then the
 section vectors, written per document in one transaction with its chunk rows;
 either only if the document's text did not change meanwhile.
+
+Every vector and every document's chunk plan is also kept in the vector vault
+(docir/index/vault.py), outside the index: a document whose plan and vectors
+are there is restored without the model or the tokenizer. At every slice the
+drain checks that the index path still names the file it writes, and stops
+with IndexReplaced when it does not: its work is in the vault, and the caller
+goes on in the file that is there now.
 """
 
 from __future__ import annotations
@@ -18,11 +25,13 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from docir.documents.chunk import chunk_markdown, window_budget
+from docir.documents.chunk import CHUNKING_VERSION, chunk_markdown, window_budget
 from docir.documents.model import embedded_text, text_sha
 from docir.embed.protocol import Embedder
 from docir.index.catalog import Catalog
 from docir.index.records import ChunkVector, EmbedJob
+from docir.index.vault import Plan as KeptPlan
+from docir.index.vault import Vault
 from docir.index.vectors import pack
 from docir.services.indexing.locking import write_lock
 from docir.services.vectors.query_source import DrainStatus
@@ -38,6 +47,7 @@ class DrainReport:
     documents: int = 0  # documents whose vectors were (re)written
     texts_embedded: int = 0  # texts that went through the model
     texts_reused: int = 0  # texts whose vector was already stored (content-hash reuse)
+    texts_restored: int = 0  # of those, texts whose vector came back from the vault, not the index
     reference_chunks: int = 0  # reference chunks given their vector
 
 
@@ -74,17 +84,36 @@ Plan = tuple[str, list[ChunkVector], dict[str, str], dict[str, int]]
 """A document's text sha, its chunks, chunk texts by sha and their tokens by sha (counted while planning)."""
 
 
+def plan_key(model_id: str) -> str:
+    """What a kept chunk plan depends on besides the document: the model (and window), and the chunker."""
+    return f"{model_id}|chunks-v{CHUNKING_VERSION}"
+
+
 def drain(catalog: Catalog, embedder: Embedder, *, debounce: float | Callable[[], float] = 0.0,
           progress: Callable[[DrainProgress], None] | None = None,
-          should_stop: Callable[[], bool] | None = None, report: DrainReport | None = None) -> DrainReport:
+          should_stop: Callable[[], bool] | None = None, report: DrainReport | None = None,
+          vault: Vault | None = None) -> DrainReport:
     """Embed every due document that has been quiet for `debounce` seconds.
 
     Every due document's document vector first, then the section vectors: on a big first
     index, ranking is semantic after one text per document instead of after all of them.
     `debounce` may be a function, asked before each batch: the worker drops it to zero when
     a flush asks for everything now. `report`, if given, is added to as each batch lands.
+    `vault` defaults to the user's (DOCIR_VECTORS). Raises IndexReplaced (see the module).
     """
-    report = report if report is not None else DrainReport()
+    keep = vault if vault is not None else Vault.default()
+    try:
+        return _drain(catalog, _Kept(embedder, keep), debounce, progress, should_stop,
+                      report if report is not None else DrainReport())
+    finally:
+        if vault is None:
+            keep.close()
+
+
+def _drain(catalog: Catalog, kept: _Kept, debounce: float | Callable[[], float],
+           progress: Callable[[DrainProgress], None] | None, should_stop: Callable[[], bool] | None,
+           report: DrainReport) -> DrainReport:
+    embedder = kept.embedder
     state = DrainProgress(started=time.time())
     budget = window_budget(embedder.max_tokens)
     state.texts_due = catalog.vectors.waiting(embedder.model_id)[0]  # one document text each, at first
@@ -99,26 +128,100 @@ def drain(catalog: Catalog, embedder: Embedder, *, debounce: float | Callable[[]
             progress(state)
 
     def counted(texts: dict[str, str], tokens: dict[str, int]) -> None:
-        _embed_unknown(catalog, embedder, texts, report, advanced, tokens)
+        _embed_unknown(catalog, kept, texts, report, advanced, tokens)
 
+    kept.seed(catalog)
     while not stopped():
+        catalog.check_current()
         quiet = debounce() if callable(debounce) else debounce
         settled = time.time() - quiet if quiet > 0 else None
         jobs = catalog.vectors.dirty_jobs(embedder.model_id, settled_before=settled, limit=BATCH_DOCUMENTS)
         if jobs:
             # A new edit's document vector goes before any section still due.
             state.phase = "documents"
-            _document_vectors(catalog, embedder, jobs, budget, plans, state, counted)
+            jobs = kept.restore(catalog, jobs, report)
+            if jobs:
+                _document_vectors(catalog, embedder, jobs, budget, plans, state, counted)
             continue
         jobs = catalog.vectors.section_jobs(embedder.model_id, limit=BATCH_DOCUMENTS)
         if not jobs:
             break
         state.phase = "sections"
         # A job whose text changed while it was embedded stays dirty and comes back next round.
-        _section_vectors(catalog, embedder, jobs, budget, plans, state, report, counted)
+        jobs = kept.restore(catalog, jobs, report)
+        if jobs:
+            _section_vectors(catalog, kept, jobs, budget, plans, state, report, counted)
     state.phase = "references"
-    _drain_references(catalog, embedder, report, stopped)
+    _drain_references(catalog, kept, report, stopped)
+    catalog.check_current()  # the last slice landed in the file that is the index now, or the caller hears
     return report
+
+
+def restore_due(catalog: Catalog, model_id: str, vault: Vault) -> DrainReport:
+    """Give every due document whose plan and vectors are kept its vectors back, with no model at all."""
+    report = DrainReport()
+    kept = _Restorer(model_id, vault)
+    for listing in (catalog.vectors.dirty_jobs, catalog.vectors.section_jobs):
+        offset = 0
+        while jobs := listing(model_id, limit=BATCH_DOCUMENTS + offset)[offset:]:
+            offset += len(kept.restore(catalog, jobs, report))  # the rest stay due: skip past them
+    return report
+
+
+class _Restorer:
+    """Vectors and chunk plans back from the vault into the index, for one model."""
+
+    def __init__(self, model_id: str, vault: Vault) -> None:
+        self.model_id = model_id
+        self.vault = vault
+        self.key = plan_key(model_id)
+
+    def seed(self, catalog: Catalog) -> None:
+        """Copy what an index made before the vault held it into the vault, once per index and vault."""
+        model_id = self.model_id
+        marker = f"vault_seeded:{self.vault.path}:{self.key}"
+        if self.vault.path is None or catalog.vectors.setting(marker) is not None or not self.vault.usable():
+            return
+        for dim, items in catalog.vectors.all_vectors(model_id):
+            self.vault.put_vectors(model_id, dim, items)
+        self.vault.put_plans(self.key, ((doc_sha, KeptPlan(vector_sha, tuple(chunks)))
+                                        for doc_sha, vector_sha, chunks in catalog.vectors.current_plans(model_id)))
+        if self.vault.off is None:
+            with catalog.transaction():
+                catalog.vectors.set_setting(marker, "1")
+
+    def restore(self, catalog: Catalog, jobs: list[EmbedJob], report: DrainReport) -> list[EmbedJob]:
+        """Write back every job whose chunk plan and vectors are kept; return the others, for the model."""
+        model_id = self.model_id
+        plans = self.vault.plans(self.key, (job.text_sha for job in jobs))
+        if not plans:
+            return jobs
+        needed = set().union(*(plan.shas() for plan in plans.values()))
+        held = catalog.vectors.cached(needed, model_id)
+        found = self.vault.vectors(model_id, needed - held)
+        ready = [job for job in jobs if job.text_sha in plans and plans[job.text_sha].shas() <= held | found.keys()]
+        if not ready:
+            return jobs
+        catalog.check_current()
+        with catalog.transaction():
+            for dim in {d for d, _ in found.values()}:
+                catalog.vectors.store(model_id, dim, ((sha, blob) for sha, (d, blob) in found.items() if d == dim))
+            for job in ready:
+                plan = plans[job.text_sha]
+                if catalog.vectors.write_embedding(job, model_id, plan.vector_sha, list(plan.chunks)):
+                    report.documents += 1
+        report.texts_reused += len(found)
+        report.texts_restored += len(found)
+        done = {job.rowid for job in ready}
+        return [job for job in jobs if job.rowid not in done]
+
+
+class _Kept(_Restorer):
+    """The drain's embedder and vault together: what is embedded is kept, what is kept is not embedded."""
+
+    def __init__(self, embedder: Embedder, vault: Vault) -> None:
+        super().__init__(embedder.model_id, vault)
+        self.embedder = embedder
 
 
 def _plan(job: EmbedJob, embedder: Embedder, budget: int) -> Plan:
@@ -162,9 +265,10 @@ def _document_vectors(catalog: Catalog, embedder: Embedder, jobs: list[EmbedJob]
             catalog.vectors.write_document_vector(job, embedder.model_id, doc_sha)
 
 
-def _section_vectors(catalog: Catalog, embedder: Embedder, jobs: list[EmbedJob], budget: int,
+def _section_vectors(catalog: Catalog, kept: _Kept, jobs: list[EmbedJob], budget: int,
                      plans: dict[int, Plan], state: DrainProgress, report: DrainReport,
                      embed: Callable[[dict[str, str], dict[str, int]], None]) -> None:
+    embedder = kept.embedder
     texts: dict[str, str] = {}
     tokens: dict[str, int] = {}
     planned: list[tuple[EmbedJob, str, list[ChunkVector]]] = []
@@ -181,44 +285,64 @@ def _section_vectors(catalog: Catalog, embedder: Embedder, jobs: list[EmbedJob],
     if fresh:
         state.texts_due += len(fresh) - len(catalog.vectors.cached(fresh, embedder.model_id))
     embed(texts, tokens)
+    catalog.check_current()
+    written = []
     with catalog.transaction():
         for job, doc_sha, chunks in planned:
             if catalog.vectors.write_embedding(job, embedder.model_id, doc_sha, chunks):
                 report.documents += 1
+                written.append((job, doc_sha, chunks))
+    kept.vault.put_plans(kept.key, [(job.text_sha, KeptPlan(doc_sha, tuple(chunks)))
+                                    for job, doc_sha, chunks in written])
 
 
-def _drain_references(catalog: Catalog, embedder: Embedder, report: DrainReport,
+def _drain_references(catalog: Catalog, kept: _Kept, report: DrainReport,
                       stopped: Callable[[], bool]) -> None:
     """Reference chunks: their text is stored whole, so only unknown texts reach the model."""
     while not stopped():
-        jobs = catalog.refs.jobs(embedder.model_id)
+        jobs = catalog.refs.jobs(kept.embedder.model_id)
         if not jobs:
             return
-        _embed_unknown(catalog, embedder, {sha: text for _, sha, text in jobs}, report)
+        _embed_unknown(catalog, kept, {sha: text for _, sha, text in jobs}, report)
+        catalog.check_current()
         with catalog.transaction():
-            catalog.refs.mark_embedded([(rowid, sha) for rowid, sha, _ in jobs], embedder.model_id)
+            catalog.refs.mark_embedded([(rowid, sha) for rowid, sha, _ in jobs], kept.embedder.model_id)
         report.reference_chunks += len(jobs)
 
 
-def _embed_unknown(catalog: Catalog, embedder: Embedder, texts: dict[str, str], report: DrainReport,
+def _embed_unknown(catalog: Catalog, kept: _Kept, texts: dict[str, str], report: DrainReport,
                    done: Callable[[int], None] | None = None, tokens: dict[str, int] | None = None) -> None:
     """Embed only the texts (by sha256) this model has never embedded, fewest tokens first, and store them.
 
-    `tokens` holds the counts already known (from chunk planning); the rest are counted here.
-    In slices of EMBED_SLICE texts, each stored as it comes: progress moves every few seconds,
-    and a drain stopped or killed midway keeps what it computed.
+    A text the index lacks but the vault holds is copied from the vault. `tokens` holds the counts
+    already known (from chunk planning); the rest are counted here. In slices of EMBED_SLICE texts,
+    each kept in the vault and stored in the index as it comes: progress moves every few seconds,
+    and a drain stopped, killed or cut off from its index midway keeps what it computed.
     """
-    known = catalog.vectors.cached(texts, embedder.model_id)
+    embedder = kept.embedder
+    model_id = embedder.model_id
+    known = catalog.vectors.cached(texts, model_id)
+    found = kept.vault.vectors(model_id, (sha for sha in texts if sha not in known))
+    if found:
+        catalog.check_current()
+        with catalog.transaction():
+            for dim in {d for d, _ in found.values()}:
+                catalog.vectors.store(model_id, dim, ((sha, blob) for sha, (d, blob) in found.items() if d == dim))
+        report.texts_restored += len(found)
     counts = tokens or {}
-    keys = {sha: _tokens_read(embedder, texts[sha], counts.get(sha)) for sha in texts if sha not in known}
+    keys = {sha: _tokens_read(embedder, texts[sha], counts.get(sha)) for sha in texts
+            if sha not in known and sha not in found}
     missing = sorted(keys, key=keys.__getitem__)
     report.texts_reused += len(texts) - len(missing)
     for start in range(0, len(missing), EMBED_SLICE):
         part = missing[start : start + EMBED_SLICE]
         vectors = embedder.embed([texts[sha] for sha in part])
         report.texts_embedded += len(part)
+        items = list(zip(part, (pack(v) for v in vectors), strict=True))
+        kept.vault.put_vectors(model_id, embedder.dim, items)  # first: this survives whatever the index meets
+        catalog.check_current()
         with catalog.transaction():
-            catalog.vectors.store(embedder.model_id, embedder.dim, zip(part, (pack(v) for v in vectors), strict=True))
+            catalog.vectors.store(model_id, embedder.dim, items)
         if done is not None:
             done(len(part))
 

@@ -186,7 +186,7 @@ def flush(schema_model_path: str | None, store_root: Path, catalog_drain: DrainF
         reply = _flush_in_worker(store_root, progress)
         if reply is not None and "error" not in reply:
             return {"documents": int(reply["documents"]), "texts_embedded": int(reply["texts_embedded"]),
-                    "texts_reused": int(reply["texts_reused"])}
+                    "texts_reused": int(reply["texts_reused"]), "texts_restored": int(reply.get("texts_restored", 0))}
     source = LocalModel(_PROCESS_MODEL) if _PROCESS_MODEL is not None else load_local(schema_model_path, store_root)
     if not isinstance(source, LocalModel):
         raise ModelOff(source.status)
@@ -234,7 +234,8 @@ Progress = Callable[[DrainStatus], None]
 class FlushReport(TypedDict):
     documents: int  # documents whose vectors were written
     texts_embedded: int  # texts that went through the model
-    texts_reused: int  # texts whose vector was already stored
+    texts_reused: int  # texts whose vector was already stored (in the index or the vault)
+    texts_restored: int  # of those, texts whose vector came back from the vector vault
 
 
 def flush_session(session: Session, progress: Progress | None = None) -> FlushReport:
@@ -256,13 +257,15 @@ def drain_due(session: Session, embedder: Embedder, progress: Progress | None = 
             return _PROCESS_FLUSH()
         except RuntimeError as exc:
             raise DocirError(str(exc)) from None
-    from docir.services.vectors import embedding  # numpy: only when vectors are really computed
+    from docir.services.vectors import embedding, transfer  # numpy: only when vectors are really computed
 
     shown = None if progress is None else (lambda state: progress(state.as_dict()))
     with embedding.drain_lock(session.store.state_dir):
+        transfer.import_configured(session.catalog, session.store, session.schema.vectors_from,
+                                   transfer.StoreModel(embedder.model_id, embedder.max_tokens), session.warnings)
         report = embedding.drain(session.catalog, embedder, progress=shown)
     return {"documents": report.documents, "texts_embedded": report.texts_embedded,
-            "texts_reused": report.texts_reused}
+            "texts_reused": report.texts_reused, "texts_restored": report.texts_restored}
 
 
 def after_write(session: Session, wait: bool, warn: Callable[[str], None]) -> None:
@@ -270,7 +273,12 @@ def after_write(session: Session, wait: bool, warn: Callable[[str], None]) -> No
     if not wait:
         ensure_worker(session.store.root)
         return
+    from docir.index.db import IndexReplaced
+
     try:
         flush_session(session)
+        session.catalog.check_current()
     except DocirError as exc:
         warn(f"{exc.message}; the document is saved and found lexically")
+    except IndexReplaced as exc:  # never raised on: the session would run the write a second time
+        warn(f"{exc}; the document is saved; run 'docir embed --flush' for its vectors")

@@ -24,8 +24,9 @@ import numpy as np
 from docir.embed.protocol import Embedder, WrappedEmbedder
 from docir.errors import EXIT_INTERRUPTED
 from docir.index.catalog import Catalog
-from docir.index.db import open_index
-from docir.services.vectors import embedding, query_source
+from docir.index.db import IndexReplaced, open_index
+from docir.schema import load_schema
+from docir.services.vectors import embedding, query_source, transfer
 from docir.services.vectors.query_cache import CachedQueries
 from docir.store import Store
 from docir.worker import context, identity
@@ -156,7 +157,8 @@ class WarmWorker:
                 raise RuntimeError(self._flush_error)
         return {"documents": self.totals.documents - before.documents,
                 "texts_embedded": self.totals.texts_embedded - before.texts_embedded,
-                "texts_reused": self.totals.texts_reused - before.texts_reused}
+                "texts_reused": self.totals.texts_reused - before.texts_reused,
+                "texts_restored": self.totals.texts_restored - before.texts_restored}
 
     # --- the drain ----------------------------------------------------------------------
 
@@ -166,7 +168,7 @@ class WarmWorker:
             return 0  # opening it would make an empty one, and hide from the server that it is gone
         conn = open_index(self.store.index_path)
         try:
-            return Catalog(conn).vectors.queue_counts(self.embedder.model_id)[0]
+            return Catalog(conn, self.store.index_path).vectors.queue_counts(self.embedder.model_id)[0]
         finally:
             conn.close()
 
@@ -196,18 +198,39 @@ class WarmWorker:
             self._wake.clear()
 
     def _drain(self) -> None:
+        """Drain into the index that is there; when a rebuild or a move replaces it midway, go on in the
+        new one (what was computed is in the vault, so it costs no model time), a few times at most."""
+        for _ in range(REPLACED_RETRIES):
+            try:
+                self._drain_once()
+                return
+            except IndexReplaced as exc:
+                os.write(2, f"{exc}; draining into the index there now\n".encode())
+                if not self.store.index_path.is_file():
+                    raise RuntimeError(f"{exc}: no index is there now; what was computed is kept in the vector "
+                                       "vault, and the next command that builds the index gets it back") from None
+        raise RuntimeError(f"the index was replaced {REPLACED_RETRIES} times while vectors were computed; "
+                           "run the command again")
+
+    def _drain_once(self) -> None:
         assert self.embedder is not None
         if not self.store.index_path.is_file():
             return  # deleted: the server sees it gone and exits; a command run here rebuilds it first
         conn = open_index(self.store.index_path)
         try:
-            catalog = Catalog(conn)
+            catalog = Catalog(conn, self.store.index_path)
             self._draining = True
 
             def progress(state: embedding.DrainProgress) -> None:  # status shows a long drain as it goes
                 self._progress = state
 
             with embedding.drain_lock(self.store.state_dir):
+                notes: list[str] = []
+                transfer.import_configured(catalog, self.store, load_schema(self.store.schema_path).vectors_from,
+                                           transfer.StoreModel(self.embedder.model_id, self.embedder.max_tokens),
+                                           notes)
+                for note in notes:
+                    os.write(2, f"{note}\n".encode())  # fd 2 is the log
                 embedding.drain(catalog, _Locked(self.embedder, self._gate, query=False), debounce=self._debounce,
                                 progress=progress, should_stop=lambda: self._stopping, report=self.totals)
             self._due = catalog.vectors.queue_counts(self.embedder.model_id)[0]
@@ -255,6 +278,7 @@ class _ModelGate:
 
 
 QUERY_TURN_SECONDS = 5.0  # the drain waits at most this long for queries to go first, then takes its turn
+REPLACED_RETRIES = 3  # drains in a row that may find their index replaced before a flush gives up
 
 
 class _Locked(WrappedEmbedder):

@@ -1,0 +1,167 @@
+"""A team embeds once: export a store's vectors to a file, import them anywhere (guide-a464656adb89).
+
+An import checks everything before it writes anything: the file's checksum,
+and that its model, window and chunking are this store's (vectors of another
+are refused, never mixed). What it brings goes into the vector vault and the
+index, and every due document whose plan and vectors arrived gets them back
+with no model at all. The schema's `embedding.vectors_from` names a file or a
+folder that CI publishes; a drain imports it once, before it embeds.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TypedDict
+
+from docir.embed.resolve import WINDOWS, resolve
+from docir.errors import InputError, UsageError
+from docir.index import vector_file
+from docir.index.catalog import Catalog
+from docir.index.vault import Plan, Vault
+from docir.services.indexing.locking import write_lock
+from docir.services.indexing.session import Session
+from docir.services.vectors.embedding import plan_key, restore_due
+from docir.store import Store
+
+
+class ExportReport(TypedDict):
+    path: str
+    vectors: int
+    plans: int
+    bytes: int
+    dtype: str
+
+
+class ImportReport(TypedDict):
+    path: str
+    model: str
+    vectors: int
+    plans: int
+    documents_restored: int
+    due: int  # documents still waiting for the model after the import
+
+
+@dataclass(frozen=True)
+class StoreModel:
+    """The model this store embeds with, named without loading it."""
+
+    model_id: str
+    window: int
+
+    @property
+    def chunking(self) -> str:
+        return plan_key(self.model_id)
+
+
+def store_model(session: Session) -> StoreModel:
+    """The store's model, or a UsageError saying why there is none."""
+    choice = resolve(session.schema.model_path, session.store.root)
+    if not choice.available:
+        raise UsageError(f"no embedding model here ({choice.source.removeprefix('off: ')})")
+    return StoreModel(choice.model_id, WINDOWS.get(choice.name or "", 256))
+
+
+def export_vectors(session: Session, target: Path, dtype: str, model: StoreModel | None = None) -> ExportReport:
+    """Write the vectors and chunk plans of the store's current texts (of `model`, by default the store's)."""
+    model = model if model is not None else store_model(session)
+    vectors = session.catalog.vectors
+    plans = [(doc_sha, Plan(vector_sha, tuple(chunks)))
+             for doc_sha, vector_sha, chunks in vectors.current_plans(model.model_id)]
+    wanted = {sha for _, plan in plans for sha in plan.shas()} | session.catalog.refs.embedded_shas(model.model_id)
+    found = vectors.vectors_of(model.model_id, wanted)
+    dims = {dim for dim, _ in found.values()}
+    if not found:
+        raise UsageError("this store has no vectors to export yet; run 'docir embed --flush' first")
+    if len(dims) != 1:
+        raise InputError(f"the index holds vectors of {len(dims)} sizes for {model.model_id}; "
+                         "run 'docir reindex --full'")
+    header = vector_file.Header(model.model_id, model.window, model.chunking, dims.pop(), dtype, len(found), len(plans))
+    if not target.parent.is_dir():
+        raise UsageError(f"--export {target}: no such folder {target.parent}")
+    size = vector_file.write(target, header, sorted((sha, blob) for sha, (_, blob) in found.items()), plans)
+    return {"path": str(target), "vectors": len(found), "plans": len(plans), "bytes": size, "dtype": dtype}
+
+
+def import_vectors(session: Session, source: Path, vault: Vault | None = None) -> ImportReport:
+    """Check `source` whole, then bring its vectors into the vault and the index; raises InputError."""
+    return import_into(session.catalog, session.store.lock_path, store_model(session), source, vault)
+
+
+def import_into(catalog: Catalog, lock_path: Path, model: StoreModel, source: Path,
+                vault: Vault | None = None) -> ImportReport:
+    try:
+        contents = vector_file.read(source)
+    except vector_file.VectorFileError as exc:
+        raise InputError(f"cannot import: {exc}; nothing was changed") from None
+    refuse_other_model(contents.header, model, source)
+    keep = vault if vault is not None else Vault.default()
+    if not keep.usable():
+        keep = Vault(Path(":memory:"))  # no vault here: the file's plans still restore this index
+    try:
+        keep.put_vectors(model.model_id, contents.header.dim, contents.vectors)
+        keep.put_plans(model.chunking, contents.plans)
+        with write_lock(lock_path):
+            catalog.check_current()
+            with catalog.transaction():
+                catalog.vectors.store(model.model_id, contents.header.dim, contents.vectors)
+            restored = restore_due(catalog, model.model_id, keep).documents
+        due, _ = catalog.vectors.queue_counts(model.model_id)
+    finally:
+        if keep is not vault:
+            keep.close()
+    return {"path": str(source), "model": contents.header.describe(), "vectors": len(contents.vectors),
+            "plans": len(contents.plans), "documents_restored": restored, "due": due}
+
+
+def refuse_other_model(header: vector_file.Header, model: StoreModel, source: Path) -> None:
+    if (header.model_id, header.window, header.chunking) != (model.model_id, model.window, model.chunking):
+        raise InputError(f"cannot import {source}: it holds vectors of {header.describe()}, this store embeds "
+                         f"with {model.model_id} (window {model.window}, {model.chunking.rpartition('|')[2]}); "
+                         "vectors of another model are never mixed, nothing was changed")
+
+
+def configured_file(setting: str | None, root: Path, model: StoreModel) -> Path | None:
+    """The vector file `embedding.vectors_from` names (a file, or the newest matching one in a folder)."""
+    if not setting:
+        return None
+    place = Path(os.path.expandvars(setting)).expanduser()
+    place = place if place.is_absolute() else root / place
+    if place.is_file():
+        return place
+    if not place.is_dir():
+        return None
+    matching = []
+    for candidate in place.glob(f"*{vector_file.SUFFIX}"):
+        try:
+            header = vector_file.read_header(candidate)
+        except vector_file.VectorFileError:
+            continue
+        if (header.model_id, header.chunking) == (model.model_id, model.chunking):
+            matching.append(candidate)
+    return max(matching, key=lambda p: p.stat().st_mtime_ns, default=None)
+
+
+def import_configured(catalog: Catalog, store: Store, setting: str | None, model: StoreModel,
+                      notes: list[str]) -> ImportReport | None:
+    """Import the file `embedding.vectors_from` names, once per version of it; None when there is nothing new.
+
+    A file that cannot be used is a note (a warning), never an error: the drain embeds as before.
+    """
+    source = configured_file(setting, store.root, model)
+    if source is None:
+        return None
+    stat = source.stat()
+    marker = f"imported:{source.resolve()}"
+    seen = f"{stat.st_size}:{stat.st_mtime_ns}"
+    if catalog.vectors.setting(marker) == seen:
+        return None
+    try:
+        report: ImportReport | None = import_into(catalog, store.lock_path, model, source)
+    except InputError as exc:
+        notes.append(f"embedding.vectors_from: {exc.message}")
+        report = None
+    with catalog.transaction():
+        catalog.vectors.set_setting(marker, seen)
+    return report
