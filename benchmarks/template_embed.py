@@ -100,8 +100,12 @@ def timed_flush(tree: Path, root: Path) -> tuple[float, int]:
     return seconds, int(json.loads(out)["texts_embedded"])
 
 
-def boilerplate(root: Path) -> dict[str, Any]:
-    """Written sections whose body other documents repeat word for word, with this tree's code."""
+def folded(text: str) -> str:
+    return " ".join(text.split())
+
+
+def section_bodies(root: Path) -> tuple[int, dict[str, set[str]]]:
+    """(written sections, the documents each folded section body appears in), with this tree's code."""
     from docir.documents import frontmatter
     from docir.documents.chunk import written_sections
     from docir.documents.visible import Visible
@@ -113,8 +117,13 @@ def boilerplate(root: Path) -> dict[str, Any]:
         seen = Visible.of(body)
         for section in written_sections(body, seen):
             sections += 1
-            text = " ".join(seen.slice(section.content, section.end).split())
-            owners.setdefault(text, set()).add(path.name)
+            owners.setdefault(folded(seen.slice(section.content, section.end)), set()).add(path.name)
+    return sections, owners
+
+
+def boilerplate(root: Path) -> dict[str, Any]:
+    """Written sections whose body other documents repeat word for word."""
+    sections, owners = section_bodies(root)
     per_body = Counter({text: len(docs) for text, docs in owners.items()})
     documents = len(list((root / "docs").rglob("*.md")))
     repeated = {f"in_{n}_or_more": sum(c for c in per_body.values() if c >= n) for n in REPEATS_AT}

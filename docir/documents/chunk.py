@@ -98,9 +98,24 @@ def heading_sections(body: str) -> list[Section]:
 
 
 def written_sections(body: str, seen: Visible | None = None) -> list[Section]:
-    """The sections a reader sees text in under their heading: not only a heading, not only comments."""
+    """The sections with something a reader sees under their heading: not only a heading, not only comments.
+
+    What a heading heads is what `get --section` returns, its subsections included, so a heading
+    whose text is all in written subsections is written too: its chunk is what the document's
+    headings say, and measured, leaving those out cost ranking quality (adr-b3bfbc7a2dfb). One
+    whose subsections are empty as well is not.
+    """
     seen = seen if seen is not None else Visible.of(body)
-    return [section for section in heading_sections(body) if seen.slice(section.content, section.end).strip()]
+    sections = heading_sections(body)
+    own = [bool(seen.slice(s.content, s.end).strip()) for s in sections]
+    written = list(own)
+    for i in range(len(sections) - 1, -1, -1):
+        if not written[i] and sections[i].path:
+            depth, j = len(sections[i].path), i + 1
+            while j < len(sections) and len(sections[j].path) > depth and not written[i]:
+                written[i] = written[j]
+                j += 1
+    return [s for s, keep in zip(sections, written, strict=True) if keep]
 
 
 def _prefix(title: str, path: tuple[str, ...], count_tokens: Callable[[str], int], budget: int) -> str:

@@ -153,6 +153,13 @@ def test_blank_preamble_and_a_heading_with_nothing_under_it_make_no_chunk() -> N
     assert chunks[0].text == "Title > Full\n\n## Full\n\nText."
 
 
+def test_a_heading_over_written_subsections_is_written_and_one_over_empty_ones_is_not() -> None:
+    body = "# Title\n\n## Design\n\n### Storage\n\nOne table.\n\n## Options\n\n### A\n\n<!-- fill in -->\n"
+    chunks = chunk(body)
+    assert [c.heading_path for c in chunks] == [("Title",), ("Title", "Design"), ("Title", "Design", "Storage")]
+    assert chunks[1].text == "Title > Title > Design\n\n## Design"
+
+
 def test_a_section_holding_only_a_comment_makes_no_chunk() -> None:
     body = ("## Context\n\nWe need a queue.\n\n## Confirmation\n\n<!-- Describe how the implementation\n"
             "will be confirmed. -->\n\n## Decision\n\nUse SQLite.\n")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from docir.documents.chunk import heading_sections
+from docir.documents.chunk import heading_sections, written_sections
 from docir.documents.visible import Visible
 
 _PLACEHOLDER = re.compile(r"\{[^{}\n]*\}")
@@ -22,16 +22,14 @@ CONNECTOR_WORDS = 4
 def template_only_sections(body: str) -> list[tuple[int, str]]:
     """(offset of its heading in `body`, heading) of each headed section holding only template text."""
     seen = Visible.of(body)
-    sections = heading_sections(body)
+    written = set(written_sections(body, seen))
     found: list[tuple[int, str]] = []
-    for index, section in enumerate(sections):
+    for section in heading_sections(body):
         if not section.path:
             continue
         text = seen.slice(section.content, section.end)
-        after = sections[index + 1].path if index + 1 < len(sections) else ()
-        if not text.strip() and len(after) > len(section.path) and after[: len(section.path)] == section.path:
-            continue  # it only introduces its subsections: a parent, not an empty section
-        if all(_is_prompt(line) for line in text.splitlines()):
+        # A heading over written subsections is written; its own text may still be only prompts.
+        if section not in written or (text.strip() and all(_is_prompt(line) for line in text.splitlines())):
             found.append((section.start, section.path[-1]))
     return found
 
