@@ -117,7 +117,9 @@ def section_bodies(root: Path) -> tuple[int, dict[str, set[str]]]:
         seen = Visible.of(body)
         for section in written_sections(body, seen):
             sections += 1
-            owners.setdefault(folded(seen.slice(section.content, section.end)), set()).add(path.name)
+            text = folded(seen.slice(section.content, section.end))
+            if text:  # a heading over written subsections has no text of its own to repeat
+                owners.setdefault(text, set()).add(path.name)
     return sections, owners
 
 
