@@ -66,7 +66,8 @@ def side_store(source: Path, side: str, corpus: str) -> Path:
 
 
 def child(tree: Path, *argv: str) -> tuple[float, bytes]:
-    env = {**os.environ, "PYTHONPATH": str(tree), "DOCIR_WORKER": "0"}
+    # No per-user vector vault: a first embed is timed, and a vault would hand the second round its vectors.
+    env = {**os.environ, "PYTHONPATH": str(tree), "DOCIR_WORKER": "0", "DOCIR_VECTORS": "off"}
     started = time.perf_counter()
     done = subprocess.run([sys.executable, *argv], env=env, capture_output=True, stdin=subprocess.DEVNULL,
                           check=False, cwd=tree)
