@@ -68,13 +68,14 @@ def sections_kept(keep: Keep, empty_too: bool = False, parents_too: bool = False
                 and len(every[i + 1].path) > len(s.path))]
         return [s for s in original(body, seen) if keep(body, seen, s)]
 
-    chunk.written_sections = written  # type: ignore[assignment]
-    convert.written_sections = written  # type: ignore[assignment]
+    # The chunker's own module, and the name the lexical side imported from it.
+    chunk.written_sections = written
+    convert.written_sections = written  # type: ignore[attr-defined]
     try:
         yield
     finally:
-        chunk.written_sections = original  # type: ignore[assignment]
-        convert.written_sections = original  # type: ignore[assignment]
+        chunk.written_sections = original
+        convert.written_sections = original  # type: ignore[attr-defined]
 
 
 def copy_for(store: Path, name: str) -> Path:
