@@ -60,11 +60,15 @@ CORPORA: dict[str, Path] = {
 # Corpora built into the cache from ../shared/benchdata; skipped with a message when it is absent.
 BUILT_CORPORA: dict[str, Path] = {
     "eips": EIPS_SOURCE,  # every EIP that is not a Moved stub, converted by eips.py
+    "madr": EIPS_SOURCE,  # 201 EIPs rewritten into the MADR template by madr.py: measured, never tuned on
 }
+# The script of this folder that builds each built corpus (its `build_store(source, dest)`).
+BUILDERS = {"eips": "eips", "madr": "madr"}
 # The corpora whose queries live in eips_queries.yaml (graded, `deep`, `ci`), and which of them
 # runs only the `ci: true` queries.
-EIPS_CORPORA = ("eips", "eips-ci")
+EIPS_CORPORA = ("eips", "eips-ci", "madr")
 CI_ONLY = ("eips-ci",)
+SHALLOW_ONLY = ("madr",)  # its documents keep the head of each EIP section: a deep query's answer is cut
 ALL_CORPORA = (*CORPORA, *BUILT_CORPORA)
 
 # What a paraphrase query must not share a content word with, per corpus. The two small
@@ -76,6 +80,7 @@ PARAPHRASE_FIELDS: dict[str, tuple[str, ...]] = {
     "docir": ("title", "description", "headings"),
     "eips": ("title",),
     "eips-ci": ("title",),
+    "madr": ("title",),
 }
 # A `deep` query's section must be in a document larger than this, and not be one of its first
 # DEEP_SKIP_HEADINGS headings.
@@ -173,7 +178,7 @@ def load_eips_queries(path: Path = EIPS_QUERIES_FILE, corpus: str = "eips") -> l
             raise ValueError(f"{qid}: kind must be one of {KINDS}, not {kind!r}")
         if deep != (section is not None):
             raise ValueError(f"{qid}: a deep query names its section, and only a deep one does")
-        if corpus in CI_ONLY and not row.get("ci", False):
+        if (corpus in CI_ONLY and not row.get("ci", False)) or (corpus in SHALLOW_ONLY and deep):
             continue
         ranked = sorted(grades.items(), key=lambda kv: (-kv[1], list(grades).index(kv[0])))
         out.append(Query(qid, str(row["query"]), tuple(eip_id(n) for n, _g in ranked), corpus, kind,
@@ -505,7 +510,7 @@ def corpus_store(name: str, work_dir: Path, log: Callable[[str], None] = lambda 
         if not source.is_dir():
             log(f"skipping corpus {name}: {source} not found")
             return None
-        built: Path = _sibling("eips").build_store(source, work_dir / name)  # rewrites only what changed
+        built: Path = _sibling(BUILDERS[name]).build_store(source, work_dir / name)  # rewrites only what changed
         return built
     if name not in CORPORA:
         raise ValueError(f"unknown corpus {name!r}; known: {', '.join(ALL_CORPORA)}")

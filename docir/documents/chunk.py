@@ -12,13 +12,16 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import NamedTuple
 
-from docir.documents.headings import FENCE_RE, find_headings, split_lines
+from docir.documents.fences import FENCE_RE, closes
+from docir.documents.headings import find_headings, split_lines
+from docir.documents.visible import Visible
 
 # What a document's vectors are made of: this chunker and embedded_text (docir/documents/model.py).
 # Bump it whenever either changes what they produce from the same document: chunk plans kept in the
 # vector vault and in exported vector files are keyed by it, and are never mixed across versions.
-CHUNKING_VERSION = 1
+CHUNKING_VERSION = 2  # 2: HTML comments and empty sections make no chunk (adr-b3bfbc7a2dfb)
 
 Span = tuple[int, int]
 Fits = Callable[[int, int], bool]
@@ -51,37 +54,73 @@ def window_budget(max_tokens: int, reserve: int = 8) -> int:
     return max_tokens - reserve
 
 
+class Section(NamedTuple):
+    """One heading section of a body: its heading path and where it and the text under its heading are."""
+
+    path: tuple[str, ...]  # the headings above it and its own, outermost first; () before the first
+    start: int  # where its heading begins (0 for the text before the first heading)
+    end: int  # where the next heading of any level begins
+    content: int  # just past its heading: where what the author wrote under it begins
+
+
 def chunk_markdown(body: str, *, title: str, count_tokens: Callable[[str], int], budget: int) -> list[Chunk]:
-    """One chunk per heading section (more if a section overflows `budget`), in document order."""
+    """One chunk per written section (more if a section overflows `budget`), in document order.
+
+    A chunk's text is what a reader sees (no HTML comments, documents/visible.py), and a
+    section with nothing under its heading but comments makes no chunk: its vector would be
+    its heading's or its template's, alike in every document that left it empty.
+    """
     if budget < 1:
         raise ValueError("the chunk budget must be at least one token")
+    seen = Visible.of(body)
     chunks: list[Chunk] = []
-    for path, start, end in heading_sections(body):
+    for path, start, end, _content in written_sections(body, seen):
         prefix = _prefix(title, path, count_tokens, budget)
 
         def fits(s: int, e: int, prefix: str = prefix) -> bool:
-            return count_tokens(prefix + body[s:e].strip()) <= budget
+            return count_tokens(prefix + seen.slice(s, e).strip()) <= budget
 
-        spans = [(start, end)] if fits(start, end) else _merge_blank(body, _pack(body, start, end, _PARAGRAPHS, fits))
+        spans = [(start, end)] if fits(start, end) else _merge_blank(seen, _pack(body, start, end, _PARAGRAPHS, fits))
         for piece, (s, e) in enumerate(spans):
-            chunks.append(Chunk(len(chunks), path, prefix + body[s:e].strip(), piece > 0, s, e))
+            chunks.append(Chunk(len(chunks), path, prefix + seen.slice(s, e).strip(), piece > 0, s, e))
     return chunks
 
 
-def heading_sections(body: str) -> list[tuple[tuple[str, ...], int, int]]:
-    """(heading path, start, end) per section; a section ends at the next heading of any level."""
+def heading_sections(body: str) -> list[Section]:
+    """Every section; a section ends at the next heading of any level."""
     headings = find_headings(body)
     bounds = [h.start for h in headings] + [len(body)]
-    sections: list[tuple[tuple[str, ...], int, int]] = []
+    sections: list[Section] = []
     if body[: bounds[0]].strip():
-        sections.append(((), 0, bounds[0]))
+        sections.append(Section((), 0, bounds[0], 0))
     stack: list[tuple[int, str]] = []
     for heading, end in zip(headings, bounds[1:], strict=True):
         while stack and stack[-1][0] >= heading.level:
             stack.pop()
         stack.append((heading.level, heading.text))
-        sections.append((tuple(text for _, text in stack), heading.start, end))
+        sections.append(Section(tuple(text for _, text in stack), heading.start, end, min(heading.end, end)))
     return sections
+
+
+def written_sections(body: str, seen: Visible | None = None) -> list[Section]:
+    """The sections with something a reader sees under their heading: not only a heading, not only comments.
+
+    What a heading heads is what `get --section` returns, its subsections included, so a heading
+    whose text is all in written subsections is written too: its chunk is what the document's
+    headings say, and measured, leaving those out cost ranking quality (adr-b3bfbc7a2dfb). One
+    whose subsections are empty as well is not.
+    """
+    seen = seen if seen is not None else Visible.of(body)
+    sections = heading_sections(body)
+    own = [bool(seen.slice(s.content, s.end).strip()) for s in sections]
+    written = list(own)
+    for i in range(len(sections) - 1, -1, -1):
+        if not written[i] and sections[i].path:
+            depth, j = len(sections[i].path), i + 1
+            while j < len(sections) and len(sections[j].path) > depth and not written[i]:
+                written[i] = written[j]
+                j += 1
+    return [s for s, keep in zip(sections, written, strict=True) if keep]
 
 
 def _prefix(title: str, path: tuple[str, ...], count_tokens: Callable[[str], int], budget: int) -> str:
@@ -142,9 +181,7 @@ def _paragraph_cuts(body: str, start: int, end: int) -> list[int]:
     for line in split_lines(body[start:end]):
         bare = line.rstrip("\r\n")
         if fence is not None:
-            # Same closing rule as headings.find_headings, so both agree on what is code.
-            stripped = bare.strip()
-            if stripped.startswith(fence[0] * len(fence)) and set(stripped) == {fence[0]}:
+            if closes(fence, bare):
                 fence, broken = None, True
         elif not bare.strip():
             broken = True
@@ -159,11 +196,11 @@ def _paragraph_cuts(body: str, start: int, end: int) -> list[int]:
     return cuts
 
 
-def _merge_blank(body: str, spans: list[Span]) -> list[Span]:
-    """Fold whitespace-only spans into a neighbour: stripped, they add nothing, and an empty chunk is useless."""
+def _merge_blank(seen: Visible, spans: list[Span]) -> list[Span]:
+    """Fold spans a reader sees nothing in into a neighbour: they add nothing, and an empty chunk is useless."""
     merged: list[Span] = []
     for s, e in spans:
-        if merged and (not body[s:e].strip() or not body[merged[-1][0] : merged[-1][1]].strip()):
+        if merged and (not seen.slice(s, e).strip() or not seen.slice(*merged[-1]).strip()):
             merged[-1] = (merged[-1][0], e)
         else:
             merged.append((s, e))

@@ -1,12 +1,14 @@
-"""Find Markdown headings, ATX and setext, never inside fenced code blocks."""
+"""Find Markdown headings, ATX and setext, never inside fenced code blocks or HTML comments."""
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
 
+from docir.documents.fences import FENCE_RE, closes
+from docir.documents.visible import Visible
+
 ATX_RE = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
-FENCE_RE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 SETEXT_RE = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
 
 
@@ -28,8 +30,10 @@ def find_headings(text: str) -> list[Heading]:
     """Every heading in document order, with character offsets into `text`.
 
     A `#` line inside a ``` or ~~~ fence (of any length) is code, not a heading;
-    a fence closes only with the same character at least as long.
+    a fence closes only with the same character at least as long. A line inside an
+    HTML comment is not shown, so it is neither (a template's commented-out section).
     """
+    seen = Visible.of(text)
     lines = split_lines(text)
     offsets = [0]
     for line in lines:
@@ -40,8 +44,11 @@ def find_headings(text: str) -> list[Heading]:
     for i, raw in enumerate(lines):
         line = raw.rstrip("\r\n")
         if fence is not None:
-            if line.strip().startswith(fence[0] * len(fence)) and set(line.strip()) == {fence[0]}:
+            if closes(fence, line):
                 fence = None
+            prev_is_paragraph = False
+            continue
+        if seen.cuts and seen.is_hidden(offsets[i]):
             prev_is_paragraph = False
             continue
         fence_match = FENCE_RE.match(line)

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from docir.documents.headings import find_headings
+from docir.documents.visible import visible_text
 
 # What a document's vector is computed from, so also what marks its vectors due when it
 # changes (adr-1ed1c975c861): status, tags and links are not in it and recompute nothing.
@@ -15,8 +16,9 @@ EMBEDDED_FIELDS = ("title", "description", "body")
 
 
 def embedded_text(title: str, description: str, body: str) -> str:
-    """The text of a document's own vector (its sections get vectors of their own)."""
-    return f"{title}\n\n{description}\n\n{body}"
+    """The text of a document's own vector (its sections get vectors of their own): what a reader
+    sees of the body, without the HTML comments a template leaves in every document."""
+    return f"{title}\n\n{description}\n\n{visible_text(body)}"
 
 
 def text_sha(text: str) -> str:

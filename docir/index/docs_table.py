@@ -40,14 +40,14 @@ class DocsTable:
             row.id, row.type, row.title, row.description, row.status,
             json.dumps(list(row.tags)), json.dumps([list(e) for e in row.related]),
             row.owner, row.verified, row.meta_json, row.body, json.dumps(list(row.headings)),
-            row.sha256, row.size, row.mtime_ns, int(row.archived), row.text_sha,
+            row.sha256, row.size, row.mtime_ns, int(row.archived), row.text_sha, row.shown,
         )
         existing = self.conn.execute("SELECT rowid FROM documents WHERE path = ?", (row.path,)).fetchone()
         if existing is None:
             cur = self.conn.execute(
                 "INSERT INTO documents (id, type, title, description, status, tags, related, owner, verified,"
-                " meta, body, headings, sha256, size, mtime_ns, archived, text_sha, path)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " meta, body, headings, sha256, size, mtime_ns, archived, text_sha, shown, path)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (*values, row.path),
             )
             rowid = int(cur.lastrowid or 0)
@@ -56,7 +56,7 @@ class DocsTable:
             self.conn.execute(
                 "UPDATE documents SET id = ?, type = ?, title = ?, description = ?, status = ?, tags = ?,"
                 " related = ?, owner = ?, verified = ?, meta = ?, body = ?, headings = ?, sha256 = ?,"
-                " size = ?, mtime_ns = ?, archived = ?, text_sha = ? WHERE rowid = ?",
+                " size = ?, mtime_ns = ?, archived = ?, text_sha = ?, shown = ? WHERE rowid = ?",
                 (*values, rowid),
             )
         self._forget_sections(rowid)
@@ -118,7 +118,7 @@ class DocsTable:
         self.conn.execute(
             "INSERT INTO documents_fts (rowid, title, description, tags, headings, body) VALUES (?, ?, ?, ?, ?, ?)",
             (rowid, index_text(row.title), index_text(row.description), index_text(" ".join(row.tags)),
-             index_text("\n".join(row.headings)), index_text(row.body)),
+             index_text("\n".join(row.headings)), index_text(row.searched)),
         )
         self.conn.executemany(
             "INSERT INTO relations (doc, src, kind, dst) VALUES (?, ?, ?, ?)",
@@ -127,9 +127,10 @@ class DocsTable:
         # Every section carries what its document is about: a section is found by the words of its
         # document's title, description and tags as well as by its own.
         title, about = index_text(row.title), index_text(row.description + "\n" + " ".join(row.tags))
+        searched = row.searched
         self.conn.executemany(
             "INSERT INTO sections_fts (rowid, title, about, heading, body, doc) VALUES (?, ?, ?, ?, ?, ?)",
-            [(section_rowid, title, about, index_text(" ".join(path)), index_text(row.body[start:end]), str(rowid))
+            [(section_rowid, title, about, index_text(" ".join(path)), index_text(searched[start:end]), str(rowid))
              for section_rowid, path, start, end in self._sections(rowid)],
         )
 
@@ -154,7 +155,7 @@ class DocsTable:
             related=tuple((k, t) for k, t in json.loads(r["related"])), owner=r["owner"],
             verified=r["verified"], meta_json=r["meta"], body=r["body"],
             headings=tuple(json.loads(r["headings"])), sha256=r["sha256"], size=r["size"],
-            mtime_ns=r["mtime_ns"], archived=bool(r["archived"]), text_sha=r["text_sha"],
+            mtime_ns=r["mtime_ns"], archived=bool(r["archived"]), text_sha=r["text_sha"], shown=r["shown"],
             sections=tuple(SectionSpan(path, start, end) for _, path, start, end in self._sections(rowid)),
         )
 

@@ -206,6 +206,22 @@ def m006_section_owner_column(conn: sqlite3.Connection) -> None:
     )
 
 
+def m007_what_a_reader_sees(conn: sqlite3.Connection) -> None:
+    # HTML comments are not searched, embedded or chunked, and a section holding nothing else is no
+    # section (adr-b3bfbc7a2dfb). `shown` is the body with them blanked, offsets kept, where it has
+    # any. Every file is re-read to fill it, and every document is re-chunked: a section vector
+    # whose text did not change is reused by its hash, so only texts that lost a comment are embedded,
+    # and the old section rows serve until their replacements are written (dirty 2: sections due).
+    _run(
+        conn,
+        """
+        ALTER TABLE documents ADD COLUMN shown TEXT;
+        UPDATE documents SET size = -1, sha256 = '';
+        UPDATE embeddings SET dirty = 2 WHERE dirty = 0
+        """,
+    )
+
+
 MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (
     m001_documents, m002_vectors, m003_reference_corpora, m004_file_state_index, m005_sections,
-    m006_section_owner_column)
+    m006_section_owner_column, m007_what_a_reader_sees)

@@ -32,6 +32,13 @@ class DocRow:
     archived: bool
     text_sha: str = ""  # sha256 of what is embedded (title, description, body): a change schedules vectors
     sections: tuple[SectionSpan, ...] = ()  # the body's heading sections, searched one by one
+    # The body with what a reader does not see (HTML comments) blanked, offsets kept: what is searched.
+    # None when that is the body itself, so a store without comments stores no second copy.
+    shown: str | None = None
+
+    @property
+    def searched(self) -> str:
+        return self.body if self.shown is None else self.shown
 
 
 class SectionSpan(NamedTuple):

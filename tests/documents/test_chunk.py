@@ -147,10 +147,41 @@ def test_preamble_becomes_a_chunk_with_an_empty_heading_path() -> None:
     assert [c.heading_path for c in chunks[1:]] == [("First Heading",), ("Second Heading",)]
 
 
-def test_blank_preamble_makes_no_chunk_and_empty_sections_still_do() -> None:
+def test_blank_preamble_and_a_heading_with_nothing_under_it_make_no_chunk() -> None:
     chunks = chunk("\n  \n## Empty\n## Full\n\nText.\n")
-    assert [c.heading_path for c in chunks] == [("Empty",), ("Full",)]
-    assert chunks[0].text == "Title > Empty\n\n## Empty"
+    assert [c.heading_path for c in chunks] == [("Full",)]
+    assert chunks[0].text == "Title > Full\n\n## Full\n\nText."
+
+
+def test_a_heading_over_written_subsections_is_written_and_one_over_empty_ones_is_not() -> None:
+    body = "# Title\n\n## Design\n\n### Storage\n\nOne table.\n\n## Options\n\n### A\n\n<!-- fill in -->\n"
+    chunks = chunk(body)
+    assert [c.heading_path for c in chunks] == [("Title",), ("Title", "Design"), ("Title", "Design", "Storage")]
+    assert chunks[1].text == "Title > Title > Design\n\n## Design"
+
+
+def test_a_section_holding_only_a_comment_makes_no_chunk() -> None:
+    body = ("## Context\n\nWe need a queue.\n\n## Confirmation\n\n<!-- Describe how the implementation\n"
+            "will be confirmed. -->\n\n## Decision\n\nUse SQLite.\n")
+    chunks = chunk(body)
+    assert [c.heading_path for c in chunks] == [("Context",), ("Decision",)]
+    assert all("confirmed" not in c.text for c in chunks)
+
+
+def test_a_comment_is_left_out_of_its_chunk_and_a_comment_in_code_is_kept() -> None:
+    body = ("## Decision\n\n<!-- This is an optional element. Feel free to remove. -->\n"
+            "Use SQLite <!-- inline note --> for the queue.\n\n```html\n<!-- kept: it is code -->\n```\n\n"
+            "Write `<!-- also code -->` literally.\n")
+    [only] = chunk(body)
+    assert only.text == ("Title > Decision\n\n## Decision\n\nUse SQLite  for the queue.\n\n```html\n"
+                         "<!-- kept: it is code -->\n```\n\nWrite `<!-- also code -->` literally.")
+    assert (only.start, only.end) == (0, len(body))  # the span is the file's: comments included
+
+
+def test_a_commented_out_heading_is_no_heading() -> None:
+    body = "## Real\n\nText.\n\n<!--\n## Optional section\n\nFill me in.\n-->\n"
+    assert [h.text for h in find_headings(body)] == ["Real"]
+    assert [c.heading_path for c in chunk(body)] == [("Real",)]
 
 
 def test_document_without_headings_is_one_chunk_and_blank_is_none() -> None:

@@ -30,6 +30,9 @@ EXPECTED = [
     f"{D}/doc015-successor-active.md:6:1: DOC015 adr-000000000115 replaces this document",
     f"{D}/doc016-unreadable-file.md:1:1: DOC016 ",
     f"{D}/doc017-malformed-related.md:7:1: DOC017 ",
+    f"{D}/doc022-template-only-section.md:15:1: DOC022 section 'Decision Drivers' holds only template text",
+    f"{D}/doc022-template-only-section.md:17:1: DOC022 section 'Considered Options' holds only template text",
+    f"{D}/doc022-template-only-section.md:26:1: DOC022 section 'Confirmation' holds only template text",
     f"{D}/doc090-unused-suppression.md:11:1: DOC090 ignore[DOC014] suppresses nothing",
 ]
 
@@ -61,7 +64,7 @@ def test_every_finding_is_expected_and_the_summary_counts_them(cli, broken: Path
     _, lines = lint_lines(cli, broken)
     findings, summary = lines[:-1], lines[-1]
     assert len(findings) == len(EXPECTED)
-    assert summary == "Found 15 error(s) and 4 warning(s) in 22 file(s)."
+    assert summary == "Found 15 error(s) and 7 warning(s) in 23 file(s)."
     # The suppressed stale document and the good one say nothing.
     assert not any("suppressed-stale.md" in f or "good.md" in f for f in findings)
 
@@ -111,6 +114,16 @@ def test_severity_comes_from_the_schema(cli, broken: Path, monkeypatch: pytest.M
     assert lines == [f"{D}/doc014-stale.md:8:1: DOC014 last verified 2019-05-01, more than 365 days ago; "
                      "re-read it, then: docir update adr-000000000014 --verified",
                      "Found 1 error(s) and 0 warning(s) in 2 file(s)."]
+
+
+def test_the_template_text_rule_can_be_turned_off(cli, broken: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.chdir(broken)
+    target = f"{D}/doc022-template-only-section.md"
+    assert sum("DOC022" in line for line in lint_lines(cli, broken, target)[1]) == 3
+    schema = broken / "docs-schema.yaml"
+    schema.write_text(schema.read_text().replace("severity: {}", "severity: {DOC022: 'off'}"))
+    code, lines = lint_lines(cli, broken, target)
+    assert code == 0 and not any("DOC022" in line for line in lines)
 
 
 def test_the_schema_itself_is_linted(cli, broken: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]

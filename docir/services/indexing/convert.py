@@ -8,9 +8,10 @@ from pathlib import Path
 from typing import Any
 
 from docir.documents import frontmatter
-from docir.documents.chunk import heading_sections
+from docir.documents.chunk import written_sections
 from docir.documents.files import read_text
 from docir.documents.model import Document, embedded_text, text_sha
+from docir.documents.visible import Visible
 from docir.index.records import DocRow, SectionSpan
 from docir.store import ARCHIVE_DIR, DOCS_DIR
 
@@ -32,6 +33,7 @@ def load_document(root: Path, relpath: str) -> tuple[Document, str, str]:
 
 def to_row(doc: Document, sha256: str, size: int, mtime_ns: int) -> DocRow:
     verified = doc.verified
+    seen = Visible.of(doc.body)
     return DocRow(
         path=doc.path,
         id=doc.id,
@@ -51,13 +53,16 @@ def to_row(doc: Document, sha256: str, size: int, mtime_ns: int) -> DocRow:
         mtime_ns=mtime_ns,
         archived=is_archived_path(doc.path),
         text_sha=text_sha(embedded_text(doc.title, doc.description, doc.body)),
-        sections=_sections(doc.body),
+        sections=_sections(doc.body, seen),
+        shown=seen.masked() if seen.cuts else None,
     )
 
 
-def _sections(body: str) -> tuple[SectionSpan, ...]:
-    """The body's heading sections; a body without any is one nameless section, so every document can match."""
-    found = tuple(SectionSpan(path, start, end) for path, start, end in heading_sections(body))
+def _sections(body: str, seen: Visible) -> tuple[SectionSpan, ...]:
+    """The sections a reader sees text in: a heading left empty, or holding only a template's comment,
+    matches nothing, so it never wins `matched_section`. A body without any such section is one
+    nameless section, so every document can match by its title, description and tags."""
+    found = tuple(SectionSpan(s.path, s.start, s.end) for s in written_sections(body, seen))
     return found or (SectionSpan((), 0, len(body)),)
 
 

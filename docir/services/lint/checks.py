@@ -29,6 +29,7 @@ from docir.index.records import Identity
 from docir.schema import CORE_REQUIRED, Schema, parse_schema
 from docir.services.indexing.convert import is_archived_path
 from docir.services.lint.rules import RULES
+from docir.services.lint.template_text import template_only_sections
 from docir.services.retrieval.skeleton import is_stale
 from docir.store import SCHEMA_FILE, Store
 
@@ -316,6 +317,11 @@ def _check_one(schema: Schema, parsed: Parsed, by_id: dict[str, list[str]], corp
         out.add(path, at("verified"), 1, "DOC014",
                 f"last verified {verified}, more than {spec.max_age_days} days ago; "
                 f"re-read it, then: docir update {doc.id} --verified")
+    if not archived:
+        body_line = parsed.text.count("\n", 0, len(parsed.text) - len(doc.body)) + 1
+        for offset, heading in template_only_sections(doc.body):
+            out.add(path, body_line + doc.body.count("\n", 0, offset), 1, "DOC022",
+                    f"section '{heading}' holds only template text; write it or delete the heading")
     if not archived and spec is not None and doc.id in successors and doc.status not in spec.inactive_statuses:
         newer = ", ".join(successors[doc.id])
         inactive = ", ".join(sorted(spec.inactive_statuses)) or "an inactive status"

@@ -76,6 +76,11 @@ RULES: dict[str, Rule] = {
         Rule("DOC021", "invalid-applies-to", "error", "applies_to is not a list of globs inside the repository.",
              "Write applies_to as a list of globs relative to the repository root:\n"
              "  applies_to: [src/auth/**, '*.proto']\nAbsolute paths and '..' can never match."),
+        Rule("DOC022", "template-only-section", "warning", "A section holds only template text.",
+             "Nothing under the heading is what a reader sees: only an HTML comment (a template's instruction), "
+             "or only {placeholder} prompts. docir does not index such a section, so it never matches. Write it, "
+             "or delete the heading. Stores whose template keeps empty sections on purpose turn the rule off in "
+             "docs-schema.yaml:\n  lint:\n    severity: {DOC022: off}"),
         Rule("DOC020", "invalid-schema", "error", "docs-schema.yaml is invalid.",
              "The finding names the line and what is wrong; fix the schema first, as every other check depends on it."),
         Rule("DOC030", "near-duplicate", "warning", "Two active documents are nearly the same (lint --deep).",

@@ -1,0 +1,158 @@
+"""What leaving boilerplate sections out would do: nDCG@10 and texts, through the real ranking.
+
+    python benchmarks/quality/boilerplate_variants.py [--corpus madr,eips,eips-ci,quality,docir]
+
+Run quality/run.py on the corpora first: each variant copies a corpus's cached store and index, so
+every vector is reused by its hash and only the sections change. Nothing in docir/ is edited: a
+variant replaces `written_sections` (the sections the chunker and the lexical index keep) for the
+duration of one evaluation, makes the copy re-read every file and re-plan every document's sections,
+then runs the corpus's queries. The variants:
+
+- `docir`: what docir does (comments out, sections with nothing under their heading out);
+- `empty-kept`: comments out, but a section with nothing under its heading still a section, as before;
+- `parents-kept`: comments out, and a heading whose text is all in its subsections still a section;
+- `repeated-N`: also every section whose body (as a reader sees it, whitespace folded) appears word
+  for word in at least N documents of the store;
+- `prompts`: also every section lint reports as template text (DOC022: `{placeholder}` prompts only).
+
+Reported per corpus: fused nDCG@10 and section chunks, against `docir`. The decision these numbers
+made is recorded in adr-e7498b6485e7.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import sqlite3
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(HERE.parent))
+import run as bench  # noqa: E402
+from template_embed import folded, section_bodies  # noqa: E402
+
+WORK = bench.REPO / "benchmarks" / ".cache" / "quality-boilerplate"
+OUT = bench.REPO / "benchmarks" / "results" / "boilerplate_variants.json"
+THRESHOLDS = (2, 5, 20)
+
+Keep = Callable[[str, Any, Any], bool]  # (body, its Visible, a section) -> keep it?
+
+
+EMPTY_KEPT = "empty-kept"
+PARENTS_KEPT = "parents-kept"
+
+
+@contextmanager
+def sections_kept(keep: Keep, empty_too: bool = False, parents_too: bool = False) -> Iterator[None]:
+    from docir.documents import chunk
+    from docir.documents.visible import Visible
+    from docir.services.indexing import convert
+
+    original = chunk.written_sections
+
+    def written(body: str, seen: Visible | None = None) -> list[chunk.Section]:
+        seen = seen if seen is not None else Visible.of(body)
+        if empty_too:
+            return [s for s in chunk.heading_sections(body) if s.path or seen.slice(s.start, s.end).strip()]
+        if parents_too:
+            every = chunk.heading_sections(body)
+            kept = set(original(body, seen))
+            return [s for i, s in enumerate(every) if s in kept or (
+                s.path and i + 1 < len(every) and every[i + 1].path[: len(s.path)] == s.path
+                and len(every[i + 1].path) > len(s.path))]
+        return [s for s in original(body, seen) if keep(body, seen, s)]
+
+    # The chunker's own module, and the name the lexical side imported from it.
+    chunk.written_sections = written
+    convert.written_sections = written  # type: ignore[attr-defined]
+    try:
+        yield
+    finally:
+        chunk.written_sections = original
+        convert.written_sections = original  # type: ignore[attr-defined]
+
+
+def copy_for(store: Path, name: str) -> Path:
+    """The corpus's store and index, copied, told to re-read every file and re-plan every section."""
+    dest = WORK / name
+    shutil.rmtree(dest, ignore_errors=True)
+    shutil.copytree(store, dest)
+    conn = sqlite3.connect(dest / ".docir" / "index.db")
+    with conn:
+        conn.execute("UPDATE documents SET size = -1, sha256 = ''")
+        conn.execute("UPDATE embeddings SET dirty = 2 WHERE dirty = 0")
+    conn.close()
+    return dest
+
+
+def evaluate(store: Path, queries: list[bench.Query]) -> dict[str, Any]:
+    session, source = bench.open_indexed(store, print)
+    try:
+        runs = bench.run_queries(session, source, queries, ("fused",))
+        chunks = int(session.catalog.conn.execute("SELECT count(*) FROM chunk_embeddings").fetchone()[0])
+    finally:
+        session.close()
+    ndcg = sum(r.metrics["fused"]["ndcg@10"] for r in runs) / max(len(runs), 1)
+    return {"ndcg@10": round(ndcg, 4), "chunks": chunks, "queries": len(runs),
+            "per_query": {r.query.id: round(r.metrics["fused"]["ndcg@10"], 4) for r in runs}}
+
+
+def variants(store: Path) -> dict[str, Keep]:
+    from docir.services.lint.template_text import template_only_sections
+
+    _sections, owners = section_bodies(store)
+    count = {text: len(docs) for text, docs in owners.items()}
+    found: dict[str, Keep] = {"docir": lambda body, seen, s: True, EMPTY_KEPT: lambda body, seen, s: True,
+                             PARENTS_KEPT: lambda body, seen, s: True}
+    for n in THRESHOLDS:
+        found[f"repeated-{n}"] = _fewer_than(count, n)
+    found["prompts"] = lambda body, seen, s: s.start not in {o for o, _ in template_only_sections(body)}
+    return found
+
+
+def _fewer_than(count: dict[str, int], n: int) -> Keep:
+    return lambda body, seen, s: count.get(folded(seen.slice(s.content, s.end)), 0) < n  # "" is never counted
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--corpus", default="madr,eips,eips-ci,quality,docir")
+    parser.add_argument("--cache", type=Path, default=bench.DEFAULT_CACHE)
+    parser.add_argument("--out", type=Path, default=OUT)
+    args = parser.parse_args(argv)
+    names = [n for n in args.corpus.split(",") if n]
+    queries = bench.load_corpus_queries(names)
+    results: dict[str, dict[str, Any]] = {}
+    for name in names:
+        store = bench.corpus_store(name, args.cache, print)
+        if store is None:
+            continue
+        bench.open_indexed(store, print)[0].close()  # the cached index, brought up to date first
+        results[name] = {}
+        for variant, keep in variants(store).items():
+            with sections_kept(keep, empty_too=variant == EMPTY_KEPT, parents_too=variant == PARENTS_KEPT):
+                results[name][variant] = evaluate(copy_for(store, f"{name}-{variant}"),
+                                                  [q for q in queries if q.corpus == name])
+        print_corpus(name, results[name])
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps({"benchmark": "boilerplate_variants", "results": results}, indent=2) + "\n")
+    return 0
+
+
+def print_corpus(name: str, rows: dict[str, dict[str, Any]]) -> None:
+    base = rows["docir"]
+    print(f"\n{name}: {base['queries']} queries")
+    print(f"  {'variant':12} {'nDCG@10':>8} {'change':>8} {'chunks':>7} {'change':>8}")
+    for variant, row in rows.items():
+        print(f"  {variant:12} {row['ndcg@10']:>8.3f} {row['ndcg@10'] - base['ndcg@10']:>+8.3f} "
+              f"{row['chunks']:>7} {(row['chunks'] - base['chunks']) / max(base['chunks'], 1):>+8.1%}")
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

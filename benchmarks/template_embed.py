@@ -1,0 +1,200 @@
+"""What a first embed costs on a template-heavy store and on the EIPs: this tree against a revision.
+
+    python benchmarks/template_embed.py [--rev main] [--corpora madr,eips] [--time madr] [--repeat 1]
+
+For each corpus (built as quality/run.py builds it: quality/madr.py, quality/eips.py) and each side
+(this tree; the revision, unpacked by against_revision.py), a fresh index is made by that side's
+`docir reindex`, then that side's `embed_throughput.py --dump-texts` lists exactly what its drain
+embeds: texts (de-duplicated by sha256), document texts and chunks, and the tokens the model reads
+(each text's tokens, at most the model's window). For the corpora of `--time`, each side's whole
+`docir embed --flush` is timed on a fresh index, sides alternating round by round, and its
+`texts_embedded` is checked against the listing.
+
+Boilerplate, with this tree's code: how many written sections have a body (the text under the
+heading as a reader sees it, whitespace folded) that other documents of the store repeat word for
+word, at several thresholds, and the bodies repeated most. Prints a table and writes
+benchmarks/results/template_embed.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+sys.path.insert(0, str(HERE))
+
+from against_revision import unpacked  # noqa: E402  (benchmarks/ is not a package)
+from speed import machine_info, write_results  # noqa: E402
+
+CACHE = HERE / ".cache" / "template-embed"
+OUT = HERE / "results" / "template_embed.json"
+SOURCE = REPO.parent / "shared" / "benchdata" / "eips"
+REPEATS_AT = (2, 5, 20)  # a body repeated in at least this many documents
+
+
+def build(corpus: str) -> Path:
+    """The corpus's store, built once into the cache (only changed files are rewritten)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(f"docir_quality_{corpus}", HERE / "quality" / f"{corpus}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    built: Path = module.build_store(SOURCE, CACHE / "source" / corpus)
+    return built
+
+
+def side_store(source: Path, side: str, corpus: str) -> Path:
+    root = CACHE / side / corpus
+    shutil.rmtree(root, ignore_errors=True)
+    root.mkdir(parents=True)
+    shutil.copytree(source / "docs", root / "docs")
+    shutil.copy2(source / "docs-schema.yaml", root / "docs-schema.yaml")
+    return root
+
+
+def child(tree: Path, *argv: str) -> tuple[float, bytes]:
+    # No per-user vector vault: a first embed is timed, and a vault would hand the second round its vectors.
+    env = {**os.environ, "PYTHONPATH": str(tree), "DOCIR_WORKER": "0", "DOCIR_VECTORS": "off"}
+    started = time.perf_counter()
+    done = subprocess.run([sys.executable, *argv], env=env, capture_output=True, stdin=subprocess.DEVNULL,
+                          check=False, cwd=tree)
+    if done.returncode != 0:
+        raise SystemExit(f"template_embed.py: {' '.join(argv)} failed: {done.stderr.decode()[-2000:]}")
+    return time.perf_counter() - started, done.stdout
+
+
+def fresh_index(tree: Path, root: Path) -> None:
+    for path in (root / ".docir").glob("index.db*"):
+        path.unlink()
+    child(tree, "-m", "docir", "reindex", "--root", str(root))
+
+
+def listing(tree: Path, root: Path) -> dict[str, Any]:
+    fresh_index(tree, root)
+    out = root.parent / f"{root.name}-texts.json"
+    child(tree, str(tree / "benchmarks" / "embed_throughput.py"), "--dump-texts", str(root), str(out))
+    data = json.loads(out.read_text(encoding="utf-8"))
+    window = int(data["meta"]["max_tokens"])
+    texts = data["texts"]
+    return {"documents": data["meta"]["documents"], "texts": len(texts),
+            "document_texts": sum(t["kind"] == "document" for t in texts),
+            "chunks": sum(t["kind"] == "chunk" for t in texts),
+            "tokens_read": sum(min(int(t["tokens"]), window) for t in texts)}
+
+
+def timed_flush(tree: Path, root: Path) -> tuple[float, int]:
+    fresh_index(tree, root)
+    seconds, out = child(tree, "-m", "docir", "embed", "--flush", "--root", str(root))
+    return seconds, int(json.loads(out)["texts_embedded"])
+
+
+def folded(text: str) -> str:
+    return " ".join(text.split())
+
+
+def section_bodies(root: Path) -> tuple[int, dict[str, set[str]]]:
+    """(written sections, the documents each folded section body appears in), with this tree's code."""
+    from docir.documents import frontmatter
+    from docir.documents.chunk import written_sections
+    from docir.documents.visible import Visible
+
+    owners: dict[str, set[str]] = {}
+    sections = 0
+    for path in sorted((root / "docs").rglob("*.md")):
+        body = frontmatter.parse(path.read_text(encoding="utf-8"))[1].body
+        seen = Visible.of(body)
+        for section in written_sections(body, seen):
+            sections += 1
+            text = folded(seen.slice(section.content, section.end))
+            if text:  # a heading over written subsections has no text of its own to repeat
+                owners.setdefault(text, set()).add(path.name)
+    return sections, owners
+
+
+def boilerplate(root: Path) -> dict[str, Any]:
+    """Written sections whose body other documents repeat word for word."""
+    sections, owners = section_bodies(root)
+    per_body = Counter({text: len(docs) for text, docs in owners.items()})
+    documents = len(list((root / "docs").rglob("*.md")))
+    repeated = {f"in_{n}_or_more": sum(c for c in per_body.values() if c >= n) for n in REPEATS_AT}
+    top = [{"documents": c, "body": text[:80]} for text, c in per_body.most_common(6) if c > 1]
+    return {"documents": documents, "written_sections": sections, "sections_with_a_body_repeated": repeated,
+            "most_repeated": top}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rev", default="main", help="the revision to compare with (default main)")
+    parser.add_argument("--corpora", default="madr,eips")
+    parser.add_argument("--time", default="madr", help="corpora whose whole first embed is timed ('' for none)")
+    parser.add_argument("--repeat", type=int, default=1, help="timed rounds per side (default 1)")
+    parser.add_argument("--out", type=Path, default=OUT)
+    args = parser.parse_args(argv)
+    if not SOURCE.is_dir():
+        print(f"template_embed.py: {SOURCE} not found", file=sys.stderr)
+        return 2
+    sha, rev_tree = unpacked(args.rev)
+    trees = {"this": REPO, "rev": rev_tree}
+    timed = {c for c in args.time.split(",") if c}
+    results: list[dict[str, Any]] = []
+    started = time.time()
+    for corpus in [c for c in args.corpora.split(",") if c]:
+        source = build(corpus)
+        row: dict[str, Any] = {"corpus": corpus, "boilerplate": boilerplate(source)}
+        stores = {side: side_store(source, side, corpus) for side in trees}
+        for side, tree in trees.items():
+            row[side] = listing(tree, stores[side])
+        if corpus in timed:
+            seconds: dict[str, list[float]] = {side: [] for side in trees}
+            for round_ in range(args.repeat):
+                for side in (list(trees) if round_ % 2 == 0 else list(trees)[::-1]):
+                    elapsed, embedded = timed_flush(trees[side], stores[side])
+                    if embedded != row[side]["texts"]:
+                        listed = row[side]["texts"]
+                        row.setdefault("warnings", []).append(f"{side}: embedded {embedded}, listed {listed}")
+                    seconds[side].append(round(elapsed, 1))
+            for side in trees:
+                row[side]["first_embed_s"] = statistics.median(seconds[side])
+                row[side]["first_embed_samples_s"] = seconds[side]
+        results.append(row)
+        print_row(row)
+    machine = machine_info()
+    write_results(args.out, {"benchmark": "template_embed", "machine": machine,
+                             "config": {"rev": sha, "corpora": args.corpora, "time": sorted(timed),
+                                        "repeat": args.repeat},
+                             "results": results, "duration_s": round(time.time() - started, 1)}, machine)
+    return 0
+
+
+def print_row(row: dict[str, Any]) -> None:
+    this, rev = row["this"], row["rev"]
+    print(f"\n{row['corpus']}: {this['documents']} documents")
+    print(f"  {'':16} {'revision':>10} {'this tree':>10} {'change':>8}")
+    for key in ("texts", "document_texts", "chunks", "tokens_read", "first_embed_s"):
+        if key in this:
+            change = (this[key] - rev[key]) / rev[key] if rev[key] else 0.0
+            print(f"  {key:16} {rev[key]:>10} {this[key]:>10} {change:>+8.1%}")
+    bp = row["boilerplate"]
+    repeated = ", ".join(f"{k.split('_')[1]}+ docs: {v}" for k, v in bp["sections_with_a_body_repeated"].items())
+    print(f"  written sections {bp['written_sections']}; bodies repeated in {repeated}")
+    for item in bp["most_repeated"]:
+        print(f"    {item['documents']:>4} x {item['body']!r}")
+    for warning in row.get("warnings", []):
+        print(f"  warning: {warning}")
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
