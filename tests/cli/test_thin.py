@@ -109,7 +109,7 @@ def test_each_spec_names_exactly_its_commands_options(name: str) -> None:
         assert (argument.nargs == -1) is spec.many and argument.required is not spec.optional_positional
 
 
-def test_a_plain_read_runs_without_importing_typer_or_click_commands(sample_store: Path) -> None:
+def test_a_plain_read_runs_without_importing_typer_click_or_a_command_module(sample_store: Path) -> None:
     import os
     import subprocess
     import sys
@@ -117,7 +117,7 @@ def test_a_plain_read_runs_without_importing_typer_or_click_commands(sample_stor
     probe = ("import sys, runpy; sys.argv = ['docir', 'search', 'sessions', '--root', sys.argv[1]]\n"
              "try: runpy.run_module('docir', run_name='__main__')\n"
              "except SystemExit as exit: code = exit.code\n"
-             "print(code, 'typer' in sys.modules, any(m.endswith('_cmd') for m in sys.modules))")
+             "print(code, 'typer' in sys.modules, 'click' in sys.modules, any(m.endswith('_cmd') for m in sys.modules))")
     done = subprocess.run([sys.executable, "-c", probe, str(sample_store)], capture_output=True, text=True,
                           timeout=120, env={**os.environ, "DOCIR_WORKER": "0"})
-    assert done.stdout.strip().splitlines()[-1] == "0 False False", done.stdout[-400:] + done.stderr
+    assert done.stdout.strip().splitlines()[-1] == "0 False False False", done.stdout[-400:] + done.stderr
