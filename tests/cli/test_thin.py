@@ -117,7 +117,8 @@ def test_a_plain_read_runs_without_importing_typer_click_or_a_command_module(sam
     probe = ("import sys, runpy; sys.argv = ['docir', 'search', 'sessions', '--root', sys.argv[1]]\n"
              "try: runpy.run_module('docir', run_name='__main__')\n"
              "except SystemExit as exit: code = exit.code\n"
-             "print(code, 'typer' in sys.modules, 'click' in sys.modules, any(m.endswith('_cmd') for m in sys.modules))")
+             "print(code, 'typer' in sys.modules, 'click' in sys.modules,\n"
+             "      any(m.endswith('_cmd') for m in sys.modules))")
     done = subprocess.run([sys.executable, "-c", probe, str(sample_store)], capture_output=True, text=True,
                           timeout=120, env={**os.environ, "DOCIR_WORKER": "0"})
     assert done.stdout.strip().splitlines()[-1] == "0 False False False", done.stdout[-400:] + done.stderr
