@@ -30,6 +30,7 @@ from pathlib import Path
 from docir.index.chunked import in_chunks
 from docir.index.db import BUSY_TIMEOUT_MS, is_damage, set_aside
 from docir.index.records import ChunkVector
+from docir.index.vector_store import dim_of
 
 VAULT_ENV = "DOCIR_VECTORS"  # the vault's file, or "off"
 CAP_ENV = "DOCIR_VECTORS_MB"  # its size cap in MB
@@ -97,23 +98,15 @@ class Vault:
 
     # --- vectors ------------------------------------------------------------------------
 
-    def vectors(self, model_id: str, shas: Iterable[str]) -> dict[str, tuple[int, bytes]]:
-        """(dim, vector) of each of these texts the vault holds for this model."""
-        rows = self._lookup("vectors", ("model_id", "text_sha"), "dim, vector", model_id, shas)
-        return {str(r[0]): (int(r[1]), bytes(r[2])) for r in rows}
+    def vectors(self, model_id: str, shas: Iterable[str]) -> dict[str, bytes]:
+        """The vector of each of these texts the vault holds for this model."""
+        rows = self._lookup("vectors", ("model_id", "text_sha"), "vector", model_id, shas)
+        return {str(r[0]): bytes(r[1]) for r in rows}
 
-    def put_vectors(self, model_id: str, dim: int, items: Iterable[tuple[str, bytes]]) -> None:
-        rows = [(model_id, sha, dim, blob, int(time.time())) for sha, blob in items]
-        conn = self._open() if rows else None
-        if conn is None:
-            return
-        try:
-            with _transaction(conn):
-                conn.executemany("INSERT OR IGNORE INTO vectors (model_id, text_sha, dim, vector, used)"
-                                 " VALUES (?, ?, ?, ?, ?)", rows)
-            self._evict(conn)
-        except sqlite3.Error as exc:
-            self._failed(exc)
+    def put_vectors(self, model_id: str, items: Iterable[tuple[str, bytes]]) -> None:
+        now = int(time.time())
+        self._write("INSERT OR IGNORE INTO vectors (model_id, text_sha, dim, vector, used) VALUES (?, ?, ?, ?, ?)",
+                    [(model_id, sha, dim_of(blob), blob, now) for sha, blob in items], evict=True)
 
     # --- plans --------------------------------------------------------------------------
 
@@ -140,14 +133,19 @@ class Vault:
 
     def put_plans(self, plan_key: str, items: Iterable[tuple[str, Plan]]) -> None:
         now = int(time.time())
-        rows = [(plan_key, doc_sha, plan.vector_sha, encode_chunks(plan.chunks), now) for doc_sha, plan in items]
+        self._write("INSERT OR REPLACE INTO plans (plan_key, doc_sha, vector_sha, chunks, used) VALUES (?, ?, ?, ?, ?)",
+                    [(plan_key, doc_sha, plan.vector_sha, encode_chunks(plan.chunks), now) for doc_sha, plan in items])
+
+    def _write(self, sql: str, rows: list[tuple[object, ...]], *, evict: bool = False) -> None:
+        """Rows in one transaction, then eviction past the cap; a failure turns the vault off, never raises."""
         conn = self._open() if rows else None
         if conn is None:
             return
         try:
             with _transaction(conn):
-                conn.executemany("INSERT OR REPLACE INTO plans (plan_key, doc_sha, vector_sha, chunks, used)"
-                                 " VALUES (?, ?, ?, ?, ?)", rows)
+                conn.executemany(sql, rows)
+            if evict:
+                self._evict(conn)
         except sqlite3.Error as exc:
             self._failed(exc)
 
@@ -218,22 +216,19 @@ class Vault:
 
     def _evict(self, conn: sqlite3.Connection) -> None:
         """Least recently used rows go until the vault is under EVICT_TO of its cap."""
-        while _used_bytes(conn) > self.cap:
-            target = int(self.cap * EVICT_TO)
-            per_row = max(_used_bytes(conn) // max(_rows(conn), 1), 1)
-            excess = max((_used_bytes(conn) - target) // per_row, 1)
+        used = _used_bytes(conn)
+        while used > self.cap:
+            rows = int(conn.execute("SELECT count(*) FROM vectors").fetchone()[0])
+            if rows == 0:
+                return
+            excess = max((used - int(self.cap * EVICT_TO)) * rows // used, 1)  # rows, at the mean row size
             with _transaction(conn):
                 conn.execute("DELETE FROM vectors WHERE (model_id, text_sha) IN"
                              " (SELECT model_id, text_sha FROM vectors ORDER BY used LIMIT ?)", (excess,))
                 oldest = conn.execute("SELECT min(used) FROM vectors").fetchone()[0]
-                if oldest is not None:
-                    conn.execute("DELETE FROM plans WHERE used < ?", (int(oldest),))
-            if _rows(conn) == 0:
-                return
-
-
-def _rows(conn: sqlite3.Connection) -> int:
-    return int(conn.execute("SELECT count(*) FROM vectors").fetchone()[0])
+                # A plan older than every vector left has lost what it points at.
+                conn.execute("DELETE FROM plans WHERE used < ?", (int(oldest) if oldest is not None else 1 << 62,))
+            used = _used_bytes(conn)
 
 
 def _used_bytes(conn: sqlite3.Connection) -> int:

@@ -19,6 +19,11 @@ _DOCUMENT_DUE = f"(dirty = {DIRTY} OR model_id IS NOT ?)"
 _ONLY_SECTIONS_DUE = f"(dirty = {SECTIONS_DUE} AND model_id IS ?)"
 
 
+def dim_of(blob: bytes) -> int:
+    """A stored vector's dimension: vectors are little-endian float32 BLOBs, so their size tells it."""
+    return len(blob) // 4
+
+
 class VectorStore:
     """Which documents are due for vectors, the vectors by text hash, and what points at them."""
 
@@ -111,10 +116,10 @@ class VectorStore:
                          dict.fromkeys(shas), before=(model_id,))
         return {r[0] for r in rows}
 
-    def store(self, model_id: str, dim: int, items: Iterable[tuple[str, bytes]]) -> None:
+    def store(self, model_id: str, items: Iterable[tuple[str, bytes]]) -> None:
         self.conn.executemany(
             "INSERT OR IGNORE INTO vectors (text_sha, model_id, dim, vector) VALUES (?, ?, ?, ?)",
-            [(sha, model_id, dim, blob) for sha, blob in items],
+            [(sha, model_id, dim_of(blob), blob) for sha, blob in items],
         )
 
     def write_document_vector(self, job: EmbedJob, model_id: str, doc_sha: str) -> bool:
@@ -156,20 +161,17 @@ class VectorStore:
 
     # --- reading vectors --------------------------------------------------------------------
 
-    def vectors_of(self, model_id: str, shas: Iterable[str]) -> dict[str, tuple[int, bytes]]:
-        """(dim, vector) of each of these texts stored for this model."""
-        rows = in_chunks(self.conn, "SELECT text_sha, dim, vector FROM vectors"
-                                    " WHERE model_id = ? AND text_sha IN (...)",
+    def vectors_of(self, model_id: str, shas: Iterable[str]) -> dict[str, bytes]:
+        """The vector of each of these texts stored for this model."""
+        rows = in_chunks(self.conn, "SELECT text_sha, vector FROM vectors WHERE model_id = ? AND text_sha IN (...)",
                          dict.fromkeys(shas), before=(model_id,))
-        return {str(r[0]): (int(r[1]), bytes(r[2])) for r in rows}
+        return {str(r[0]): bytes(r[1]) for r in rows}
 
-    def all_vectors(self, model_id: str, batch: int = 4096) -> Iterator[tuple[int, list[tuple[str, bytes]]]]:
-        """Every stored vector of this model, in batches of one dimension: (dim, [(text sha, vector)])."""
-        cursor = self.conn.execute("SELECT dim, text_sha, vector FROM vectors WHERE model_id = ? ORDER BY dim",
-                                   (model_id,))
+    def all_vectors(self, model_id: str, batch: int = 4096) -> Iterator[list[tuple[str, bytes]]]:
+        """Every stored vector of this model, in batches of (text sha, vector)."""
+        cursor = self.conn.execute("SELECT text_sha, vector FROM vectors WHERE model_id = ?", (model_id,))
         while rows := cursor.fetchmany(batch):
-            for dim in sorted({int(r[0]) for r in rows}):
-                yield dim, [(str(r[1]), bytes(r[2])) for r in rows if int(r[0]) == dim]
+            yield [(str(r[0]), bytes(r[1])) for r in rows]
 
     def current_plans(self, model_id: str) -> Iterator[tuple[str, str, list[ChunkVector]]]:
         """(text sha, document vector sha, chunks) of every document whose vectors are all current."""

@@ -103,7 +103,7 @@ def test_the_vault_evicts_least_recently_used_vectors_past_its_cap(tmp_path: Pat
     vault = Vault(tmp_path / "vault.db", cap=1024 * 1024)
     blob = os.urandom(1536)
     for batch in range(12):  # 12 x 100 x 1.5 KB: past the 1 MB cap
-        vault.put_vectors("m", 384, [(f"{batch:04d}{i:060d}", blob) for i in range(100)])
+        vault.put_vectors("m", [(f"{batch:04d}{i:060d}", blob) for i in range(100)])
         with sqlite3.connect(tmp_path / "vault.db") as conn:  # each batch used a day later than the last
             conn.execute("UPDATE vectors SET used = ? WHERE text_sha LIKE ?", (batch * 86_400, f"{batch:04d}%"))
     kept = vault.vectors("m", [f"{b:04d}{i:060d}" for b in range(12) for i in range(100)])

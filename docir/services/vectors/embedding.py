@@ -182,8 +182,8 @@ class _Restorer:
         marker = f"vault_seeded:{self.vault.path}:{self.key}"
         if self.vault.path is None or catalog.vectors.setting(marker) is not None or not self.vault.usable():
             return
-        for dim, items in catalog.vectors.all_vectors(model_id):
-            self.vault.put_vectors(model_id, dim, items)
+        for items in catalog.vectors.all_vectors(model_id):
+            self.vault.put_vectors(model_id, items)
         self.vault.put_plans(self.key, ((doc_sha, KeptPlan(vector_sha, tuple(chunks)))
                                         for doc_sha, vector_sha, chunks in catalog.vectors.current_plans(model_id)))
         if self.vault.off is None:
@@ -204,8 +204,7 @@ class _Restorer:
             return jobs
         catalog.check_current()
         with catalog.transaction():
-            for dim in {d for d, _ in found.values()}:
-                catalog.vectors.store(model_id, dim, ((sha, blob) for sha, (d, blob) in found.items() if d == dim))
+            catalog.vectors.store(model_id, found.items())
             for job in ready:
                 plan = plans[job.text_sha]
                 if catalog.vectors.write_embedding(job, model_id, plan.vector_sha, list(plan.chunks)):
@@ -326,8 +325,7 @@ def _embed_unknown(catalog: Catalog, kept: _Kept, texts: dict[str, str], report:
     if found:
         catalog.check_current()
         with catalog.transaction():
-            for dim in {d for d, _ in found.values()}:
-                catalog.vectors.store(model_id, dim, ((sha, blob) for sha, (d, blob) in found.items() if d == dim))
+            catalog.vectors.store(model_id, found.items())
         report.texts_restored += len(found)
     counts = tokens or {}
     keys = {sha: _tokens_read(embedder, texts[sha], counts.get(sha)) for sha in texts
@@ -339,10 +337,10 @@ def _embed_unknown(catalog: Catalog, kept: _Kept, texts: dict[str, str], report:
         vectors = embedder.embed([texts[sha] for sha in part])
         report.texts_embedded += len(part)
         items = list(zip(part, (pack(v) for v in vectors), strict=True))
-        kept.vault.put_vectors(model_id, embedder.dim, items)  # first: this survives whatever the index meets
+        kept.vault.put_vectors(model_id, items)  # first: this survives whatever the index meets
         catalog.check_current()
         with catalog.transaction():
-            catalog.vectors.store(model_id, embedder.dim, items)
+            catalog.vectors.store(model_id, items)
         if done is not None:
             done(len(part))
 

@@ -20,6 +20,7 @@ from docir.errors import InputError, UsageError
 from docir.index import vector_file
 from docir.index.catalog import Catalog
 from docir.index.vault import Plan, Vault
+from docir.index.vector_store import dim_of
 from docir.services.indexing.locking import write_lock
 from docir.services.indexing.session import Session
 from docir.services.vectors.embedding import plan_key, restore_due
@@ -71,7 +72,7 @@ def export_vectors(session: Session, target: Path, dtype: str, model: StoreModel
              for doc_sha, vector_sha, chunks in vectors.current_plans(model.model_id)]
     wanted = {sha for _, plan in plans for sha in plan.shas()} | session.catalog.refs.embedded_shas(model.model_id)
     found = vectors.vectors_of(model.model_id, wanted)
-    dims = {dim for dim, _ in found.values()}
+    dims = {dim_of(blob) for blob in found.values()}
     if not found:
         raise UsageError("this store has no vectors to export yet; run 'docir embed --flush' first")
     if len(dims) != 1:
@@ -80,7 +81,7 @@ def export_vectors(session: Session, target: Path, dtype: str, model: StoreModel
     header = vector_file.Header(model.model_id, model.window, model.chunking, dims.pop(), dtype, len(found), len(plans))
     if not target.parent.is_dir():
         raise UsageError(f"--export {target}: no such folder {target.parent}")
-    size = vector_file.write(target, header, sorted((sha, blob) for sha, (_, blob) in found.items()), plans)
+    size = vector_file.write(target, header, sorted(found.items()), plans)
     return {"path": str(target), "vectors": len(found), "plans": len(plans), "bytes": size, "dtype": dtype}
 
 
@@ -100,12 +101,12 @@ def import_into(catalog: Catalog, lock_path: Path, model: StoreModel, source: Pa
     if not keep.usable():
         keep = Vault(Path(":memory:"))  # no vault here: the file's plans still restore this index
     try:
-        keep.put_vectors(model.model_id, contents.header.dim, contents.vectors)
+        keep.put_vectors(model.model_id, contents.vectors)
         keep.put_plans(model.chunking, contents.plans)
         with write_lock(lock_path):
             catalog.check_current()
             with catalog.transaction():
-                catalog.vectors.store(model.model_id, contents.header.dim, contents.vectors)
+                catalog.vectors.store(model.model_id, contents.vectors)
             restored = restore_due(catalog, model.model_id, keep).documents
         due, _ = catalog.vectors.queue_counts(model.model_id)
     finally:
