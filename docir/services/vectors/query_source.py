@@ -15,6 +15,7 @@ from typing import Any, Callable, Protocol, TypedDict
 from docir.embed.protocol import Embedder, Vectors
 from docir.embed.resolve import resolve
 from docir.errors import DocirError
+from docir.index.db import IndexReplaced
 from docir.services.indexing.session import Session
 from docir.worker import client, paths
 
@@ -186,7 +187,7 @@ def flush(schema_model_path: str | None, store_root: Path, catalog_drain: DrainF
         reply = _flush_in_worker(store_root, progress)
         if reply is not None and "error" not in reply:
             return {"documents": int(reply["documents"]), "texts_embedded": int(reply["texts_embedded"]),
-                    "texts_reused": int(reply["texts_reused"]), "texts_restored": int(reply.get("texts_restored", 0))}
+                    "texts_reused": int(reply["texts_reused"]), "texts_restored": int(reply["texts_restored"])}
     source = LocalModel(_PROCESS_MODEL) if _PROCESS_MODEL is not None else load_local(schema_model_path, store_root)
     if not isinstance(source, LocalModel):
         raise ModelOff(source.status)
@@ -261,8 +262,7 @@ def drain_due(session: Session, embedder: Embedder, progress: Progress | None = 
 
     shown = None if progress is None else (lambda state: progress(state.as_dict()))
     with embedding.drain_lock(session.store.state_dir):
-        transfer.import_configured(session.catalog, session.store, session.schema.vectors_from,
-                                   transfer.StoreModel(embedder.model_id, embedder.max_tokens), session.warnings)
+        transfer.import_before_drain(session.catalog, session.store, embedder, session.warnings)
         report = embedding.drain(session.catalog, embedder, progress=shown)
     return {"documents": report.documents, "texts_embedded": report.texts_embedded,
             "texts_reused": report.texts_reused, "texts_restored": report.texts_restored}
@@ -273,8 +273,6 @@ def after_write(session: Session, wait: bool, warn: Callable[[str], None]) -> No
     if not wait:
         ensure_worker(session.store.root)
         return
-    from docir.index.db import IndexReplaced
-
     try:
         flush_session(session)
         session.catalog.check_current()

@@ -15,12 +15,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TypedDict
 
+from docir.embed.protocol import Embedder
 from docir.embed.resolve import WINDOWS, resolve
 from docir.errors import InputError, UsageError
 from docir.index import vector_file
 from docir.index.catalog import Catalog
 from docir.index.vault import Plan, Vault
 from docir.index.vector_store import dim_of
+from docir.schema import load_schema
 from docir.services.indexing.locking import write_lock
 from docir.services.indexing.session import Session
 from docir.services.vectors.embedding import plan_key, restore_due
@@ -144,13 +146,17 @@ def configured_file(setting: str | None, root: Path, model: StoreModel) -> Path 
     return max(matching, key=lambda p: p.stat().st_mtime_ns, default=None)
 
 
-def import_configured(catalog: Catalog, store: Store, setting: str | None, model: StoreModel,
-                      notes: list[str]) -> ImportReport | None:
-    """Import the file `embedding.vectors_from` names, once per version of it; None when there is nothing new.
+def import_before_drain(catalog: Catalog, store: Store, embedder: Embedder, notes: list[str]) -> ImportReport | None:
+    """What every drain does first: import the file `embedding.vectors_from` names, once per version of it.
 
-    A file that cannot be used is a note (a warning), never an error: the drain embeds as before.
+    Only when documents wait for vectors: an idle drain (the worker's runs twice a second) reads
+    neither the schema nor the folder. None when there was nothing new to import. A file that
+    cannot be used is a note (a warning), never an error: the drain embeds as before.
     """
-    source = configured_file(setting, store.root, model)
+    if catalog.vectors.waiting(embedder.model_id) == (0, 0):
+        return None
+    model = StoreModel(embedder.model_id, embedder.max_tokens)
+    source = configured_file(load_schema(store.schema_path).vectors_from, store.root, model)
     if source is None:
         return None
     stat = source.stat()

@@ -25,7 +25,6 @@ from docir.embed.protocol import Embedder, WrappedEmbedder
 from docir.errors import EXIT_INTERRUPTED
 from docir.index.catalog import Catalog
 from docir.index.db import IndexReplaced, open_index
-from docir.schema import load_schema
 from docir.services.vectors import embedding, query_source, transfer
 from docir.services.vectors.query_cache import CachedQueries
 from docir.store import Store
@@ -226,9 +225,7 @@ class WarmWorker:
 
             with embedding.drain_lock(self.store.state_dir):
                 notes: list[str] = []
-                transfer.import_configured(catalog, self.store, load_schema(self.store.schema_path).vectors_from,
-                                           transfer.StoreModel(self.embedder.model_id, self.embedder.max_tokens),
-                                           notes)
+                transfer.import_before_drain(catalog, self.store, self.embedder, notes)
                 for note in notes:
                     os.write(2, f"{note}\n".encode())  # fd 2 is the log
                 embedding.drain(catalog, _Locked(self.embedder, self._gate, query=False), debounce=self._debounce,
