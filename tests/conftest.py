@@ -79,6 +79,12 @@ def sample_store(tmp_path: Path) -> Path:
     return root
 
 
+def remove_index(index: Path) -> None:
+    """Delete an index with its WAL files, as a user does by hand (docir itself only ever sets one aside)."""
+    for suffix in ("", "-wal", "-shm", "-journal"):
+        Path(f"{index}{suffix}").unlink(missing_ok=True)
+
+
 def add_doc(cli, root: Path, doc_type: str, title: str, description: str, *extra: str) -> str:  # type: ignore[no-untyped-def]
     """Create a document through `docir add` and return its id."""
     result = cli("add", doc_type, "--title", title, "--description", description,

@@ -30,6 +30,7 @@ _MACHINE_CODES = frozenset({3, 8, 10, 13, 14})
 RETRY_PAUSE_SECONDS = 0.2  # before the one retry of an open the machine refused
 KEEP_DAMAGED = 2  # damaged indexes kept beside the store's, newest first, for a look or a report
 DAMAGED_INFIX = ".damaged-"
+_COMPANIONS = ("", "-wal", "-shm", "-journal")  # the index file and what SQLite keeps beside it
 
 
 class IndexCorrupt(Exception):
@@ -231,7 +232,7 @@ def set_aside(path: Path) -> Path | None:
     while target.exists():
         serial += 1
         target = path.with_name(f"{path.name}{DAMAGED_INFIX}{stamp}-{serial}")
-    for suffix in ("", "-wal", "-shm", "-journal"):
+    for suffix in _COMPANIONS:
         try:
             os.rename(f"{path}{suffix}", f"{target}{suffix}")
         except FileNotFoundError:
@@ -243,23 +244,14 @@ def set_aside(path: Path) -> Path | None:
 def _keep_newest_damaged(path: Path) -> None:
     prefix = f"{path.name}{DAMAGED_INFIX}"
     # Names carry the time they were set aside (a rename keeps the file's own mtime).
-    kept = sorted((p for p in path.parent.glob(f"{prefix}*") if not p.name.endswith(("-wal", "-shm", "-journal"))),
+    kept = sorted((p for p in path.parent.glob(f"{prefix}*") if not p.name.endswith(_COMPANIONS[1:])),
                   key=lambda p: p.name, reverse=True)
     for old in kept[KEEP_DAMAGED:]:
-        for suffix in ("", "-wal", "-shm", "-journal"):
+        for suffix in _COMPANIONS:
             try:
                 os.unlink(f"{old}{suffix}")
             except FileNotFoundError:
                 pass
-
-
-def discard(path: Path) -> None:
-    """Remove an index and its WAL files: for tests and peers' fixtures only, never on suspicion."""
-    for suffix in ("", "-wal", "-shm", "-journal"):
-        try:
-            os.unlink(f"{path}{suffix}")
-        except FileNotFoundError:
-            pass
 
 
 def _identity(conn: sqlite3.Connection) -> tuple[int, int]:

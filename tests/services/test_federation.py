@@ -18,7 +18,7 @@ from docir.services.indexing.session import open_session
 from docir.services.retrieval import federation
 from docir.services.vectors import embedding
 from docir.services.vectors.query_source import LocalModel, load_local
-from tests.conftest import FIXTURES
+from tests.conftest import FIXTURES, remove_index
 from tests.fakes import CountingEmbedder
 from tests.test_cli_surface import subcommands
 
@@ -113,9 +113,9 @@ def test_an_unreadable_peer_is_skipped_with_one_warning(cli, stores: tuple[Path,
     if damage == "missing-folder":
         shutil.rmtree(peer)
     elif damage == "no-index":
-        db.discard(index)
+        remove_index(index)
     elif damage == "corrupt-index":
-        db.discard(index)
+        remove_index(index)
         index.write_bytes(b"SQLite format 3\x00" + b"\x00" * 200)
     else:
         conn = sqlite3.connect(index)

@@ -19,6 +19,7 @@ from docir.index import db
 from docir.index.vault import Vault
 from docir.services.indexing.session import open_session
 from docir.services.vectors import embedding
+from tests.conftest import remove_index
 from tests.fakes import CountingEmbedder
 
 
@@ -42,7 +43,7 @@ def test_a_deleted_index_gets_every_vector_back_without_the_model(sample_store: 
     first = CountingEmbedder()
     made = drained(sample_store, first)
     assert made.texts_embedded > 0 and first.texts
-    db.discard(sample_store / ".docir" / "index.db")
+    remove_index(sample_store / ".docir" / "index.db")
 
     again = CountingEmbedder()
     report = drained(sample_store, again)
@@ -67,7 +68,7 @@ def test_a_second_clone_on_the_machine_embeds_nothing(sample_store: Path, tmp_pa
 
 def test_only_texts_never_embedded_reach_the_model(sample_store: Path) -> None:
     drained(sample_store, CountingEmbedder())
-    db.discard(sample_store / ".docir" / "index.db")
+    remove_index(sample_store / ".docir" / "index.db")
     path = next((sample_store / "docs").rglob("slow-invoice-export.md"))
     path.write_text(path.read_text(encoding="utf-8") + "\n## Retries\n\nBack off on a timeout.\n", encoding="utf-8")
 
@@ -80,7 +81,7 @@ def test_only_texts_never_embedded_reach_the_model(sample_store: Path) -> None:
 
 def test_vectors_of_another_model_never_serve(sample_store: Path) -> None:
     drained(sample_store, CountingEmbedder(model_id="fake@one"))
-    db.discard(sample_store / ".docir" / "index.db")
+    remove_index(sample_store / ".docir" / "index.db")
     other = CountingEmbedder(model_id="fake@two")
     drained(sample_store, other)
     assert other.texts  # the vault holds fake@one's vectors only
@@ -91,7 +92,7 @@ def test_an_index_made_before_the_vault_seeds_it(sample_store: Path, monkeypatch
     drained(sample_store, CountingEmbedder())
     monkeypatch.setenv("DOCIR_VECTORS", str(sample_store.parent / "vault.db"))
     drained(sample_store, CountingEmbedder())  # nothing due: it only copies the index's vectors into the vault
-    db.discard(sample_store / ".docir" / "index.db")
+    remove_index(sample_store / ".docir" / "index.db")
 
     model = CountingEmbedder()
     drained(sample_store, model)

@@ -20,6 +20,7 @@ from typing import TypeVar
 from docir.errors import DocirError, StorageError
 from docir.index.catalog import Catalog
 from docir.index.db import (
+    FileIdentity,
     IndexCorrupt,
     IndexReplaced,
     IndexUnavailable,
@@ -106,7 +107,10 @@ def open_session(root: Path | None, *, refresh: bool = True) -> Session:
         try:
             conn = open_index(store.index_path)
         except IndexCorrupt as exc:
-            conn = _rebuild(store, str(exc), warnings)
+            # Another process may have set it aside and rebuilt it while this one waited for the lock.
+            warning = _set_aside_damaged(store, str(exc))
+            warnings.extend([warning] if warning else [])
+            conn = open_index(store.index_path)
     except IndexUnavailable as exc:
         raise StorageError(f"{exc}; nothing was changed") from None
     session = Session(store, schema, Catalog(conn, store.index_path), dt.date.today(), warnings)
@@ -119,17 +123,26 @@ def open_session(root: Path | None, *, refresh: bool = True) -> Session:
     return session
 
 
-def _rebuild(store: Store, why: str, warnings: list[str]) -> sqlite3.Connection:
-    """Set the damaged index aside and build a new one, under the write lock: one process does it."""
+def _set_aside_damaged(store: Store, why: str, seen: FileIdentity | None = None) -> str | None:
+    """Under the write lock, move the damaged index aside and say so (the one home of that warning).
+
+    Only if it still is the damaged one: the file `seen` names, or without it one that still fails to
+    open. Another process may have set it aside and rebuilt it while this one waited for the lock.
+    """
     with write_lock(store.lock_path):
-        try:
-            return open_index(store.index_path)  # another process set it aside and rebuilt it meanwhile
-        except IndexCorrupt:
-            pass
+        damaged = file_identity(store.index_path) == seen if seen is not None else not _opens(store.index_path)
+        if not damaged:
+            return None
         moved = set_aside(store.index_path)
-        where = f"moved it to {store.relpath(moved)}" if moved is not None else "it was gone"
-        warnings.append(f"rebuilding the index ({why}; {where})")
-        return open_index(store.index_path)
+    return f"rebuilding the index ({why}{f'; moved it to {store.relpath(moved)}' if moved else ''})"
+
+
+def _opens(path: Path) -> bool:
+    try:
+        open_index(path).close()
+    except IndexCorrupt:
+        return False
+    return True
 
 
 class PeerUnreadable(Exception):
@@ -183,17 +196,14 @@ def run(root: Path | None, action: Callable[[Session], T], *, refresh: bool = Tr
                 raise
             if attempt == 2:
                 raise
-            seen = session.catalog.identity if session is not None else None
+            # The file found damaged: the session's, or (the session never opened) the one there now.
+            seen = session.catalog.identity if session is not None else file_identity(store.index_path)
             if session is not None:
                 session.close()
                 session = None
-            with write_lock(store.lock_path):
-                # Under the lock, only the file this command found damaged: another may have rebuilt it.
-                same = seen is None or file_identity(store.index_path) == seen
-                moved = set_aside(store.index_path) if same else None
-            if warn is not None:
-                where = f"; moved it to {store.relpath(moved)}" if moved is not None else ""
-                warn(f"rebuilding the index ({damaged}{where})")
+            warning = _set_aside_damaged(store, damaged, seen)
+            if warn is not None and warning is not None:
+                warn(warning)
         finally:
             if session is not None:
                 if warn is not None:
