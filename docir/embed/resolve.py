@@ -44,7 +44,12 @@ class ModelChoice:
         """What vector rows record: the model name, where it came from (int8 differs from fp32) and
         the window it reads (vectors of another window are not comparable, so they count as dirty)."""
         suffix = "int8" if self.source == "packaged" else "local"
-        return f"{self.name}@{suffix}-w{WINDOWS.get(self.name or '', 256)}"
+        return f"{self.name}@{suffix}-w{self.window}"
+
+    @property
+    def window(self) -> int:
+        """The tokens the model reads of a text; past them it ignores the rest."""
+        return WINDOWS.get(self.name or "", 256)
 
 
 def cache_dir() -> Path:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from docir.embed.resolve import WINDOWS, ModelChoice
+from docir.embed.resolve import ModelChoice
 
 
 class TokenCounter:
@@ -30,7 +30,7 @@ class TokenCounter:
 
     @property
     def max_tokens(self) -> int:
-        return WINDOWS.get(self._choice.name or "", 256)
+        return self._choice.window
 
     def count_tokens(self, text: str) -> int:
         """Tokens as the model counts them, [CLS] and [SEP] included."""

@@ -54,7 +54,13 @@ class Header:
     plans: int
 
     def describe(self) -> str:
-        return f"{self.model_id} (window {self.window}, {self.chunking.rpartition('|')[2]}, dim {self.dim})"
+        return describe(self.model_id, self.window, self.chunking, self.dim)
+
+
+def describe(model_id: str, window: int, chunking: str, dim: int | None = None) -> str:
+    """'<model> (window 256, chunks-v2[, dim 384])': how both sides of a refusal are named."""
+    parts = [f"window {window}", chunking.rpartition("|")[2], *([f"dim {dim}"] if dim is not None else [])]
+    return f"{model_id} ({', '.join(parts)})"
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TypedDict
 
 from docir.embed.protocol import Embedder
-from docir.embed.resolve import WINDOWS, resolve
+from docir.embed.resolve import resolve
 from docir.errors import InputError, UsageError
 from docir.index import vector_file
 from docir.index.catalog import Catalog
@@ -57,13 +57,16 @@ class StoreModel:
     def chunking(self) -> str:
         return plan_key(self.model_id)
 
+    def describe(self) -> str:
+        return vector_file.describe(self.model_id, self.window, self.chunking)
+
 
 def store_model(session: Session) -> StoreModel:
     """The store's model, or a UsageError saying why there is none."""
     choice = resolve(session.schema.model_path, session.store.root)
     if not choice.available:
         raise UsageError(f"no embedding model here ({choice.source.removeprefix('off: ')})")
-    return StoreModel(choice.model_id, WINDOWS.get(choice.name or "", 256))
+    return StoreModel(choice.model_id, choice.window)
 
 
 def export_vectors(session: Session, target: Path, dtype: str, model: StoreModel | None = None) -> ExportReport:
@@ -121,8 +124,7 @@ def import_into(catalog: Catalog, lock_path: Path, model: StoreModel, source: Pa
 def refuse_other_model(header: vector_file.Header, model: StoreModel, source: Path) -> None:
     if (header.model_id, header.window, header.chunking) != (model.model_id, model.window, model.chunking):
         raise InputError(f"cannot import {source}: it holds vectors of {header.describe()}, this store embeds "
-                         f"with {model.model_id} (window {model.window}, {model.chunking.rpartition('|')[2]}); "
-                         "vectors of another model are never mixed, nothing was changed")
+                         f"with {model.describe()}; vectors of another model are never mixed, nothing was changed")
 
 
 def configured_file(setting: str | None, root: Path, model: StoreModel) -> Path | None:
