@@ -73,12 +73,17 @@ _REMEDIES = {
 }
 
 
+def refusal(code: int) -> str | None:
+    """'<the cause>; <what to do>' for an errno the machine answers with; None for one that means a bug."""
+    remedy = _REMEDIES.get(code)
+    return None if remedy is None else f"{os.strerror(code)}; {remedy}"
+
+
 def storage_error(exc: OSError) -> StorageError | None:
     """The one-line error for an OSError the machine raised (full disk, permissions, a vanished folder);
     None for one that means a bug."""
-    remedy = _REMEDIES.get(exc.errno or 0)
-    if remedy is None:
+    said = refusal(exc.errno or 0)
+    if said is None:
         return None
     where = exc.filename if exc.filename is not None else "a file"
-    cause = exc.strerror or os.strerror(exc.errno or 0)
-    return StorageError(f"{where}: {cause}; {remedy}")
+    return StorageError(f"{where}: {said}")

@@ -11,11 +11,13 @@ condition, retried once and then reported, never a reason to touch the file
 
 from __future__ import annotations
 
+import errno
 import os
 import sqlite3
 import time
 from pathlib import Path
 
+from docir.errors import refusal
 from docir.index.migrations import MIGRATIONS
 
 # PRAGMA application_id marks the file as docir's ("doci"), so a foreign SQLite file is rebuilt.
@@ -93,7 +95,8 @@ def open_index(path: Path) -> sqlite3.Connection:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise IndexUnavailable(f"cannot create {path.parent}: {exc.strerror or exc}") from None
+        said = refusal(exc.errno or 0)
+        raise IndexUnavailable(f"cannot create {path.parent}: {said or exc}") from None
     for attempt in (1, 2):
         try:
             return _open(path)
@@ -114,13 +117,10 @@ def _why(folder: Path) -> str:
         found = os.statvfs(folder)
     except OSError:
         return ""
-    if found.f_flag & os.ST_RDONLY:
-        return " (the file system is read-only)"
-    if found.f_bavail == 0:
-        return " (no space left on device: free some space, then run the command again)"
-    if not os.access(folder, os.W_OK):
-        return f" (permission denied: docir needs write access to {folder})"
-    return ""
+    code = (errno.EROFS if found.f_flag & os.ST_RDONLY else errno.ENOSPC if found.f_bavail == 0
+            else errno.EACCES if not os.access(folder, os.W_OK) else 0)
+    said = refusal(code) if code else None
+    return f" ({said})" if said else ""
 
 
 def _open(path: Path) -> sqlite3.Connection:

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
 
-from docir.errors import DocirError, StorageError
+from docir.errors import DocirError, StorageError, storage_error
 from docir.index.catalog import Catalog
 from docir.index.db import (
     FileIdentity,
@@ -101,7 +101,10 @@ def open_session(root: Path | None, *, refresh: bool = True) -> Session:
     try:
         ensure_state_dir(store.root)
     except OSError as exc:
-        raise StorageError(f"cannot write {store.state_dir}: {exc.strerror or exc}") from None
+        failure = storage_error(exc)
+        if failure is None:
+            raise
+        raise failure from None
     warnings: list[str] = []
     try:
         try:
