@@ -1,22 +1,28 @@
-"""An hour of embedding is never lost: the EIPs' vectors come back from the vault and from a vector file.
+"""An hour of embedding is never lost: a corpus's vectors come back from the vault and from a vector file.
 
-    python benchmarks/vectors_outlive_index.py [--src ../shared/benchdata/eips]
+    python benchmarks/vectors_outlive_index.py                  # the EIPs
+    python benchmarks/vectors_outlive_index.py --corpus madr    # the template corpus (tuned on by nothing)
 
-Every step runs docir as its own process with DOCIR_WORKER=0 (no worker: each number is one
-command's own work) and DOCIR_VECTORS at a vault of this benchmark's (benchmarks/.cache/vault-eips/).
+The store is a corpus of the quality benchmark, built by its own builders (benchmarks/quality/run.py).
+Every step runs docir as its own process with DOCIR_VECTORS at a vault of this benchmark's
+(benchmarks/.cache/vault-<corpus>/), and with DOCIR_WORKER=0 (each number is one command's own work)
+except the row through the warm worker.
 
-  setup            the EIP store is built (benchmarks/quality/eips.py), indexed and fully embedded
-                   once; a later run finds its vectors in the vault and embeds nothing.
+  setup            the store is indexed and fully embedded once; a later run finds its vectors in the
+                   vault and embeds nothing.
   deleted index    .docir/index.db is deleted; then `embed --flush` and `context`: seconds until the
                    first fully fused answer (no document pending). Target: under 10 s.
+  ... by the worker  .docir/index.db is deleted while a worker with the model runs; `context` is asked
+                   every half second (the first call rebuilds the index, the worker's drain restores its
+                   vectors) until nothing is pending: seconds, and the texts the worker embedded.
   second clone     docs/ and docs-schema.yaml copied to a new folder, the same vault: texts embedded
                    (target 0) and seconds to the first fully fused answer.
   export, import   `embed --export` (float32 and --int8), then `embed --import` into a clone with an
                    empty vault: seconds and bytes per 1,000 texts, and texts embedded after the import.
-  quality          nDCG@10 of the 90 graded EIP queries (benchmarks/quality/eips_queries.yaml) with the
-                   computed vectors, with imported float32 and with imported int8; float32 must equal.
+  quality          nDCG@10 of the corpus's graded queries (benchmarks/quality/) with the computed
+                   vectors, with imported float32 and with imported int8; float32 must equal.
 
-Prints a table, writes benchmarks/results/vectors_outlive_index.json.
+Prints a table, writes benchmarks/results/vectors_outlive_index[-<corpus>].json.
 """
 
 from __future__ import annotations
@@ -35,23 +41,22 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE / "quality"))
 
-import eips  # noqa: E402  (benchmarks/ is not a package)
-import run as quality  # noqa: E402
-from speed import write_json  # noqa: E402
+import run as quality  # noqa: E402  (benchmarks/ is not a package)
+from speed import model_env, write_json  # noqa: E402
 
 CACHE = HERE / ".cache"
 QUERY = "how does a contract signal which token interfaces it supports"
 
 
-def env(vault: Path) -> dict[str, str]:
-    out = {k: v for k, v in os.environ.items() if not k.startswith("DOCIR_")}
-    return {**out, "DOCIR_WORKER": "0", "DOCIR_VECTORS": str(vault)}
+def env(vault: Path, worker: bool = False) -> dict[str, str]:
+    out = {k: v for k, v in model_env(worker).items() if not k.startswith("DOCIR_") or k == "DOCIR_WORKER"}
+    return {**out, "DOCIR_VECTORS": str(vault)}
 
 
-def docir(root: Path, vault: Path, *args: str) -> tuple[float, dict[str, Any]]:
+def docir(root: Path, vault: Path, *args: str, worker: bool = False) -> tuple[float, dict[str, Any]]:
     began = time.perf_counter()
     proc = subprocess.run([sys.executable, "-m", "docir", *args, "--json", "--root", str(root)],
-                          capture_output=True, text=True, env=env(vault), stdin=subprocess.DEVNULL)
+                          capture_output=True, text=True, env=env(vault, worker), stdin=subprocess.DEVNULL)
     elapsed = time.perf_counter() - began
     if proc.returncode != 0:
         raise SystemExit(f"docir {' '.join(args)} failed: {proc.stderr.strip()}")
@@ -68,6 +73,30 @@ def first_fused(root: Path, vault: Path) -> tuple[float, int]:
     return flush_s + context_s, int(flushed["texts_embedded"])
 
 
+def fused_by_the_worker(root: Path, vault: Path) -> tuple[float, int]:
+    """Delete the index with a worker running; seconds until `context` is fully fused, the worker's texts."""
+    docir(root, vault, "worker", "start", worker=True)
+    _, before = docir(root, vault, "worker", "status", worker=True)
+    remove_index(root)
+    began = time.perf_counter()
+    while True:
+        _, answer = docir(root, vault, "context", QUERY, worker=True)
+        if answer.get("semantic") == "on" and not answer.get("pending") and not answer.get("sections_pending"):
+            break
+        time.sleep(0.5)
+    elapsed = time.perf_counter() - began
+    _, after = docir(root, vault, "worker", "status", worker=True)
+    docir(root, vault, "worker", "stop", worker=True)
+    # A worker that saw its index gone may have exited; the one answering now started after the delete.
+    earlier = int(before.get("texts_embedded", 0)) if after.get("pid") == before.get("pid") else 0
+    return elapsed, int(after.get("texts_embedded", 0)) - earlier
+
+
+def remove_index(root: Path) -> None:
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{root}/.docir/index.db{suffix}").unlink(missing_ok=True)
+
+
 def clone_of(store: Path, target: Path) -> Path:
     shutil.rmtree(target, ignore_errors=True)
     target.mkdir(parents=True)
@@ -76,12 +105,12 @@ def clone_of(store: Path, target: Path) -> Path:
     return target
 
 
-def ndcg(root: Path, vault: Path) -> float:
-    """Mean nDCG@10 of the graded EIP queries on this store, fused ranking, in process."""
+def ndcg(root: Path, vault: Path, corpus: str) -> float:
+    """Mean nDCG@10 of the corpus's graded queries on this store, fused ranking, in process."""
     os.environ.update({"DOCIR_WORKER": "0", "DOCIR_VECTORS": str(vault)})
     session, source = quality.open_indexed(root)
     try:
-        runs = quality.run_queries(session, source, quality.load_eips_queries(), modes=("fused",))
+        runs = quality.run_queries(session, source, quality.load_corpus_queries([corpus]), modes=("fused",))
     finally:
         session.close()
     return round(sum(r.metrics["fused"]["ndcg@10"] for r in runs) / len(runs), 4)
@@ -89,21 +118,24 @@ def ndcg(root: Path, vault: Path) -> float:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--src", type=Path, default=eips.DEFAULT_SRC)
-    parser.add_argument("--out", type=Path, default=HERE / "results" / "vectors_outlive_index.json")
+    parser.add_argument("--corpus", default="eips", choices=quality.ALL_CORPORA,
+                        help="a corpus of the quality benchmark (default eips)")
+    parser.add_argument("--out", type=Path, help="default benchmarks/results/vectors_outlive_index[-CORPUS].json")
     args = parser.parse_args()
-    if not args.src.is_dir():
-        parser.error(f"{args.src} is not a folder of EIPs")
-    work = CACHE / "vault-eips"
+    suffix = "" if args.corpus == "eips" else f"-{args.corpus}"
+    out = args.out or HERE / "results" / f"vectors_outlive_index{suffix}.json"
+    work = CACHE / f"vault-{args.corpus}"
     vault = work / "vectors.db"
-    store = eips.build_store(args.src, work / "store")
+    store = quality.corpus_store(args.corpus, work, log=print)
+    if store is None:
+        parser.error(f"corpus {args.corpus} has no source here")
     print(f"setup: {store} (embedding everything once; later runs reuse the vault)", flush=True)
     setup_s, setup = docir(store, vault, "embed", "--flush")
-    computed = ndcg(store, vault)
+    computed = ndcg(store, vault, args.corpus)
 
-    for suffix in ("", "-wal", "-shm"):
-        Path(f"{store}/.docir/index.db{suffix}").unlink(missing_ok=True)
+    remove_index(store)
     deleted_s, deleted_texts = first_fused(store, vault)
+    worker_s, worker_texts = fused_by_the_worker(store, vault)
 
     second = clone_of(store, work / "second-clone")
     second_s, second_texts = first_fused(second, vault)
@@ -125,22 +157,25 @@ def main() -> int:
                        "export_s_per_1000": round(export_s * per_k, 3),
                        "import_s_per_1000": round(import_s * per_k, 3),
                        "documents_restored": imported["documents_restored"],
-                       "texts_embedded_after_import": after["texts_embedded"], "ndcg@10": ndcg(clone, fresh_vault)}
+                       "texts_embedded_after_import": after["texts_embedded"],
+                       "ndcg@10": ndcg(clone, fresh_vault, args.corpus)}
 
     payload = {
-        "config": {"src": str(args.src), "query": QUERY},
+        "config": {"corpus": args.corpus, "store": str(store), "query": QUERY},
         "setup": {"seconds": round(setup_s, 1), "texts_embedded": setup["texts_embedded"]},
         "deleted_index": {"seconds_to_first_fused": round(deleted_s, 2), "texts_embedded": deleted_texts,
                           "target_seconds": 10},
+        "deleted_index_worker": {"seconds_to_first_fused": round(worker_s, 2), "texts_embedded": worker_texts},
         "second_clone": {"seconds_to_first_fused": round(second_s, 2), "texts_embedded": second_texts},
         "transfer": rows,
         "ndcg@10": {"computed": computed, "imported_float32": rows["float32"]["ndcg@10"],
                     "imported_int8": rows["int8"]["ndcg@10"]},
     }
-    write_json(args.out, payload)
+    write_json(out, payload)
     print(f"\n{'step':<34} {'value':>12}")
     print(f"{'setup: texts embedded':<34} {setup['texts_embedded']:>12,}")
     print(f"{'deleted index: s to fused':<34} {deleted_s:>12.2f}   (target < 10; {deleted_texts} texts embedded)")
+    print(f"{'... through the worker: s to fused':<34} {worker_s:>12.2f}   ({worker_texts} texts embedded)")
     print(f"{'second clone: s to fused':<34} {second_s:>12.2f}   ({second_texts} texts embedded; target 0)")
     for dtype, row in rows.items():
         print(f"{dtype + ': bytes per 1,000 texts':<34} {row['bytes_per_1000']:>12,}")
@@ -149,7 +184,7 @@ def main() -> int:
               f"({row['texts_embedded_after_import']} texts embedded after)")
     print(f"{'nDCG@10 computed / f32 / int8':<34} {computed:>12} / {rows['float32']['ndcg@10']} / "
           f"{rows['int8']['ndcg@10']}")
-    print(f"\nwrote {args.out}")
+    print(f"\nwrote {out}")
     return 0
 
 

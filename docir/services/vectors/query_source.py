@@ -186,8 +186,7 @@ def flush(schema_model_path: str | None, store_root: Path, catalog_drain: DrainF
     if _PROCESS_MODEL is None and client.enabled() and _worker_model(store_root) is not None:
         reply = _flush_in_worker(store_root, progress)
         if reply is not None and "error" not in reply:
-            return {"documents": int(reply["documents"]), "texts_embedded": int(reply["texts_embedded"]),
-                    "texts_reused": int(reply["texts_reused"]), "texts_restored": int(reply["texts_restored"])}
+            return flush_report(lambda count: int(reply[count]))
     source = LocalModel(_PROCESS_MODEL) if _PROCESS_MODEL is not None else load_local(schema_model_path, store_root)
     if not isinstance(source, LocalModel):
         raise ModelOff(source.status)
@@ -239,6 +238,13 @@ class FlushReport(TypedDict):
     texts_restored: int  # of those, texts whose vector came back from the vector vault
 
 
+def flush_report(count: Callable[[str], int]) -> FlushReport:
+    """A flush's counts, each read by its name: from the worker's reply, a DrainReport or a difference
+    of two (the one list of them)."""
+    return {"documents": count("documents"), "texts_embedded": count("texts_embedded"),
+            "texts_reused": count("texts_reused"), "texts_restored": count("texts_restored")}
+
+
 def flush_session(session: Session, progress: Progress | None = None) -> FlushReport:
     """Compute every due vector of the session's store now; an error if there is no model."""
 
@@ -264,8 +270,7 @@ def drain_due(session: Session, embedder: Embedder, progress: Progress | None = 
     with embedding.drain_lock(session.store.state_dir):
         transfer.import_before_drain(session.catalog, session.store, embedder, session.warnings)
         report = embedding.drain(session.catalog, embedder, progress=shown)
-    return {"documents": report.documents, "texts_embedded": report.texts_embedded,
-            "texts_reused": report.texts_reused, "texts_restored": report.texts_restored}
+    return flush_report(lambda count: int(getattr(report, count)))
 
 
 def after_write(session: Session, wait: bool, warn: Callable[[str], None]) -> None:

@@ -154,10 +154,7 @@ class WarmWorker:
                 self._flushes.wait(timeout=0.2)
             if self._flush_done >= mine and self._flush_error:
                 raise RuntimeError(self._flush_error)
-        return {"documents": self.totals.documents - before.documents,
-                "texts_embedded": self.totals.texts_embedded - before.texts_embedded,
-                "texts_reused": self.totals.texts_reused - before.texts_reused,
-                "texts_restored": self.totals.texts_restored - before.texts_restored}
+        return query_source.flush_report(lambda count: int(getattr(self.totals, count)) - int(getattr(before, count)))
 
     # --- the drain ----------------------------------------------------------------------
 
