@@ -9,6 +9,7 @@ production).
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -21,7 +22,9 @@ from docir.documents.visible import Visible
 # What a document's vectors are made of: this chunker and embedded_text (docir/documents/model.py).
 # Bump it whenever either changes what they produce from the same document: chunk plans kept in the
 # vector vault and in exported vector files are keyed by it, and are never mixed across versions.
-CHUNKING_VERSION = 2  # 2: HTML comments and empty sections make no chunk (adr-b3bfbc7a2dfb)
+# 2: HTML comments and empty sections make no chunk (adr-b3bfbc7a2dfb); 3: nor a text-less heading under
+# another heading (adr-5d1c0a7e94b2).
+CHUNKING_VERSION = 3
 
 Span = tuple[int, int]
 Fits = Callable[[int, int], bool]
@@ -68,13 +71,19 @@ def chunk_markdown(body: str, *, title: str, count_tokens: Callable[[str], int],
 
     A chunk's text is what a reader sees (no HTML comments, documents/visible.py), and a
     section with nothing under its heading but comments makes no chunk: its vector would be
-    its heading's or its template's, alike in every document that left it empty.
+    its heading's or its template's, alike in every document that left it empty. Nor does a
+    heading with no text of its own under another heading (`## Pros and Cons of the Options`
+    over its options): its chunk would be the breadcrumb that each of its subsections' chunks
+    begins with. A top heading keeps its chunk, the document's title and one of its main
+    parts, a short sharp vector that measured worth its text (adr-5d1c0a7e94b2).
     """
     if budget < 1:
         raise ValueError("the chunk budget must be at least one token")
     seen = Visible.of(body)
     chunks: list[Chunk] = []
-    for path, start, end, _content in written_sections(body, seen):
+    for path, start, end, content in written_sections(body, seen):
+        if len(path) > 1 and not seen.slice(content, end).strip():
+            continue
         prefix = _prefix(title, path, count_tokens, budget)
 
         def fits(s: int, e: int, prefix: str = prefix) -> bool:
@@ -121,6 +130,15 @@ def written_sections(body: str, seen: Visible | None = None) -> list[Section]:
                 written[i] = written[j]
                 j += 1
     return [s for s, keep in zip(sections, written, strict=True) if keep]
+
+
+def body_key(seen: Visible, section: Section) -> str | None:
+    """What a section says under its heading, as a reader sees it, whitespace folded: two sections with
+    the same key say the same thing ("TBD", a licence line, a template's prompt). None when it says
+    nothing (a heading over subsections only). Sections of several documents sharing one key make no
+    vector (adr-5d1c0a7e94b2)."""
+    said = " ".join(seen.slice(section.content, section.end).split())
+    return hashlib.sha256(said.encode("utf-8")).hexdigest() if said else None
 
 
 def _prefix(title: str, path: tuple[str, ...], count_tokens: Callable[[str], int], budget: int) -> str:

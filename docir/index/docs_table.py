@@ -13,6 +13,9 @@ from docir.index.vector_store import VectorStore
 
 _LISTING_COLUMNS = "rowid, path, id, type, title, description, status, tags, related, owner, verified, archived, size"
 _ANY = Filters()
+# The sections `o` of documents that get vectors (archived ones do not) saying what section `s` says.
+_SAYING = ("FROM sections o JOIN documents od ON od.rowid = o.doc"
+           " WHERE o.body_key = s.body_key AND od.archived = 0")
 
 
 class DocsTable:
@@ -59,10 +62,11 @@ class DocsTable:
                 " size = ?, mtime_ns = ?, archived = ?, text_sha = ?, shown = ? WHERE rowid = ?",
                 (*values, rowid),
             )
-        self._forget_sections(rowid)
-        self.conn.executemany("INSERT INTO sections (doc, path, start, end) VALUES (?, ?, ?, ?)",
-                              [(rowid, json.dumps(list(s.path)), s.start, s.end) for s in row.sections])
+        said = self._forget_sections(rowid)
+        self.conn.executemany("INSERT INTO sections (doc, path, start, end, body_key) VALUES (?, ?, ?, ?, ?)",
+                              [(rowid, json.dumps(list(s.path)), s.start, s.end, s.body_key) for s in row.sections])
         self._refresh_searchable(rowid, row)
+        self._reshare(rowid, said | {s.body_key for s in row.sections if s.body_key})
         return rowid
 
     def move(self, old_path: str, state: FileState, archived: bool) -> int:
@@ -75,6 +79,8 @@ class DocsTable:
         )
         if archived != was_archived:
             self._refresh_searchable(rowid, self._row(rowid))
+            self._reshare(rowid, {r[0] for r in self.conn.execute(
+                "SELECT body_key FROM sections WHERE doc = ? AND body_key IS NOT NULL", (rowid,))})
         return rowid
 
     def touch(self, state: FileState) -> None:
@@ -92,9 +98,10 @@ class DocsTable:
         rowid = int(found[0])
         self.conn.execute("DELETE FROM documents_fts WHERE rowid = ?", (rowid,))
         self.conn.execute("DELETE FROM relations WHERE doc = ?", (rowid,))
-        self._forget_sections(rowid)
+        said = self._forget_sections(rowid)
         self._vectors.forget(rowid)
         self.conn.execute("DELETE FROM documents WHERE rowid = ?", (rowid,))
+        self._reshare(rowid, said)
         return rowid
 
     def set_skipped(self, skipped: SkippedFile) -> None:
@@ -138,9 +145,35 @@ class DocsTable:
         rows = self.conn.execute("SELECT rowid, path, start, end FROM sections WHERE doc = ? ORDER BY rowid", (rowid,))
         return [(int(r[0]), tuple(json.loads(r[1])), int(r[2]), int(r[3])) for r in rows]
 
-    def _forget_sections(self, rowid: int) -> None:
+    def _forget_sections(self, rowid: int) -> set[str]:
+        """Delete the document's sections; return the keys of what they said (body_key), for _reshare."""
+        said = {r[0] for r in self.conn.execute(
+            "SELECT body_key FROM sections WHERE doc = ? AND body_key IS NOT NULL", (rowid,))}
         self._forget_section_text(rowid)
         self.conn.execute("DELETE FROM sections WHERE doc = ?", (rowid,))
+        return said
+
+    # --- sections several documents say word for word (adr-5d1c0a7e94b2) -----------------------
+
+    def shared_spans(self, rowid: int) -> list[tuple[int, int]]:
+        """The spans of the document's sections whose body another document says word for word: they
+        get no vector ("TBD", a licence line, a template's prompt left in)."""
+        rows = self.conn.execute(
+            "SELECT s.start, s.end FROM sections s WHERE s.doc = ? AND s.body_key IS NOT NULL AND EXISTS"
+            f" (SELECT 1 {_SAYING} AND o.doc != s.doc)", (rowid,))
+        return [(int(r[0]), int(r[1])) for r in rows]
+
+    def _reshare(self, rowid: int, said: set[str]) -> None:
+        """Documents whose sections may have just become shared, or just stopped being shared, because
+        `rowid` changed what it says: their section vectors are due again. A body now said by two
+        documents may just have become shared, one said by one may just have stopped; re-planning a
+        document whose status did not change costs no model time (its vectors are found by hash)."""
+        if not said:
+            return
+        rows = in_chunks(self.conn, "SELECT DISTINCT s.doc FROM sections s WHERE s.doc != ? AND s.body_key IN (...)"
+                         f" AND (SELECT count(DISTINCT o.doc) {_SAYING}) <= 2",
+                         sorted(said), before=(rowid,))
+        self._vectors.sections_due({int(r[0]) for r in rows})
 
     def _forget_section_text(self, rowid: int) -> None:
         # FTS5 has no foreign keys: its rows go by the rowids the sections table keeps.

@@ -222,6 +222,24 @@ def m007_what_a_reader_sees(conn: sqlite3.Connection) -> None:
     )
 
 
+def m008_shared_section_bodies(conn: sqlite3.Connection) -> None:
+    # A section whose body another document says word for word gets no vector, and a heading with no
+    # text of its own under another heading makes no chunk (adr-5d1c0a7e94b2). `body_key` is what a
+    # section says (documents/chunk.py body_key); `shared` marks a chunk row planned but given no
+    # vector. Every file is re-read to fill body_key and every document re-planned; the vectors of
+    # texts that did not change are reused by their hash, so nothing reaches the model.
+    _run(
+        conn,
+        """
+        ALTER TABLE sections ADD COLUMN body_key TEXT;
+        CREATE INDEX sections_body_key ON sections(body_key);
+        ALTER TABLE chunk_embeddings ADD COLUMN shared INTEGER NOT NULL DEFAULT 0;
+        UPDATE documents SET size = -1, sha256 = '';
+        UPDATE embeddings SET dirty = 2 WHERE dirty = 0
+        """,
+    )
+
+
 MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (
     m001_documents, m002_vectors, m003_reference_corpora, m004_file_state_index, m005_sections,
-    m006_section_owner_column, m007_what_a_reader_sees)
+    m006_section_owner_column, m007_what_a_reader_sees, m008_shared_section_bodies)

@@ -47,6 +47,7 @@ class SectionSpan(NamedTuple):
     path: tuple[str, ...]  # the headings above it and its own, outermost first; () before the first
     start: int
     end: int
+    body_key: str | None = None  # documents/chunk.py body_key: what it says under its heading, hashed
 
 
 class SectionHit(NamedTuple):

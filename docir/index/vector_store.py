@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Collection, Iterable, Iterator
 
 from docir.index.chunked import in_chunks
 from docir.index.records import ChunkVector, EmbedJob, VectorSet
@@ -45,6 +45,13 @@ class VectorStore:
         self.conn.execute("DELETE FROM chunk_embeddings WHERE doc = ?", (rowid,))
         self.conn.execute("DELETE FROM embeddings WHERE doc = ?", (rowid,))
         self.bump_generation()
+
+    def sections_due(self, rowids: Iterable[int]) -> None:
+        """These documents' section vectors are due again (their document vector stays): the next drain
+        re-plans them, finding every vector it still has by hash."""
+        for rowid in rowids:
+            self.conn.execute(f"UPDATE embeddings SET dirty = {SECTIONS_DUE} WHERE doc = ? AND dirty = {CURRENT}",
+                              (rowid,))
 
     def bump_generation(self) -> None:
         """Count every change to the vector rows, so a process may cache them until the count moves."""
@@ -138,8 +145,13 @@ class VectorStore:
         self.bump_generation()
         return True
 
-    def write_embedding(self, job: EmbedJob, model_id: str, doc_sha: str, chunks: list[ChunkVector]) -> bool:
-        """Point the document at its new vectors; False (left dirty) if its text changed meanwhile."""
+    def write_embedding(self, job: EmbedJob, model_id: str, doc_sha: str, chunks: list[ChunkVector],
+                        shared: Collection[int] = ()) -> bool:
+        """Point the document at its new vectors; False (left dirty) if its text changed meanwhile.
+
+        Every chunk of the plan gets its row; those whose ordinal is in `shared` (their section's body
+        is said word for word by another document, adr-5d1c0a7e94b2) have no vector and are not ranked.
+        """
         current = self.conn.execute(
             "SELECT text_sha, dirty_since FROM embeddings WHERE doc = ?", (job.rowid,)
         ).fetchone()
@@ -147,10 +159,10 @@ class VectorStore:
             return False
         self.conn.execute("DELETE FROM chunk_embeddings WHERE doc = ?", (job.rowid,))
         self.conn.executemany(
-            "INSERT INTO chunk_embeddings (doc, ordinal, heading, section, continuation, start, end, vector_sha)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            [(job.rowid, c.ordinal, c.heading, c.section, int(c.continuation), c.start, c.end, c.vector_sha)
-             for c in chunks],
+            "INSERT INTO chunk_embeddings (doc, ordinal, heading, section, continuation, start, end, vector_sha,"
+            " shared) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [(job.rowid, c.ordinal, c.heading, c.section, int(c.continuation), c.start, c.end, c.vector_sha,
+              int(c.ordinal in shared)) for c in chunks],
         )
         self.conn.execute(
             f"UPDATE embeddings SET dirty = {CURRENT}, model_id = ?, vector_sha = ? WHERE doc = ?",
@@ -197,7 +209,8 @@ class VectorStore:
             " ON v.text_sha = e.vector_sha AND v.model_id = e.model_id WHERE e.model_id = ?"
             " UNION ALL "
             "SELECT c.doc, c.ordinal, v.vector, v.dim FROM chunk_embeddings c JOIN embeddings e ON e.doc = c.doc"
-            " JOIN vectors v ON v.text_sha = c.vector_sha AND v.model_id = e.model_id WHERE e.model_id = ?",
+            " JOIN vectors v ON v.text_sha = c.vector_sha AND v.model_id = e.model_id"
+            " WHERE e.model_id = ? AND c.shared = 0",
             (model_id, model_id),
         ).fetchall()
         dim = int(rows[0][3]) if rows else 0

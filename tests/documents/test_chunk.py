@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from docir.documents.chunk import Chunk, chunk_markdown, window_budget
+from docir.documents.chunk import Chunk, chunk_markdown, window_budget, written_sections
 from docir.documents.headings import FENCE_RE, find_headings
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "chunking"
@@ -155,9 +155,17 @@ def test_blank_preamble_and_a_heading_with_nothing_under_it_make_no_chunk() -> N
 
 def test_a_heading_over_written_subsections_is_written_and_one_over_empty_ones_is_not() -> None:
     body = "# Title\n\n## Design\n\n### Storage\n\nOne table.\n\n## Options\n\n### A\n\n<!-- fill in -->\n"
+    assert [s.path for s in written_sections(body)] == [("Title",), ("Title", "Design"), ("Title", "Design", "Storage")]
+
+
+def test_only_a_top_heading_without_text_of_its_own_makes_a_chunk() -> None:
+    # `## Design` says nothing its subsection's chunk does not begin with; `# Title` is the title's chunk.
+    body = "# Title\n\n## Design\n\n### Storage\n\nOne table.\n\n## Scope\n\nAll jobs.\n"
     chunks = chunk(body)
-    assert [c.heading_path for c in chunks] == [("Title",), ("Title", "Design"), ("Title", "Design", "Storage")]
-    assert chunks[1].text == "Title > Title > Design\n\n## Design"
+    assert [c.heading_path for c in chunks] == [("Title",), ("Title", "Design", "Storage"), ("Title", "Scope")]
+    assert chunks[0].text == "Title > Title\n\n# Title"
+    assert [c.heading_path for c in chunk("## Design\n\n### Storage\n\nOne table.\n")] == [
+        ("Design",), ("Design", "Storage")]
 
 
 def test_a_section_holding_only_a_comment_makes_no_chunk() -> None:

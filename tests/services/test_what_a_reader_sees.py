@@ -119,6 +119,9 @@ def test_an_index_from_before_drops_what_it_searched_in_comments_on_the_next_com
     rowid, body = conn.execute("SELECT rowid, body FROM documents WHERE id = ?", (DOC_ID,)).fetchone()
     conn.execute("UPDATE documents_fts SET body = ? WHERE rowid = ?", (body, rowid))
     conn.execute("ALTER TABLE documents DROP COLUMN shown")
+    conn.execute("DROP INDEX sections_body_key")
+    conn.execute("ALTER TABLE sections DROP COLUMN body_key")
+    conn.execute("ALTER TABLE chunk_embeddings DROP COLUMN shared")
     conn.execute("PRAGMA user_version = 6")
     conn.close()
 

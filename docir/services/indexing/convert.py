@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from docir.documents import frontmatter
-from docir.documents.chunk import written_sections
+from docir.documents.chunk import body_key, written_sections
 from docir.documents.files import read_text
 from docir.documents.model import Document, embedded_text, text_sha
 from docir.documents.visible import Visible
@@ -62,7 +62,7 @@ def _sections(body: str, seen: Visible) -> tuple[SectionSpan, ...]:
     """The sections a reader sees text in: a heading left empty, or holding only a template's comment,
     matches nothing, so it never wins `matched_section`. A body without any such section is one
     nameless section, so every document can match by its title, description and tags."""
-    found = tuple(SectionSpan(s.path, s.start, s.end) for s in written_sections(body, seen))
+    found = tuple(SectionSpan(s.path, s.start, s.end, body_key(seen, s)) for s in written_sections(body, seen))
     return found or (SectionSpan((), 0, len(body)),)
 
 

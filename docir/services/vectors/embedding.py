@@ -20,12 +20,12 @@ goes on in the file that is there now.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from docir.documents.chunk import CHUNKING_VERSION, chunk_markdown, window_budget
+from docir.documents.chunk import CHUNKING_VERSION, Chunk, chunk_markdown, window_budget
 from docir.documents.model import embedded_text, text_sha
 from docir.embed.protocol import Embedder
 from docir.index.catalog import Catalog
@@ -196,10 +196,14 @@ class _Restorer:
         plans = self.vault.plans(self.key, (job.text_sha for job in jobs))
         if not plans:
             return jobs
-        needed = set().union(*(plan.shas() for plan in plans.values()))
+        shared = {job.rowid: shared_chunks(catalog, job.rowid, plans[job.text_sha].chunks)
+                  for job in jobs if job.text_sha in plans}
+        wanted = {rowid: _vector_shas(plans[sha].vector_sha, plans[sha].chunks, shared[rowid])
+                  for rowid, sha in ((job.rowid, job.text_sha) for job in jobs) if sha in plans}
+        needed = set().union(*wanted.values())
         held = catalog.vectors.cached(needed, model_id)
         found = self.vault.vectors(model_id, needed - held)
-        ready = [job for job in jobs if job.text_sha in plans and plans[job.text_sha].shas() <= held | found.keys()]
+        ready = [job for job in jobs if job.rowid in wanted and wanted[job.rowid] <= held | found.keys()]
         if not ready:
             return jobs
         catalog.check_current()
@@ -207,8 +211,9 @@ class _Restorer:
             catalog.vectors.store(model_id, found.items())
             for job in ready:
                 plan = plans[job.text_sha]
-                if catalog.vectors.write_embedding(job, model_id, plan.vector_sha, list(plan.chunks)):
-                    report.documents += 1
+                written = catalog.vectors.write_embedding(job, model_id, plan.vector_sha, list(plan.chunks),
+                                                          shared[job.rowid])
+                report.documents += int(written)
         report.texts_reused += len(found)
         report.texts_restored += len(found)
         done = {job.rowid for job in ready}
@@ -221,6 +226,24 @@ class _Kept(_Restorer):
     def __init__(self, embedder: Embedder, vault: Vault) -> None:
         super().__init__(embedder.model_id, vault)
         self.embedder = embedder
+
+
+def shared_chunks(catalog: Catalog, rowid: int, chunks: Iterable[ChunkVector | Chunk]) -> set[int]:
+    """The ordinals of the chunks that get no vector: their section's body is said word for word by
+    another document of the store (adr-5d1c0a7e94b2). A plan keeps them, so when the other document
+    changes, the next drain gives them a vector without re-planning anything."""
+    spans = catalog.docs.shared_spans(rowid)
+    return {c.ordinal for c in chunks if any(start <= c.start < end for start, end in spans)} if spans else set()
+
+
+def _chunk_shas(chunks: Iterable[ChunkVector], shared: set[int]) -> set[str]:
+    """The texts of a document's chunks that get a vector: all but the shared ones."""
+    return {c.vector_sha for c in chunks if c.ordinal not in shared}
+
+
+def _vector_shas(doc_sha: str, chunks: Iterable[ChunkVector], shared: set[int]) -> set[str]:
+    """The texts a document's vectors are made of: its own and its chunks', less the shared ones."""
+    return {doc_sha} | _chunk_shas(chunks, shared)
 
 
 def _plan(job: EmbedJob, embedder: Embedder, budget: int) -> Plan:
@@ -254,7 +277,8 @@ def _document_vectors(catalog: Catalog, embedder: Embedder, jobs: list[EmbedJob]
         texts[doc_sha] = doc_text
         shas.append(doc_sha)
         plans[job.rowid] = _plan(job, embedder, budget)
-    section_texts = {sha: text for rowid in (j.rowid for j in jobs) for sha, text in plans[rowid][2].items()}
+    section_texts = {sha: plans[job.rowid][2][sha] for job in jobs for sha in _chunk_shas(
+        plans[job.rowid][1], shared_chunks(catalog, job.rowid, plans[job.rowid][1]))}
     known = catalog.vectors.cached(section_texts, embedder.model_id)
     state.texts_due += sum(1 for sha in section_texts if sha not in known and sha not in texts)
     state.texts_due -= len(catalog.vectors.cached(texts, embedder.model_id))  # reused: no model time
@@ -270,25 +294,29 @@ def _section_vectors(catalog: Catalog, kept: _Kept, jobs: list[EmbedJob], budget
     embedder = kept.embedder
     texts: dict[str, str] = {}
     tokens: dict[str, int] = {}
-    planned: list[tuple[EmbedJob, str, list[ChunkVector]]] = []
+    planned: list[tuple[EmbedJob, str, list[ChunkVector], set[int]]] = []
     fresh: dict[str, str] = {}
     for job in jobs:
         plan = plans.pop(job.rowid, None)
-        if plan is None or plan[0] != job.text_sha:
+        replanned = plan is None or plan[0] != job.text_sha
+        if plan is None or replanned:
             plan = _plan(job, embedder, budget)  # planned by an earlier drain, or its text changed since
-            fresh.update(plan[2])
-        texts.update(plan[2])
+        shared = shared_chunks(catalog, job.rowid, plan[1])
+        due = {sha: plan[2][sha] for sha in _chunk_shas(plan[1], shared)}
+        if replanned:
+            fresh.update(due)
+        texts.update(due)
         tokens.update(plan[3])
         doc_sha = text_sha(embedded_text(job.title, job.description, job.body))
-        planned.append((job, doc_sha, plan[1]))
+        planned.append((job, doc_sha, plan[1], shared))
     if fresh:
         state.texts_due += len(fresh) - len(catalog.vectors.cached(fresh, embedder.model_id))
     embed(texts, tokens)
     catalog.check_current()
     written = []
     with catalog.transaction():
-        for job, doc_sha, chunks in planned:
-            if catalog.vectors.write_embedding(job, embedder.model_id, doc_sha, chunks):
+        for job, doc_sha, chunks, shared in planned:
+            if catalog.vectors.write_embedding(job, embedder.model_id, doc_sha, chunks, shared):
                 report.documents += 1
                 written.append((job, doc_sha, chunks))
     kept.vault.put_plans(kept.key, [(job.text_sha, KeptPlan(doc_sha, tuple(chunks)))
