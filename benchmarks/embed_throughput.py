@@ -86,20 +86,17 @@ def dump_texts(root: Path, out: Path) -> None:
     from docir.documents.model import embedded_text as document_text
     from docir.documents.model import text_sha
     from docir.services.indexing.session import open_session
-    from docir.services.vectors import query_source
+    from docir.services.vectors import embedding, query_source
 
     source = query_source.load_local(None, root)
     if not isinstance(source, query_source.LocalModel):
         raise BenchmarkError(f"no model: semantic layer is {source.status}")
     embedder = source.embedder
     session = open_session(root, refresh=False)
-    try:
-        jobs = session.catalog.vectors.dirty_jobs(embedder.model_id, limit=1 << 30)
-    finally:
-        session.close()
     budget = window_budget(embedder.max_tokens)
     seen: set[str] = set()
     texts: list[TextEntry] = []
+    documents = 0
 
     def add(kind: str, text: str) -> None:
         sha = text_sha(text)
@@ -107,12 +104,19 @@ def dump_texts(root: Path, out: Path) -> None:
             seen.add(sha)
             texts.append({"sha": sha, "kind": kind, "tokens": embedder.count_tokens(text), "text": text})
 
-    for job in jobs:
-        add("document", document_text(job.title, job.description, job.body))
-        for chunk in chunk_markdown(job.body, title=job.title, count_tokens=embedder.count_tokens, budget=budget):
-            add("chunk", chunk.text)
+    try:
+        for job in session.catalog.vectors.dirty_jobs(embedder.model_id, limit=1 << 30):
+            add("document", document_text(job.title, job.description, job.body))
+            chunks = chunk_markdown(job.body, title=job.title, count_tokens=embedder.count_tokens, budget=budget)
+            shared = embedding.shared_chunks(session.catalog, job.rowid, chunks)  # said by other documents too
+            for chunk in chunks:
+                if chunk.ordinal not in shared:
+                    add("chunk", chunk.text)
+            documents += 1
+    finally:
+        session.close()
     meta = {"model_id": embedder.model_id, "dim": embedder.dim, "max_tokens": embedder.max_tokens,
-            "budget": budget, "documents": len(jobs), "model_path": str(_model_path())}
+            "budget": budget, "documents": documents, "model_path": str(_model_path())}
     out.write_text(json.dumps({"meta": meta, "texts": texts}), encoding="utf-8")
 
 

@@ -13,10 +13,18 @@ then runs the corpus's queries. The variants:
 - `parents-kept`: comments out, and a heading whose text is all in its subsections still a section;
 - `repeated-N`: also every section whose body (as a reader sees it, whitespace folded) appears word
   for word in at least N documents of the store;
-- `prompts`: also every section lint reports as template text (DOC022: `{placeholder}` prompts only).
+- `prompts`: also every section lint reports as template text (DOC022: `{placeholder}` prompts only);
+- `inner-parents` / `top-parents`: also a heading with no text of its own under another heading /
+  at the top (a MADR document's `# Title`);
+- `inner+prompts`, `inner+rep2`: two of the above together;
+- a name ending in `/vec` (`rep2/vec`, `inner+rep2/vec`): the same, but only the chunks change and
+  the lexical sections stay as docir has them.
 
-Reported per corpus: fused nDCG@10 and section chunks, against `docir`. The decision these numbers
-made is recorded in adr-e7498b6485e7.
+`--variants a,b` runs only those (and `docir`). Run it with DOCIR_VECTORS=off: a vector vault
+would hand every copy the chunk plans docir made, and no variant would change a chunk.
+
+Reported per corpus: fused nDCG@10 and section chunks, against `docir`. The decisions these
+numbers made are recorded in adr-e7498b6485e7 and adr-5d1c0a7e94b2.
 """
 
 from __future__ import annotations
@@ -46,10 +54,12 @@ Keep = Callable[[str, Any, Any], bool]  # (body, its Visible, a section) -> keep
 
 EMPTY_KEPT = "empty-kept"
 PARENTS_KEPT = "parents-kept"
+VECTORS_ONLY = "/vec"  # a variant named so leaves the lexical sections as docir has them
 
 
 @contextmanager
-def sections_kept(keep: Keep, empty_too: bool = False, parents_too: bool = False) -> Iterator[None]:
+def sections_kept(keep: Keep, empty_too: bool = False, parents_too: bool = False,
+                  chunks_only: bool = False) -> Iterator[None]:
     from docir.documents import chunk
     from docir.documents.visible import Visible
     from docir.services.indexing import convert
@@ -70,7 +80,8 @@ def sections_kept(keep: Keep, empty_too: bool = False, parents_too: bool = False
 
     # The chunker's own module, and the name the lexical side imported from it.
     chunk.written_sections = written
-    convert.written_sections = written  # type: ignore[attr-defined]
+    if not chunks_only:
+        convert.written_sections = written  # type: ignore[attr-defined]
     try:
         yield
     finally:
@@ -112,7 +123,26 @@ def variants(store: Path) -> dict[str, Keep]:
                              PARENTS_KEPT: lambda body, seen, s: True}
     for n in THRESHOLDS:
         found[f"repeated-{n}"] = _fewer_than(count, n)
-    found["prompts"] = lambda body, seen, s: s.start not in {o for o, _ in template_only_sections(body)}
+    twice = _fewer_than(count, 2)
+    def prompt(body: str, seen: Any, s: Any) -> bool:
+        return s.start in {o for o, _ in template_only_sections(body)}
+
+    def own_empty(seen: Any, s: Any) -> bool:
+        return not seen.slice(s.content, s.end).strip()
+
+    def inner(body: str, seen: Any, s: Any) -> bool:
+        return len(s.path) > 1 and own_empty(seen, s)
+
+    def top(body: str, seen: Any, s: Any) -> bool:
+        return len(s.path) == 1 and own_empty(seen, s)
+
+    found["prompts"] = lambda body, seen, s: not prompt(body, seen, s)
+    found["inner-parents"] = lambda body, seen, s: not inner(body, seen, s)
+    found["top-parents"] = lambda body, seen, s: not top(body, seen, s)
+    found["inner+prompts"] = lambda body, seen, s: not (inner(body, seen, s) or prompt(body, seen, s))
+    found["inner+rep2"] = lambda body, seen, s: not inner(body, seen, s) and twice(body, seen, s)
+    found["inner+rep2" + VECTORS_ONLY] = found["inner+rep2"]
+    found["rep2" + VECTORS_ONLY] = twice
     return found
 
 
@@ -125,6 +155,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--corpus", default="madr,eips,eips-ci,quality,docir")
     parser.add_argument("--cache", type=Path, default=bench.DEFAULT_CACHE)
     parser.add_argument("--out", type=Path, default=OUT)
+    parser.add_argument("--variants", default="", help="comma-separated names to run (default: all); docir always runs")
     args = parser.parse_args(argv)
     names = [n for n in args.corpus.split(",") if n]
     queries = bench.load_corpus_queries(names)
@@ -135,8 +166,12 @@ def main(argv: list[str] | None = None) -> int:
             continue
         bench.open_indexed(store, print)[0].close()  # the cached index, brought up to date first
         results[name] = {}
+        wanted = {"docir", *filter(None, args.variants.split(","))}
         for variant, keep in variants(store).items():
-            with sections_kept(keep, empty_too=variant == EMPTY_KEPT, parents_too=variant == PARENTS_KEPT):
+            if args.variants and variant not in wanted:
+                continue
+            with sections_kept(keep, empty_too=variant == EMPTY_KEPT, parents_too=variant == PARENTS_KEPT,
+                               chunks_only=variant.endswith(VECTORS_ONLY)):
                 results[name][variant] = evaluate(copy_for(store, f"{name}-{variant}"),
                                                   [q for q in queries if q.corpus == name])
         print_corpus(name, results[name])
