@@ -170,9 +170,13 @@ class DocsTable:
         document whose status did not change costs no model time (its vectors are found by hash)."""
         if not said:
             return
-        rows = in_chunks(self.conn, "SELECT DISTINCT s.doc FROM sections s WHERE s.doc != ? AND s.body_key IN (...)"
-                         f" AND (SELECT count(DISTINCT o.doc) {_SAYING}) <= 2",
-                         sorted(said), before=(rowid,))
+        # Counted once per body, not once per section holding it: a licence line is in hundreds.
+        few = [r[0] for r in in_chunks(
+            self.conn, "SELECT o.body_key FROM sections o JOIN documents od ON od.rowid = o.doc"
+            " WHERE o.body_key IN (...) AND od.archived = 0 GROUP BY o.body_key HAVING count(DISTINCT o.doc) <= 2",
+            sorted(said))]
+        rows = in_chunks(self.conn, "SELECT DISTINCT doc FROM sections WHERE doc != ? AND body_key IN (...)", few,
+                         before=(rowid,))
         self._vectors.sections_due({int(r[0]) for r in rows})
 
     def _forget_section_text(self, rowid: int) -> None:
