@@ -134,6 +134,12 @@ class Visible:
         pieces.append(self.text[pos:])
         return "".join(pieces)
 
+    def hidden_bytes(self, start: int = 0, end: int | None = None) -> int:
+        """How many bytes (UTF-8) of text[start:end] a reader does not see."""
+        end = len(self.text) if end is None else end
+        return sum(len(self.text[max(s, start):min(e, end)].encode("utf-8")) for s, e in self.cuts
+                   if s < end and e > start)
+
     def is_hidden(self, pos: int) -> bool:
         """Whether the character at `pos` is part of what a reader does not see."""
         index = bisect.bisect_right(self.cuts, (pos, len(self.text) + 1)) - 1

@@ -11,7 +11,8 @@ from docir.index.fts import index_text
 from docir.index.records import DocRow, FileState, Filters, Identity, Listing, SectionSpan, SkippedFile
 from docir.index.vector_store import VectorStore
 
-_LISTING_COLUMNS = "rowid, path, id, type, title, description, status, tags, related, owner, verified, archived, size"
+_LISTING_COLUMNS = ("rowid, path, id, type, title, description, status, tags, related, owner, verified, archived, size,"
+                    " hidden")
 _ANY = Filters()
 # The sections `o` of documents that get vectors (archived ones do not) saying what section `s` says.
 _SAYING = ("FROM sections o JOIN documents od ON od.rowid = o.doc"
@@ -43,14 +44,14 @@ class DocsTable:
             row.id, row.type, row.title, row.description, row.status,
             json.dumps(list(row.tags)), json.dumps([list(e) for e in row.related]),
             row.owner, row.verified, row.meta_json, row.body, json.dumps(list(row.headings)),
-            row.sha256, row.size, row.mtime_ns, int(row.archived), row.text_sha, row.shown,
+            row.sha256, row.size, row.mtime_ns, int(row.archived), row.text_sha, row.shown, row.hidden,
         )
         existing = self.conn.execute("SELECT rowid FROM documents WHERE path = ?", (row.path,)).fetchone()
         if existing is None:
             cur = self.conn.execute(
                 "INSERT INTO documents (id, type, title, description, status, tags, related, owner, verified,"
-                " meta, body, headings, sha256, size, mtime_ns, archived, text_sha, shown, path)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " meta, body, headings, sha256, size, mtime_ns, archived, text_sha, shown, hidden, path)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (*values, row.path),
             )
             rowid = int(cur.lastrowid or 0)
@@ -59,7 +60,7 @@ class DocsTable:
             self.conn.execute(
                 "UPDATE documents SET id = ?, type = ?, title = ?, description = ?, status = ?, tags = ?,"
                 " related = ?, owner = ?, verified = ?, meta = ?, body = ?, headings = ?, sha256 = ?,"
-                " size = ?, mtime_ns = ?, archived = ?, text_sha = ?, shown = ? WHERE rowid = ?",
+                " size = ?, mtime_ns = ?, archived = ?, text_sha = ?, shown = ?, hidden = ? WHERE rowid = ?",
                 (*values, rowid),
             )
         said = self._forget_sections(rowid)
@@ -193,6 +194,7 @@ class DocsTable:
             verified=r["verified"], meta_json=r["meta"], body=r["body"],
             headings=tuple(json.loads(r["headings"])), sha256=r["sha256"], size=r["size"],
             mtime_ns=r["mtime_ns"], archived=bool(r["archived"]), text_sha=r["text_sha"], shown=r["shown"],
+            hidden=r["hidden"],
             sections=tuple(SectionSpan(path, start, end) for _, path, start, end in self._sections(rowid)),
         )
 
@@ -322,5 +324,5 @@ def _listing(r: sqlite3.Row) -> Listing:
     return Listing(
         rowid=int(r[0]), path=r[1], id=r[2], type=r[3], title=r[4], description=r[5], status=r[6],
         tags=tuple(json.loads(r[7])), related=tuple((k, t) for k, t in json.loads(r[8])),
-        owner=r[9], verified=r[10], archived=bool(r[11]), size=int(r[12]),
+        owner=r[9], verified=r[10], archived=bool(r[11]), size=int(r[12]), hidden=int(r[13]),
     )

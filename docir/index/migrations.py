@@ -226,7 +226,8 @@ def m008_shared_section_bodies(conn: sqlite3.Connection) -> None:
     # A section whose body another document says word for word gets no vector, and a heading with no
     # text of its own under another heading makes no chunk (adr-5d1c0a7e94b2). `body_key` is what a
     # section says (documents/chunk.py body_key); `shared` marks a chunk row planned but given no
-    # vector. Every file is re-read to fill body_key and every document re-planned; the vectors of
+    # vector. `hidden` is how many bytes of a body are HTML comments, said beside `size` (adr-b3bfbc7a2dfb).
+    # Every file is re-read to fill both and every document re-planned; the vectors of
     # texts that did not change are reused by their hash, so nothing reaches the model.
     _run(
         conn,
@@ -234,6 +235,7 @@ def m008_shared_section_bodies(conn: sqlite3.Connection) -> None:
         ALTER TABLE sections ADD COLUMN body_key TEXT;
         CREATE INDEX sections_body_key ON sections(body_key);
         ALTER TABLE chunk_embeddings ADD COLUMN shared INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE documents ADD COLUMN hidden INTEGER NOT NULL DEFAULT 0;
         UPDATE documents SET size = -1, sha256 = '';
         UPDATE embeddings SET dirty = 2 WHERE dirty = 0
         """,

@@ -35,6 +35,7 @@ class DocRow:
     # The body with what a reader does not see (HTML comments) blanked, offsets kept: what is searched.
     # None when that is the body itself, so a store without comments stores no second copy.
     shown: str | None = None
+    hidden: int = 0  # bytes of the body a reader does not see (HTML comments): `size` counts them, and says so
 
     @property
     def searched(self) -> str:
@@ -114,6 +115,7 @@ class Listing:
     verified: str | None
     archived: bool
     size: int
+    hidden: int = 0  # bytes of it inside HTML comments (DocRow.hidden)
 
 
 @dataclass(frozen=True)

@@ -92,6 +92,7 @@ def test_an_index_from_before_sections_gains_them_on_the_next_command_without_ne
     conn.execute("DROP TABLE sections")
     conn.execute("ALTER TABLE documents DROP COLUMN shown")
     conn.execute("ALTER TABLE chunk_embeddings DROP COLUMN shared")
+    conn.execute("ALTER TABLE documents DROP COLUMN hidden")
     conn.execute("PRAGMA user_version = 4")  # what an index written before sections existed says
     conn.close()
 

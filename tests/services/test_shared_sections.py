@@ -111,6 +111,7 @@ def test_an_index_from_before_gains_body_keys_and_replans_with_no_model_call(sto
     conn.execute("DROP INDEX sections_body_key")
     conn.execute("ALTER TABLE sections DROP COLUMN body_key")
     conn.execute("ALTER TABLE chunk_embeddings DROP COLUMN shared")
+    conn.execute("ALTER TABLE documents DROP COLUMN hidden")
     conn.execute("PRAGMA user_version = 7")
     conn.close()
     session = open_session(store)

@@ -122,6 +122,7 @@ def test_an_index_from_before_drops_what_it_searched_in_comments_on_the_next_com
     conn.execute("DROP INDEX sections_body_key")
     conn.execute("ALTER TABLE sections DROP COLUMN body_key")
     conn.execute("ALTER TABLE chunk_embeddings DROP COLUMN shared")
+    conn.execute("ALTER TABLE documents DROP COLUMN hidden")
     conn.execute("PRAGMA user_version = 6")
     conn.close()
 
@@ -130,3 +131,27 @@ def test_an_index_from_before_drops_what_it_searched_in_comments_on_the_next_com
     hits = session.catalog.search.lexical_hits('"xylophone"')
     assert hits == []
     session.close()
+
+
+def test_size_says_how_much_of_a_read_is_comments_and_only_where_there_are_any(sample_store: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    root = _store(sample_store)
+    comments = ["<!-- This is an optional element. Feel free to remove. -->\n",
+                "<!-- List the forces here: xylophone budget, hiring, the\n     deadline. -->\n",
+                " <!-- quokka, a note to the author -->",
+                "<!-- Describe how the implementation will be confirmed, e.g. a review or an ArchUnit test. -->\n"]
+    assert all(c in TEMPLATED for c in comments)
+    result = cli("search", "workers poll", "--root", str(root), "--json")
+    rows = {r["id"]: r for r in result.json()["results"]}
+    size = rows[DOC_ID]["size"]
+    assert size["bytes"] == len(TEMPLATED.encode())  # still what `get` returns, comments and all
+    # What the comments take, their lines included where they stood alone (a reader sees none of it).
+    assert size["hidden"] == sum(len(c.encode()) for c in comments)
+    assert all("hidden" not in r["size"] for i, r in rows.items() if i != DOC_ID)
+
+    session = open_session(root)
+    found = ranking.context(session, ["which option was chosen: a table that workers poll"], NO_MODEL, limit=10,
+                            expand=False, mode="lexical").results
+    session.close()
+    mine = next(r for r in found if r["id"] == DOC_ID)
+    assert mine["matched_section"] == "Decision Outcome"
+    assert mine["matched_section_size"]["hidden"] == len(comments[2].encode())

@@ -55,6 +55,7 @@ def to_row(doc: Document, sha256: str, size: int, mtime_ns: int) -> DocRow:
         text_sha=text_sha(embedded_text(doc.title, doc.description, doc.body)),
         sections=_sections(doc.body, seen),
         shown=seen.masked() if seen.cuts else None,
+        hidden=seen.hidden_bytes(),
     )
 
 

@@ -30,6 +30,7 @@ from typing import Any, Literal
 
 import numpy as np
 
+from docir.documents.visible import Visible
 from docir.index.fts import query_terms
 from docir.index.records import Listing, SectionHit, StoredRefChunk, VectorSet
 from docir.index.vectors import cosine
@@ -261,6 +262,14 @@ def _take_turns(per_query: list[list[Candidate]], limit: int) -> list[Candidate]
     return order
 
 
+def _section_cost(session: Session, listing: Listing, start: int, end: int) -> Size:
+    """What `get --section` of this span costs, and how much of it is comments (only a document
+    with comments is read again to count them)."""
+    if not listing.hidden:
+        return cost(end - start)
+    return cost(end - start, Visible.of(session.catalog.docs.body_of(listing.rowid)).hidden_bytes(start, end))
+
+
 def _entry(session: Session, cand: Candidate, explain: bool, queries: list[str]) -> ContextRow:
     if cand.ref is not None:
         return _ref_entry(cand, explain, queries)
@@ -273,10 +282,13 @@ def _entry(session: Session, cand: Candidate, explain: bool, queries: list[str])
     section: str | None = None
     size: Size | None = None
     lexical_section = cand.lexical.section_part if cand.lexical is not None else 0.0
+    span: tuple[int, int] | None = None
     if chunk is not None and chunk.section and (cand.vector_part >= lexical_section or best is None or not best.path):
-        section, size = chunk.section, cost(chunk.end - chunk.start)
+        section, span = chunk.section, (chunk.start, chunk.end)
     elif best is not None and best.path:
-        section, size = best.path[-1], cost(best.end - best.start)
+        section, span = best.path[-1], (best.start, best.end)
+    if span is not None:
+        size = _section_cost(session, cand.listing, *span)
     entry: ContextHit = {
         **skeleton(cand.listing, session.schema, session.today),
         "kind": "document",

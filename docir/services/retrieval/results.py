@@ -16,6 +16,7 @@ class Size(TypedDict):
 
     bytes: int
     tokens: int
+    hidden: NotRequired[int]  # bytes of it in HTML comments, which a reader does not see; absent when none
 
 
 class Link(TypedDict):

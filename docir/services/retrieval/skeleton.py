@@ -40,13 +40,17 @@ def skeleton(item: Listing | DocRow, schema: Schema, today: dt.date) -> Skeleton
         "verified": item.verified,
         "stale": is_stale(schema, item.type, item.verified, today),
         "path": item.path,
-        "size": cost(item.size),
+        "size": cost(item.size, item.hidden),
     }
 
 
-def cost(size_bytes: int) -> Size:
-    """What reading it costs an agent: bytes, and tokens at about four bytes each."""
-    return {"bytes": size_bytes, "tokens": (size_bytes + 3) // 4}
+def cost(size_bytes: int, hidden: int = 0) -> Size:
+    """What reading it costs an agent: bytes, and tokens at about four bytes each; and how many of
+    those bytes are HTML comments, where there are any (adr-b3bfbc7a2dfb)."""
+    size: Size = {"bytes": size_bytes, "tokens": (size_bytes + 3) // 4}
+    if hidden:
+        size["hidden"] = hidden
+    return size
 
 
 def full_document(row: DocRow, schema: Schema, today: dt.date) -> FullDocument:
