@@ -230,8 +230,8 @@ class _Kept(_Restorer):
 
 def shared_chunks(catalog: Catalog, rowid: int, chunks: Iterable[ChunkVector | Chunk]) -> set[int]:
     """The ordinals of the chunks that get no vector: their section's body is said word for word by
-    another document of the store (adr-5d1c0a7e94b2). A plan keeps them, so when the other document
-    changes, the next drain gives them a vector without re-planning anything."""
+    another document of the store (adr-5d1c0a7e94b2). Plans keep them, in the index and the vault
+    alike, so a plan stays what the document alone makes; this is asked each time rows are written."""
     spans = catalog.docs.shared_spans(rowid)
     return {c.ordinal for c in chunks if any(start <= c.start < end for start, end in spans)} if spans else set()
 
@@ -299,7 +299,7 @@ def _section_vectors(catalog: Catalog, kept: _Kept, jobs: list[EmbedJob], budget
     for job in jobs:
         plan = plans.pop(job.rowid, None)
         replanned = plan is None or plan[0] != job.text_sha
-        if plan is None or replanned:
+        if plan is None or plan[0] != job.text_sha:
             plan = _plan(job, embedder, budget)  # planned by an earlier drain, or its text changed since
         shared = shared_chunks(catalog, job.rowid, plan[1])
         due = {sha: plan[2][sha] for sha in _chunk_shas(plan[1], shared)}
