@@ -4,8 +4,8 @@ Templates carry their instructions to authors in HTML comments, repeated in ever
 document written from them and invisible once rendered; indexing, searching,
 embedding and chunking them finds the template instead of the document
 (adr-b3bfbc7a2dfb). The file keeps every byte: only the derived views read
-through this module. A comment inside a fenced code block or an inline code
-span is code, shown as written, so it stays. An unclosed `<!--` hides nothing:
+through this module. A comment inside a fenced or indented code block or an
+inline code span is code, shown as written, so it stays. An unclosed `<!--` hides nothing:
 leaving text in is the safe side of doubt.
 """
 
@@ -22,6 +22,9 @@ Span = tuple[int, int]
 _OPENERS = re.compile(r"`+|<!--")
 _BLANK_LINE = re.compile(r"\n[ \t]*\r?\n")
 _NOT_NEWLINE = re.compile(r"[^\r\n]")
+# Four spaces or a tab after a blank line open an indented code block (a list item's indented paragraph
+# reads the same here, and keeps its comments: in doubt, text stays searchable).
+_INDENTED_CODE = re.compile(r"(?: {4}|\t)")
 
 
 def hidden_spans(text: str) -> tuple[Span, ...]:
@@ -30,9 +33,18 @@ def hidden_spans(text: str) -> tuple[Span, ...]:
         return ()
     spans: list[Span] = []
     pos, size = 0, len(text)
+    code_may_start = True  # after a blank line (or none at all), or inside an indented code block
     while pos < size:
         eol = _line_end(text, pos)
-        opening = FENCE_RE.match(text[pos:eol])
+        line = text[pos:eol]
+        if not line.strip():
+            code_may_start, pos = True, eol
+            continue
+        if code_may_start and _INDENTED_CODE.match(line):
+            pos = eol  # an indented code block: shown as written, its comments too
+            continue
+        code_may_start = False
+        opening = FENCE_RE.match(line)
         if opening is not None:
             pos = _past_fence(text, eol, opening.group(1))
             continue

@@ -26,6 +26,8 @@ def test_comments_go_and_lines_they_filled_go_with_them(text: str, seen: str) ->
     "```html\n<!-- in a fence -->\n```\n",
     "~~~~\n<!-- a longer fence\n~~~\nstill code -->\n~~~~\n",
     "Write `<!-- code -->` like this.\n",
+    "Before.\n\n    <!-- an indented code block -->\n    more code\n",
+    "\t<!-- a tab-indented one -->\n",
     "Two ``ticks ` <!-- still code --> ``.\n",
 ])
 def test_a_comment_in_code_is_code(text: str) -> None:
@@ -52,3 +54,8 @@ def test_the_masked_text_keeps_every_offset_and_slices_read_as_the_reader_sees()
     assert seen.slice(start, text.index("end")) == "keep  keep\n"
     assert seen.slice(text.index("drop"), len(text)) == " keep\nend\n"  # a slice may begin inside a comment
     assert seen.is_hidden(text.index("gone")) and not seen.is_hidden(text.index("end"))
+
+
+def test_an_indented_line_is_code_only_after_a_blank_line() -> None:
+    text = "Para\n    <!-- a lazy continuation, not code -->\n\n    <!-- code -->\n\n<!-- after it -->\nend\n"
+    assert visible_text(text) == "Para\n\n    <!-- code -->\n\nend\n"
