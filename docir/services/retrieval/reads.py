@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from docir.documents.headings import find_headings, section_span
 from docir.documents.ids import check_ids
 from docir.errors import UsageError
 from docir.index.records import Filters
@@ -34,6 +33,9 @@ def get(session: Session, ids: list[str], section: str | None = None) -> GetResu
         row = rows[0][1]
         doc = full_document(row, session.schema, session.today)
         if section is not None:
+            # Only `get --section` parses headings (cold start, adr-d5e80517405b).
+            from docir.documents.headings import find_headings, section_span
+
             span = section_span(row.body, section)
             if span is None:
                 headings = ", ".join(f"'{h.text}'" for h in find_headings(row.body)) or "none"
