@@ -3,20 +3,27 @@
 The schema is data the rest of docir asks questions of: which statuses a
 type allows, which are closed (`inactive_statuses`), which relation kinds
 point at a predecessor (`successor: true`), how old `verified` may be.
+
+Every command loads it. A session keeps the parsed schema as JSON in the store's
+git-ignored `.docir/run/schema.json`, beside the exact text it was parsed from, so a
+command whose schema did not change never imports yaml (adr-d5e80517405b).
 """
 
 from __future__ import annotations
 
 import functools
+import json
+import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import yaml
-
-from docir import yamltext
+import docir
 from docir.errors import SchemaError
+
+if TYPE_CHECKING:
+    import yaml
 
 CORE_REQUIRED = ("id", "type", "title", "description", "status")
 CORE_OPTIONAL = ("tags", "related", "owner", "verified")
@@ -97,15 +104,19 @@ def default_schema_text() -> str:
     return resources.files("docir").joinpath("default_schema.yaml").read_text(encoding="utf-8")
 
 
-def load_schema(path: Path) -> Schema:
-    """Read and validate the schema file; raise SchemaError naming file:line:col."""
+def load_schema(path: Path, cache: Path | None = None) -> Schema:
+    """Read and validate the schema file; raise SchemaError naming file:line:col.
+
+    With `cache` (a session's `.docir/run/schema.json`), a text parsed before is taken from
+    there, and a newly parsed valid one is written there; see _cached for when it counts.
+    """
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise SchemaError(f"{path.name} is missing; run 'docir init' to write the default") from None
     except (UnicodeDecodeError, OSError) as exc:
         raise SchemaError(f"{path.name}: cannot be read as UTF-8 text ({exc})") from None
-    schema, problems = _parsed(text)
+    schema, problems = _parsed(text, cache)
     if problems or schema is None:
         first = problems[0]
         more = f" (and {len(problems) - 1} more; run 'docir lint' to see all)" if len(problems) > 1 else ""
@@ -114,17 +125,88 @@ def load_schema(path: Path) -> Schema:
 
 
 @functools.lru_cache(maxsize=8)
-def _parsed(text: str) -> tuple[Schema | None, tuple[SchemaProblem, ...]]:
+def _parsed(text: str, cache: Path | None) -> tuple[Schema | None, tuple[SchemaProblem, ...]]:
     """parse_schema, once per distinct text: every command loads the schema, and the warm worker
     runs many (the YAML parse was ~6% of a warm `context` call). Keyed by the whole text, read
     afresh each time, so an edit is seen by the next command exactly as before. Callers share
     the Schema: nothing changes one after it is built."""
+    if cache is not None:
+        known = _cached(cache, text)
+        if known is not None:
+            return known, ()
     schema, problems = parse_schema(text)
+    if cache is not None and schema is not None and not problems:
+        _write_cache(cache, text, schema)
     return schema, tuple(problems)
+
+
+# --- the parsed schema kept across commands ------------------------------------------------------
+
+CACHE_FORMAT = 1  # bump when the JSON below changes shape
+
+
+def _code_stamp() -> list[list[int]]:
+    """(size, mtime_ns) of the code that turns schema text into a Schema: an edit or an upgrade of
+    docir (even one that keeps its version number, as an editable checkout does) drops every cache."""
+    stamp = []
+    for name in ("schema.py", "yamltext.py"):
+        st = os.stat(Path(__file__).with_name(name))
+        stamp.append([st.st_size, st.st_mtime_ns])
+    return stamp
+
+
+def _cached(cache: Path, text: str) -> Schema | None:
+    """The schema kept in `cache` if it was parsed from exactly `text` by this very code; else None.
+
+    Keyed by the whole text, not by the file's size and mtime: an edit that keeps both (a
+    same-length change within the clock's granularity, a checkout that restores an mtime) is
+    still seen, and comparing a few KB costs nothing next to the parse. A cache that cannot be
+    read or does not have the expected shape counts as absent (and the caller rewrites it).
+    """
+    try:
+        data = json.loads(cache.read_text(encoding="utf-8"))
+        if not (isinstance(data, dict) and data.get("format") == CACHE_FORMAT and data.get("text") == text
+                and data.get("docir") == docir.__version__ and data.get("code") == _code_stamp()):
+            return None
+        return _from_json(data["schema"])
+    except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError, AttributeError):
+        return None
+
+
+def _from_json(data: dict[str, Any]) -> Schema:
+    types = {name: TypeSpec(**{**spec, "statuses": tuple(spec["statuses"]),
+                               "inactive_statuses": frozenset(spec["inactive_statuses"]),
+                               "required": tuple(spec["required"]), "optional": tuple(spec["optional"])})
+             for name, spec in data["types"].items()}
+    relations = {name: RelationKind(**kind) for name, kind in data["relations"].items()}
+    return Schema(**{**data, "types": types, "relations": relations, "lint": LintSettings(**data["lint"])})
+
+
+def _write_cache(cache: Path, text: str, schema: Schema) -> None:
+    """Keep the parsed schema for the next command, atomically (write aside, then rename); best
+    effort: a read-only or missing state folder only means the next command parses again. The
+    folder `.docir/` itself is never made here: whoever makes it writes its .gitignore first."""
+    payload = {"format": CACHE_FORMAT, "docir": docir.__version__, "code": _code_stamp(), "text": text,
+               "schema": asdict(schema)}
+    temp = cache.with_name(f".{cache.name}.{os.getpid()}.tmp")
+    try:
+        cache.parent.mkdir(exist_ok=True)
+        temp.write_text(json.dumps(payload, ensure_ascii=False, default=sorted), encoding="utf-8")
+        os.replace(temp, cache)
+    except OSError:
+        try:
+            temp.unlink()
+        except OSError:
+            pass
+
+
+# --- parsing and validating ----------------------------------------------------------------------
 
 
 def parse_schema(text: str) -> tuple[Schema | None, list[SchemaProblem]]:
     """Validate schema text; every problem carries the line of the offending node."""
+    from docir import yamltext  # a command whose schema is cached never loads yaml (cold start, adr-d5e80517405b)
+
     try:
         data = yamltext.load(text)
     except yamltext.YamlProblem as exc:
@@ -145,6 +227,10 @@ class _Checker:
     def _mark(self, path: tuple[str, ...]) -> tuple[int, int]:
         # Positions are only needed when something is wrong, so compose lazily.
         if self._marks is None:
+            import yaml  # loaded already: parse_schema read the text with it
+
+            from docir import yamltext
+
             self._marks = {}
             node = yaml.compose(self.text, Loader=yamltext.Loader)
             if node is not None:
@@ -306,6 +392,8 @@ class _Checker:
 
 
 def _collect_marks(node: yaml.Node, path: tuple[str, ...], out: dict[tuple[str, ...], tuple[int, int]]) -> None:
+    import yaml  # loaded already, as in _Checker._mark
+
     out.setdefault(path, (node.start_mark.line + 1, node.start_mark.column + 1))
     if isinstance(node, yaml.MappingNode):
         for key, value in node.value:

@@ -45,6 +45,11 @@ class Store:
         return self.state_dir / "run"
 
     @property
+    def schema_cache_path(self) -> Path:
+        """The parsed schema kept for the next command (docir/schema.py); derived, never committed."""
+        return self.run_dir / "schema.json"
+
+    @property
     def lock_path(self) -> Path:
         return self.state_dir / "write.lock"
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import os
 import time
 from pathlib import Path
@@ -28,6 +27,8 @@ def read_text(path: Path, *, max_bytes: int = MAX_DOCUMENT_BYTES) -> tuple[str, 
     if size > max_bytes:
         raise InputError(f"{path.name} is {size // (1024 * 1024)} MB; "
                          f"documents are limited to {max_bytes // (1024 * 1024)} MB, move it out of docs/")
+    import hashlib  # only a file that is read: a cold read of an unchanged store loads no OpenSSL (adr-d5e80517405b)
+
     data = path.read_bytes()
     return decode(data, path.name), hashlib.sha256(data).hexdigest()
 
@@ -42,6 +43,8 @@ def decode(data: bytes, name: str) -> str:
 
 
 def sha256_text(text: str) -> str:
+    import hashlib  # see read_text
+
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 

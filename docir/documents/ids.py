@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import secrets
 from collections.abc import Iterable
 
 from docir.errors import UsageError
@@ -12,6 +11,8 @@ ID_RE = re.compile(r"^([a-z][a-z0-9]{0,15})-([0-9a-f]{12})$")
 
 
 def new_id(prefix: str) -> str:
+    import secrets  # writes only; reads check ids and would pay for random and hmac (cold start, adr-d5e80517405b)
+
     return f"{prefix}-{secrets.token_hex(6)}"
 
 

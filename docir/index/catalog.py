@@ -5,13 +5,17 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
+from functools import cached_property
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from docir.index.db import IndexReplaced, file_identity
 from docir.index.docs_table import DocsTable
-from docir.index.ref_store import RefStore
 from docir.index.search import LexicalSearch
 from docir.index.vector_store import VectorStore
+
+if TYPE_CHECKING:
+    from docir.index.ref_store import RefStore
 
 
 class Catalog:
@@ -29,8 +33,15 @@ class Catalog:
         self.identity = file_identity(path) if path is not None else None
         self.vectors = VectorStore(conn)
         self.docs = DocsTable(conn, self.vectors)
-        self.refs = RefStore(conn, self.vectors)
         self.search = LexicalSearch(conn)
+
+    @cached_property
+    def refs(self) -> RefStore:
+        # Built on first use: get, search and query of documents never touch reference chunks, and a
+        # cold command need not import their store and rows (cold start, adr-d5e80517405b).
+        from docir.index.ref_store import RefStore
+
+        return RefStore(self.conn, self.vectors)
 
     @contextmanager
     def transaction(self) -> Iterator[None]:

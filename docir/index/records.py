@@ -160,34 +160,3 @@ class VectorSet:
     rowids: list[int]  # document rowid per matrix row
     ordinals: list[int]  # -1 for the document vector, else the chunk ordinal
     matrix: "Matrix"  # (n, dim) float32, unit rows
-
-
-@dataclass(frozen=True)
-class RefFileRow:
-    ref: str
-    source_uri: str
-    relpath: str
-    sha256: str
-
-
-@dataclass(frozen=True)
-class RefChunkRow:
-    """A reference chunk as the index stores it (its own table: never a document row)."""
-
-    id: str
-    ordinal: int
-    heading_path: tuple[str, ...]
-    text: str
-    continuation: bool
-    start: int
-    end: int
-    text_sha: str
-
-
-@dataclass(frozen=True)
-class StoredRefChunk:
-    rowid: int
-    ref: str
-    source_uri: str
-    sha256: str
-    chunk: RefChunkRow

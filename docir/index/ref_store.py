@@ -8,7 +8,8 @@ from collections.abc import Iterable
 
 from docir.index.chunked import in_chunks
 from docir.index.fts import index_text
-from docir.index.records import RefChunkRow, RefFileRow, StoredRefChunk, VectorSet
+from docir.index.records import VectorSet
+from docir.index.ref_records import RefChunkRow, RefFileRow, StoredRefChunk
 from docir.index.vector_store import VectorStore
 
 _CHUNK_SELECT = (

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from docir.worker import identity, paths, protocol
+
+if TYPE_CHECKING:
+    import socket
 
 # Commands that must run in the calling process: they manage the worker itself, create the store,
 # or own the process's stdin and stdout for a long session (the MCP server).
@@ -39,6 +41,10 @@ def connect(root: Path, timeout: float = HANDSHAKE_SECONDS, any_version: bool = 
     if not pid or not paths.pid_alive(pid):
         _remove_stale(root, sock_path)
         return None
+    # Only with a live worker to talk to: a cold command (DOCIR_WORKER=0, or no worker) never loads
+    # socket and selectors, ~3 ms (cold start, adr-d5e80517405b).
+    import socket
+
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     sock.settimeout(timeout)
     try:

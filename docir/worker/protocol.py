@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
-import socket
 import struct
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # the sockets are the caller's: the cold client path never imports socket
+    import socket
 
 MAX_FRAME = 256 * 1024 * 1024
 # The caller's environment a forwarded command may depend on: docir's settings and the terminal's.

@@ -144,3 +144,23 @@ def test_permission_denied_on_the_state_folder_is_exit_2_and_one_line(tmp_path: 
     assert result.returncode == 2, result.stderr
     assert "permission denied" in one_line(result.stderr).lower()
     assert str(state) in result.stderr
+
+
+def test_a_read_only_cache_folder_still_answers_and_keeps_no_schema(tmp_path: Path) -> None:
+    """The parsed schema is kept in .docir/run/schema.json on a best-effort basis (adr-d5e80517405b): where
+    that folder refuses writes, a read parses the schema itself and answers as before."""
+    root = store_on(tmp_path)
+    folder = root / ".docir" / "run"
+    cache = folder / "schema.json"
+    cache.unlink(missing_ok=True)
+    folder.mkdir(exist_ok=True)
+    folder.chmod(0o555)
+    try:
+        results = [run(root, "get", "adr-0000000000a1", drop_caps=os.geteuid() == 0) for _ in range(2)]
+    finally:
+        folder.chmod(0o755)
+
+    for result in results:
+        assert result.returncode == 0, result.stderr
+        assert "adr-0000000000a1" in result.stdout and result.stderr == ""
+    assert list(folder.iterdir()) == []  # neither the cache nor a temp file of it

@@ -122,3 +122,30 @@ def test_a_plain_read_runs_without_importing_typer_click_or_a_command_module(sam
     done = subprocess.run([sys.executable, "-c", probe, str(sample_store)], capture_output=True, text=True,
                           timeout=120, env={**os.environ, "DOCIR_WORKER": "0"})
     assert done.stdout.strip().splitlines()[-1] == "0 False False False", done.stdout[-400:] + done.stderr
+
+
+# What a cold read of an unchanged store must not load: the schema comes from its cache, the stat walk
+# reads no file, and no worker is asked (adr-d5e80517405b). Each one was milliseconds of every call.
+NOT_ON_THE_COLD_PATH = ("yaml", "socket", "_hashlib", "docir.services.indexing.convert", "docir.embed.resolve")
+
+
+@pytest.mark.parametrize("argv", [["get", "adr-0000000000a1", "issue-0000000000c1"], ["search", "sessions"],
+                                  ["query", "--type", "decision"]], ids=["get", "search", "query"])
+def test_a_cold_read_of_an_unchanged_store_imports_no_yaml_socket_or_parser(sample_store: Path,
+                                                                           argv: list[str]) -> None:
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "DOCIR_WORKER": "0"}
+    for setup in (["reindex"], argv):  # the index is built, then the schema's parse is kept
+        done = subprocess.run([sys.executable, "-m", "docir", *setup, "--root", str(sample_store)],
+                              capture_output=True, text=True, timeout=120, env=env)
+        assert done.returncode == 0, done.stderr
+    probe = (f"import sys, runpy; sys.argv = ['docir', *{argv!r}, '--root', sys.argv[1]]\n"
+             "try: runpy.run_module('docir', run_name='__main__')\n"
+             "except SystemExit as exit: code = exit.code\n"
+             f"print(code, sorted(m for m in {NOT_ON_THE_COLD_PATH!r} if m in sys.modules))")
+    done = subprocess.run([sys.executable, "-c", probe, str(sample_store)], capture_output=True, text=True,
+                          timeout=120, env=env)
+    assert done.stdout.strip().splitlines()[-1] == "0 []", done.stdout[-400:] + done.stderr

@@ -9,8 +9,6 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from docir.worker import context
-
 # Inside the warm worker a writer waiting for the lock looks this often whether its client gave up.
 CANCEL_POLL_SECONDS = 0.05
 
@@ -24,6 +22,10 @@ def write_lock(lock_path: Path) -> Iterator[None]:
     that has hung up (Ctrl-C) stops while it waits, and again once it holds the lock:
     a write its user abandoned never lands.
     """
+    # Only a writer needs the worker's client context; a cold read of an unchanged store takes no
+    # lock and does not import it (cold start, adr-d5e80517405b).
+    from docir.worker import context
+
     lock_path.parent.mkdir(parents=True, exist_ok=True)
     fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
     locked = False

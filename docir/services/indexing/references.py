@@ -21,7 +21,7 @@ from docir.documents.files import atomic_write, sha256_text
 from docir.embed.resolve import resolve
 from docir.embed.tokens import TokenCounter, WordCounter
 from docir.errors import NotFound, UsageError
-from docir.index.records import RefChunkRow, RefFileRow
+from docir.index.ref_records import RefChunkRow, RefFileRow
 from docir.services.indexing.session import Session
 from docir.store import STATE_DIR, Store
 

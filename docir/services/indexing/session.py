@@ -97,7 +97,7 @@ def open_session(root: Path | None, *, refresh: bool = True) -> Session:
     Raises StorageError, naming the file and the cause, when the machine refuses the index.
     """
     store = open_store(root)
-    schema = load_schema(store.schema_path)
+    schema = load_schema(store.schema_path, cache=store.schema_cache_path)
     try:
         ensure_state_dir(store.root)
     except OSError as exc:

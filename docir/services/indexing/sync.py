@@ -17,7 +17,6 @@ from docir.documents.scan import FileStat
 from docir.errors import InputError
 from docir.index.catalog import Catalog
 from docir.index.records import DocRow, FileState, SkippedFile
-from docir.services.indexing.convert import is_archived_path, load_document, to_row
 from docir.services.indexing.shared_walk import scan_docs_shared
 
 
@@ -109,6 +108,10 @@ def scan(root: Path, docs_dir: Path, catalog: Catalog, disk: dict[str, FileStat]
 
 def apply(root: Path, catalog: Catalog, current: Scan) -> SyncReport:
     """Read what the stat plan names, classify it, and write the index in one transaction."""
+    # Parsing a file (frontmatter, yaml, chunking, hashing) only when one changed: a cold read of an
+    # unchanged store plans from stat alone and never loads it (cold start, adr-d5e80517405b).
+    from docir.services.indexing.convert import is_archived_path, load_document, to_row
+
     disk, indexed, stat_plan = current.disk, current.indexed, current.plan
     hashes: dict[str, str] = {}
     rows: dict[str, DocRow] = {}
@@ -161,6 +164,8 @@ def apply(root: Path, catalog: Catalog, current: Scan) -> SyncReport:
 
 def index_file(root: Path, catalog: Catalog, relpath: str) -> int:
     """Index one file docir itself just wrote (inside the caller's write lock); return its rowid."""
+    from docir.services.indexing.convert import load_document, to_row  # see apply
+
     doc, _text, sha = load_document(root, relpath)
     st = os.stat(root / relpath)
     with catalog.transaction():

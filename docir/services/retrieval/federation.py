@@ -12,16 +12,17 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
-from docir import yamltext
-from docir.embed.protocol import Vectors
 from docir.index.records import Filters
 from docir.services.indexing.session import PeerUnreadable, Session, open_peer
 from docir.services.retrieval import reads
 from docir.services.retrieval.results import ContextResult, ContextRow, Fetched, GetResult, SearchHit, Skeleton
-from docir.services.vectors.query_source import NoModel, QuerySource
 from docir.store import STATE_DIR, Store
+
+if TYPE_CHECKING:  # the model's side: only context needs it (cold start, adr-d5e80517405b)
+    from docir.embed.protocol import Vectors
+    from docir.services.vectors.query_source import QuerySource
 
 LOCAL = "."
 STORES_FILE = "stores.yaml"
@@ -39,6 +40,8 @@ def peer_homes(local: Store, extra: list[Path], warn: Warn) -> list[tuple[str, P
     listed: list[tuple[str, Path]] = []
     config = local.root / STATE_DIR / STORES_FILE
     if config.is_file():
+        from docir import yamltext  # yaml only for a store that lists peers (cold start, adr-d5e80517405b)
+
         try:
             data = yamltext.load(config.read_text(encoding="utf-8")) or {}
         except (yamltext.YamlProblem, OSError, UnicodeDecodeError) as exc:
@@ -191,6 +194,7 @@ def context(
 ) -> ContextResult:
     """Each store ranks with its own fusion; the union is ordered by similarity."""
     from docir.services.retrieval import ranking  # numpy: only the command that ranks by vectors pays for it
+    from docir.services.vectors.query_source import NoModel
 
     if not peers:
         return ranking.context(

@@ -32,7 +32,8 @@ import numpy as np
 
 from docir.documents.visible import Visible
 from docir.index.fts import query_terms
-from docir.index.records import Listing, SectionHit, StoredRefChunk, VectorSet
+from docir.index.records import Listing, SectionHit, VectorSet
+from docir.index.ref_records import StoredRefChunk
 from docir.index.vectors import cosine
 from docir.services.indexing.session import Session
 from docir.services.retrieval import background, fusion, lending, lexical

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
-from docir.documents.headings import find_headings, section_span
+from typing import TYPE_CHECKING
+
 from docir.documents.ids import check_ids
 from docir.errors import UsageError
 from docir.index.records import Filters
 from docir.services.indexing.session import Session
-from docir.services.retrieval import fusion, lexical
 from docir.services.retrieval.results import DocumentSection, GetResult, ReferenceText, SearchHit, Skeleton
 from docir.services.retrieval.skeleton import full_document, is_stale, skeleton
 from docir.services.retrieval.visibility import Visibility
+
+if TYPE_CHECKING:
+    from docir.services.retrieval import lexical
 
 REF_PREFIX = "ref-"  # reference chunk ids; the schema reserves the prefix
 
@@ -34,6 +37,9 @@ def get(session: Session, ids: list[str], section: str | None = None) -> GetResu
         row = rows[0][1]
         doc = full_document(row, session.schema, session.today)
         if section is not None:
+            # Only `get --section` parses headings (cold start, adr-d5e80517405b).
+            from docir.documents.headings import find_headings, section_span
+
             span = section_span(row.body, section)
             if span is None:
                 headings = ", ".join(f"'{h.text}'" for h in find_headings(row.body)) or "none"
@@ -96,6 +102,8 @@ def query(session: Session, filters: Filters, *, stale: bool | None = None,
 
 def search(session: Session, text: str, *, include_inactive: bool = False, limit: int = 10) -> list[SearchHit]:
     """Lexical ranking only (no model): skeletons with a rank-derived score and the best section's bm25."""
+    from docir.services.retrieval import fusion, lexical  # search's alone: get and query skip them (cold start)
+
     visibility = Visibility.from_schema(session.schema, include_inactive)
     ranked = lexical.rank_documents(session, text, visibility, limit)[:limit]
     listings = session.catalog.docs.listings_by_rowid(c.rowid for c in ranked)
