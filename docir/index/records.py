@@ -1,16 +1,19 @@
-"""The rows the index takes and returns: plain data, the seam between layers."""
+"""The rows the index takes and returns: plain data, the seam between layers.
+
+They are NamedTuples, not frozen dataclasses: every command imports this module, and a frozen
+dataclass costs about eight times a NamedTuple to create (~0.6 ms each on the benchmark machine,
+most of a cold read's budget over seven classes, adr-d5e80517405b). Both are immutable.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:  # keep numpy out of the import path of commands that use no vectors
     from docir.index.vectors import Matrix
 
 
-@dataclass(frozen=True)
-class DocRow:
+class DocRow(NamedTuple):
     """One document file as the index stores it."""
 
     path: str
@@ -90,16 +93,14 @@ class SkippedFile(NamedTuple):
     reason: str
 
 
-@dataclass(frozen=True)
-class Hit:
+class Hit(NamedTuple):
     """One lexical match: the document's row number and its bm25 score (lower is better)."""
 
     rowid: int
     bm25: float
 
 
-@dataclass(frozen=True)
-class Listing:
+class Listing(NamedTuple):
     """A document's skeleton-level fields as read back: everything but body and raw frontmatter."""
 
     rowid: int
@@ -118,8 +119,7 @@ class Listing:
     hidden: int = 0  # bytes of it inside HTML comments (DocRow.hidden)
 
 
-@dataclass(frozen=True)
-class Filters:
+class Filters(NamedTuple):
     """Structured filters of `docir query`; None means "any"."""
 
     types: tuple[str, ...] = ()
@@ -129,8 +129,7 @@ class Filters:
     related_to: str | None = None
 
 
-@dataclass(frozen=True)
-class EmbedJob:
+class EmbedJob(NamedTuple):
     """A dirty document as the embedding pass needs it."""
 
     rowid: int
@@ -140,8 +139,7 @@ class EmbedJob:
     body: str
 
 
-@dataclass(frozen=True)
-class ChunkVector:
+class ChunkVector(NamedTuple):
     """One section chunk's row: where it sits and which vector (by text sha) it has."""
 
     ordinal: int
@@ -153,8 +151,7 @@ class ChunkVector:
     vector_sha: str
 
 
-@dataclass(frozen=True)
-class VectorSet:
+class VectorSet(NamedTuple):
     """Every current vector of one model, as a matrix with what each row belongs to."""
 
     rowids: list[int]  # document rowid per matrix row
