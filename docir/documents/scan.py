@@ -22,28 +22,28 @@ def walk(folder: Path, on_skip: Callable[[str, str], None] | None = None,
     link loop cannot hang the walk and nothing outside the tree is read.
     `on_folder` is told each folder before it is listed.
     """
-    stack = [folder]
+    # Most entries are files, so that is asked first: this runs for every file on every command.
+    stack = [str(folder)]
     while stack:
         current = stack.pop()
         if on_folder is not None:
-            on_folder(str(current))
+            on_folder(current)
         try:
-            entries = list(os.scandir(current))
+            with os.scandir(current) as listing:
+                entries = list(listing)
         except OSError as exc:
             if on_skip is not None:
-                on_skip(str(current), exc.strerror or str(exc))
+                on_skip(current, exc.strerror or str(exc))
             continue
         for entry in entries:
             if entry.name.startswith("."):
                 continue
-            if entry.is_symlink():
-                if on_skip is not None:
-                    on_skip(entry.path, "symlink (never followed)")
-                continue
-            if entry.is_dir(follow_symlinks=False):
-                stack.append(Path(entry.path))
-            elif entry.is_file(follow_symlinks=False):
+            if entry.is_file(follow_symlinks=False):  # False for a symlink, whatever it points at
                 yield entry
+            elif entry.is_dir(follow_symlinks=False):
+                stack.append(entry.path)
+            elif on_skip is not None and entry.is_symlink():
+                on_skip(entry.path, "symlink (never followed)")
 
 
 def scan_docs(root: Path, docs_dir: Path, on_folder: Callable[[str], None] | None = None) -> dict[str, FileStat]:
