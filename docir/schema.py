@@ -6,7 +6,9 @@ point at a predecessor (`successor: true`), how old `verified` may be.
 
 Every command loads it. A session keeps the parsed schema as JSON in the store's
 git-ignored `.docir/run/schema.json`, beside the exact text it was parsed from, so a
-command whose schema did not change never imports yaml (adr-d5e80517405b).
+command whose schema did not change never imports yaml (adr-d5e80517405b). Its parts are
+NamedTuples rather than frozen dataclasses, for the same reason: every command creates these
+classes, and a frozen dataclass costs about eight times as much to create.
 """
 
 from __future__ import annotations
@@ -15,9 +17,10 @@ import functools
 import json
 import os
 import re
-from dataclasses import asdict, dataclass, field
+from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import docir
 from docir.errors import SchemaError
@@ -32,8 +35,7 @@ NAME_RE = re.compile(r"^[a-z][a-z0-9_-]*$")
 RESERVED_PREFIXES = frozenset({"ref"})  # reference chunk ids are ref-<12 hex>
 
 
-@dataclass(frozen=True)
-class TypeSpec:
+class TypeSpec(NamedTuple):
     name: str
     prefix: str
     folder: str
@@ -45,23 +47,20 @@ class TypeSpec:
     max_age_days: int | None
 
 
-@dataclass(frozen=True)
-class RelationKind:
+class RelationKind(NamedTuple):
     name: str
     successor: bool
     inverse: str | None
 
 
-@dataclass(frozen=True)
-class LintSettings:
+class LintSettings(NamedTuple):
     description_min: int = 20
     description_max: int = 400
     near_duplicate_threshold: float = 0.88
-    severity: dict[str, str] = field(default_factory=dict)
+    severity: Mapping[str, str] = MappingProxyType({})  # rule code: error, warning or off
 
 
-@dataclass(frozen=True)
-class Schema:
+class Schema(NamedTuple):
     types: dict[str, TypeSpec]
     relations: dict[str, RelationKind]
     lint: LintSettings
@@ -90,8 +89,7 @@ class Schema:
         return frozenset(k.name for k in self.relations.values() if not k.successor and k.inverse != k.name)
 
 
-@dataclass(frozen=True)
-class SchemaProblem:
+class SchemaProblem(NamedTuple):
     line: int  # 1-based
     col: int  # 1-based
     message: str
@@ -173,6 +171,12 @@ def _cached(cache: Path, text: str) -> Schema | None:
         return None
 
 
+def _to_json(schema: Schema) -> dict[str, Any]:
+    return {**schema._asdict(), "types": {name: spec._asdict() for name, spec in schema.types.items()},
+            "relations": {name: kind._asdict() for name, kind in schema.relations.items()},
+            "lint": {**schema.lint._asdict(), "severity": dict(schema.lint.severity)}}
+
+
 def _from_json(data: dict[str, Any]) -> Schema:
     types = {name: TypeSpec(**{**spec, "statuses": tuple(spec["statuses"]),
                                "inactive_statuses": frozenset(spec["inactive_statuses"]),
@@ -187,7 +191,7 @@ def _write_cache(cache: Path, text: str, schema: Schema) -> None:
     effort: a read-only or missing state folder only means the next command parses again. The
     folder `.docir/` itself is never made here: whoever makes it writes its .gitignore first."""
     payload = {"format": CACHE_FORMAT, "docir": docir.__version__, "code": _code_stamp(), "text": text,
-               "schema": asdict(schema)}
+               "schema": _to_json(schema)}
     temp = cache.with_name(f".{cache.name}.{os.getpid()}.tmp")
     try:
         cache.parent.mkdir(exist_ok=True)
