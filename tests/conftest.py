@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import sqlite3
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -77,6 +78,22 @@ def sample_store(tmp_path: Path) -> Path:
     root = tmp_path / "sample"
     shutil.copytree(FIXTURES / "stores" / "sample", root)
     return root
+
+
+def as_written_at(index: Path, version: int, *undo: str) -> None:
+    """Make an index look as one docir wrote at schema `version`: run `undo` (the later migrations'
+    statements taken back), then set that version, as an upgrade finds it."""
+    conn = sqlite3.connect(index)
+    conn.isolation_level = None
+    for statement in undo:
+        conn.execute(statement)
+    conn.execute(f"PRAGMA user_version = {version}")
+    conn.close()
+
+
+# Migration 8 (shared section bodies, hidden bytes) taken back.
+UNDO_M008 = ("DROP INDEX sections_body_key", "ALTER TABLE sections DROP COLUMN body_key",
+             "ALTER TABLE chunk_embeddings DROP COLUMN shared", "ALTER TABLE documents DROP COLUMN hidden")
 
 
 def remove_index(index: Path) -> None:

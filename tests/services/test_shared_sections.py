@@ -3,13 +3,12 @@ it is no longer shared; the model sees only what is new (adr-5d1c0a7e94b2)."""
 
 from __future__ import annotations
 
-import sqlite3
 from pathlib import Path
 
 from docir.services.indexing.session import Session, open_session
 from docir.services.vectors import embedding
 from docir.services.writing import writes
-from tests.conftest import remove_index
+from tests.conftest import UNDO_M008, as_written_at, remove_index
 from tests.fakes import CountingEmbedder
 
 STOCK = "No backward compatibility issues found."
@@ -106,14 +105,7 @@ def test_an_index_from_before_gains_body_keys_and_replans_with_no_model_call(sto
     add(session, "Blob", body("Carry blobs beside blocks."))
     embedding.drain(session.catalog, fake)
     session.close()
-    conn = sqlite3.connect(store / ".docir" / "index.db")
-    conn.isolation_level = None
-    conn.execute("DROP INDEX sections_body_key")
-    conn.execute("ALTER TABLE sections DROP COLUMN body_key")
-    conn.execute("ALTER TABLE chunk_embeddings DROP COLUMN shared")
-    conn.execute("ALTER TABLE documents DROP COLUMN hidden")
-    conn.execute("PRAGMA user_version = 7")
-    conn.close()
+    as_written_at(store / ".docir" / "index.db", 7, *UNDO_M008)
     session = open_session(store)
     assert session.catalog.conn.execute("SELECT count(*) FROM sections WHERE body_key IS NULL AND path != '[]'"
                                         ).fetchone()[0] == 1  # `## Notes` says nothing of its own

@@ -10,6 +10,7 @@ from docir.services.indexing.session import open_session
 from docir.services.retrieval import ranking
 from docir.services.vectors import embedding
 from docir.services.vectors.query_source import NoModel
+from tests.conftest import UNDO_M008, as_written_at
 from tests.fakes import CountingEmbedder
 
 DOC_ID = "adr-0000000000c1"
@@ -118,13 +119,8 @@ def test_an_index_from_before_drops_what_it_searched_in_comments_on_the_next_com
     # What an index written before comments were left out holds: the raw body in its FTS rows.
     rowid, body = conn.execute("SELECT rowid, body FROM documents WHERE id = ?", (DOC_ID,)).fetchone()
     conn.execute("UPDATE documents_fts SET body = ? WHERE rowid = ?", (body, rowid))
-    conn.execute("ALTER TABLE documents DROP COLUMN shown")
-    conn.execute("DROP INDEX sections_body_key")
-    conn.execute("ALTER TABLE sections DROP COLUMN body_key")
-    conn.execute("ALTER TABLE chunk_embeddings DROP COLUMN shared")
-    conn.execute("ALTER TABLE documents DROP COLUMN hidden")
-    conn.execute("PRAGMA user_version = 6")
     conn.close()
+    as_written_at(root / ".docir" / "index.db", 6, "ALTER TABLE documents DROP COLUMN shown", *UNDO_M008)
 
     session = open_session(root)
     assert session.last_sync is not None and session.last_sync.updated == documents
