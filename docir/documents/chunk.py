@@ -82,7 +82,7 @@ def chunk_markdown(body: str, *, title: str, count_tokens: Callable[[str], int],
     seen = Visible.of(body)
     chunks: list[Chunk] = []
     for path, start, end, content in written_sections(body, seen):
-        if len(path) > 1 and not seen.slice(content, end).strip():
+        if len(path) > 1 and not said(seen, Section(path, start, end, content)):
             continue
         prefix = _prefix(title, path, count_tokens, budget)
 
@@ -121,7 +121,7 @@ def written_sections(body: str, seen: Visible | None = None) -> list[Section]:
     """
     seen = seen if seen is not None else Visible.of(body)
     sections = heading_sections(body)
-    own = [bool(seen.slice(s.content, s.end).strip()) for s in sections]
+    own = [bool(said(seen, s)) for s in sections]
     written = list(own)
     for i in range(len(sections) - 1, -1, -1):
         if not written[i] and sections[i].path:
@@ -132,13 +132,18 @@ def written_sections(body: str, seen: Visible | None = None) -> list[Section]:
     return [s for s, keep in zip(sections, written, strict=True) if keep]
 
 
+def said(seen: Visible, section: Section) -> str:
+    """What a section says under its heading, as a reader sees it, whitespace folded; "" for nothing
+    (only a heading, only comments, or a heading over subsections only)."""
+    return " ".join(seen.slice(section.content, section.end).split())
+
+
 def body_key(seen: Visible, section: Section) -> str | None:
-    """What a section says under its heading, as a reader sees it, whitespace folded: two sections with
-    the same key say the same thing ("TBD", a licence line, a template's prompt). None when it says
-    nothing (a heading over subsections only). Sections of several documents sharing one key make no
-    vector (adr-5d1c0a7e94b2)."""
-    said = " ".join(seen.slice(section.content, section.end).split())
-    return hashlib.sha256(said.encode("utf-8")).hexdigest() if said else None
+    """The hash of what a section says (`said`): two sections with the same key say the same thing
+    ("TBD", a licence line, a template's prompt). None when it says nothing. Sections of several
+    documents sharing one key make no vector (adr-5d1c0a7e94b2)."""
+    text = said(seen, section)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest() if text else None
 
 
 def _prefix(title: str, path: tuple[str, ...], count_tokens: Callable[[str], int], budget: int) -> str:
