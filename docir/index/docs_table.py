@@ -82,8 +82,7 @@ class DocsTable:
         )
         if archived != was_archived:
             self._refresh_searchable(rowid, self._row(rowid))
-            self._reshare(rowid, {r[0] for r in self.conn.execute(
-                "SELECT body_key FROM sections WHERE doc = ? AND body_key IS NOT NULL", (rowid,))})
+            self._reshare(rowid, self._said_by(rowid))
         return rowid
 
     def touch(self, state: FileState) -> None:
@@ -150,13 +149,17 @@ class DocsTable:
 
     def _forget_sections(self, rowid: int) -> set[str]:
         """Delete the document's sections; return the keys of what they said (body_key), for _reshare."""
-        said = {r[0] for r in self.conn.execute(
-            "SELECT body_key FROM sections WHERE doc = ? AND body_key IS NOT NULL", (rowid,))}
+        said = self._said_by(rowid)
         self._forget_section_text(rowid)
         self.conn.execute("DELETE FROM sections WHERE doc = ?", (rowid,))
         return said
 
     # --- sections several documents say word for word (adr-5d1c0a7e94b2) -----------------------
+
+    def _said_by(self, rowid: int) -> set[str]:
+        """The body keys of the document's sections that say something."""
+        return {r[0] for r in self.conn.execute(
+            "SELECT body_key FROM sections WHERE doc = ? AND body_key IS NOT NULL", (rowid,))}
 
     def shared_spans(self, rowid: int) -> list[tuple[int, int]]:
         """The spans of the document's sections whose body another document says word for word: they
