@@ -49,9 +49,8 @@ class VectorStore:
     def sections_due(self, rowids: Iterable[int]) -> None:
         """These documents' section vectors are due again (their document vector stays): the next drain
         re-plans them, finding every vector it still has by hash."""
-        for rowid in rowids:
-            self.conn.execute(f"UPDATE embeddings SET dirty = {SECTIONS_DUE} WHERE doc = ? AND dirty = {CURRENT}",
-                              (rowid,))
+        self.conn.executemany(f"UPDATE embeddings SET dirty = {SECTIONS_DUE} WHERE doc = ? AND dirty = {CURRENT}",
+                              [(rowid,) for rowid in rowids])
 
     def bump_generation(self) -> None:
         """Count every change to the vector rows, so a process may cache them until the count moves."""

@@ -297,10 +297,10 @@ def _section_vectors(catalog: Catalog, kept: _Kept, jobs: list[EmbedJob], budget
     planned: list[tuple[EmbedJob, str, list[ChunkVector], set[int]]] = []
     fresh: dict[str, str] = {}
     for job in jobs:
-        plan = plans.pop(job.rowid, None)
-        replanned = plan is None or plan[0] != job.text_sha
-        if plan is None or plan[0] != job.text_sha:
-            plan = _plan(job, embedder, budget)  # planned by an earlier drain, or its text changed since
+        earlier = plans.pop(job.rowid, None)
+        # Planned by an earlier drain (not in `plans`), or its text changed since: planned again.
+        plan = earlier if earlier is not None and earlier[0] == job.text_sha else _plan(job, embedder, budget)
+        replanned = plan is not earlier
         shared = shared_chunks(catalog, job.rowid, plan[1])
         due = {sha: plan[2][sha] for sha in _chunk_shas(plan[1], shared)}
         if replanned:
