@@ -10,8 +10,8 @@ drift apart.
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import MISSING, dataclass
-from typing import Any
+from dataclasses import MISSING
+from typing import Any, NamedTuple
 
 from docir.errors import UsageError
 
@@ -22,8 +22,7 @@ STORE = "Also read this peer store, read-only (repeatable)."
 LIMIT_MAX = 10_000
 
 
-@dataclass(frozen=True)
-class OptionInfo:
+class OptionInfo(NamedTuple):
     help: str
     min: int | None = None
     max: int | None = None

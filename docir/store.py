@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from docir.errors import UsageError
 
@@ -18,8 +18,7 @@ ARCHIVE_DIR = "archive"  # under docs/: a document there is archived
 STATE_GITIGNORE = "# derived from the files; rebuilt when missing\nindex.db*\nrun/\ntmp/\nimport/\nwrite.lock\n"
 
 
-@dataclass(frozen=True)
-class Store:
+class Store(NamedTuple):
     """The paths of one store; pure data, nothing is created here."""
 
     root: Path

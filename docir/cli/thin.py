@@ -13,28 +13,29 @@ that each spec here names exactly the options of its typer command, with their k
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from types import MappingProxyType
+from typing import Any, NamedTuple
 
 from docir.requests import LIMIT_MAX
 
+_NONE: Mapping[str, Any] = MappingProxyType({})
 
-@dataclass(frozen=True)
-class Spec:
-    """One command's options: which parameter each fills, and how."""
+
+class Spec(NamedTuple):
+    """One command's options: which parameter each fills, and how (a NamedTuple: cheap to create)."""
 
     body: str  # the function in docir.cli.bodies
     positional: str | None = None  # the parameter bare words go to
     many: bool = False  # the positional takes several words (at least one)
     optional_positional: bool = False  # ... or none at all (None then)
-    values: dict[str, str] = field(default_factory=dict)  # --option VALUE
-    lists: dict[str, str] = field(default_factory=dict)  # --option VALUE, repeatable
-    flags: dict[str, tuple[str, Any]] = field(default_factory=dict)  # --flag: parameter, value it sets
-    ints: dict[str, tuple[int, int]] = field(default_factory=dict)  # parameter: its range
+    values: Mapping[str, str] = _NONE  # --option VALUE
+    lists: Mapping[str, str] = _NONE  # --option VALUE, repeatable
+    flags: Mapping[str, tuple[str, Any]] = _NONE  # --flag: parameter, value it sets
+    ints: Mapping[str, tuple[int, int]] = _NONE  # parameter: its range
     paths: frozenset[str] = frozenset()  # parameters that are folders (a file there is typer's error)
-    choices: dict[str, tuple[str, ...]] = field(default_factory=dict)  # parameter: allowed values
+    choices: Mapping[str, tuple[str, ...]] = _NONE  # parameter: allowed values
 
 
 _READ = {"--root": "root"}

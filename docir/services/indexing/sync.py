@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 from docir.documents.files import MAX_DOCUMENT_BYTES
 from docir.documents.scan import FileStat
@@ -20,8 +21,7 @@ from docir.index.records import DocRow, FileState, SkippedFile
 from docir.services.indexing.shared_walk import scan_docs_shared
 
 
-@dataclass(frozen=True)
-class StatPlan:
+class StatPlan(NamedTuple):
     to_read: tuple[str, ...]  # new on disk, or stat differs from the index
     gone: tuple[str, ...]  # indexed, no longer on disk
     gone_skipped: tuple[str, ...]  # remembered as unreadable, no longer on disk
@@ -31,8 +31,7 @@ class StatPlan:
         return not (self.to_read or self.gone or self.gone_skipped)
 
 
-@dataclass(frozen=True)
-class ChangePlan:
+class ChangePlan(NamedTuple):
     added: tuple[str, ...]
     changed: tuple[str, ...]
     moved: tuple[tuple[str, str], ...]  # (old path, new path)
@@ -87,8 +86,7 @@ def plan_changes(read: dict[str, str], indexed: dict[str, FileState], gone: tupl
     return ChangePlan(tuple(added), tuple(changed), tuple(moved), removed, tuple(touched))
 
 
-@dataclass(frozen=True)
-class Scan:
+class Scan(NamedTuple):
     """The files on disk and what the index remembered of them, at one moment."""
 
     disk: dict[str, FileStat]
