@@ -307,12 +307,6 @@ class DocsTable:
                  for r in rows]
         return sorted(found)
 
-    def known_paths(self, paths: Iterable[str]) -> set[str]:
-        """Which of these paths the last walk found under docs/: indexed, or skipped as unreadable."""
-        wanted = list(dict.fromkeys(paths))
-        found = {r[0] for r in in_chunks(self.conn, "SELECT path FROM documents WHERE path IN (...)", wanted)}
-        return found | {r[0] for r in in_chunks(self.conn, "SELECT path FROM skipped WHERE path IN (...)", wanted)}
-
     def edges_to(self, doc_id: str, kinds: Iterable[str]) -> list[tuple[str, str]]:
         """Incoming (kind, source) edges of the given kinds."""
         kinds = list(kinds)

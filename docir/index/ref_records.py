@@ -6,19 +6,17 @@ Catalog.refs (cold start, adr-d5e80517405b).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 
-@dataclass(frozen=True)
-class RefFileRow:
+class RefFileRow(NamedTuple):
     ref: str
     source_uri: str
     relpath: str
     sha256: str
 
 
-@dataclass(frozen=True)
-class RefChunkRow:
+class RefChunkRow(NamedTuple):
     """A reference chunk as the index stores it (its own table: never a document row)."""
 
     id: str
@@ -31,8 +29,7 @@ class RefChunkRow:
     text_sha: str
 
 
-@dataclass(frozen=True)
-class StoredRefChunk:
+class StoredRefChunk(NamedTuple):
     rowid: int
     ref: str
     source_uri: str
