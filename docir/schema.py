@@ -114,7 +114,7 @@ def load_schema(path: Path, cache: Path | None = None) -> Schema:
         raise SchemaError(f"{path.name} is missing; run 'docir init' to write the default") from None
     except (UnicodeDecodeError, OSError) as exc:
         raise SchemaError(f"{path.name}: cannot be read as UTF-8 text ({exc})") from None
-    schema, problems = _parsed(text, cache)
+    schema, problems = parsed_schema(text, cache)
     if problems or schema is None:
         first = problems[0]
         more = f" (and {len(problems) - 1} more; run 'docir lint' to see all)" if len(problems) > 1 else ""
@@ -123,7 +123,7 @@ def load_schema(path: Path, cache: Path | None = None) -> Schema:
 
 
 @functools.lru_cache(maxsize=8)
-def _parsed(text: str, cache: Path | None) -> tuple[Schema | None, tuple[SchemaProblem, ...]]:
+def parsed_schema(text: str, cache: Path | None = None) -> tuple[Schema | None, tuple[SchemaProblem, ...]]:
     """parse_schema, once per distinct text: every command loads the schema, and the warm worker
     runs many (the YAML parse was ~6% of a warm `context` call). Keyed by the whole text, read
     afresh each time, so an edit is seen by the next command exactly as before. Callers share

@@ -51,7 +51,7 @@ def _store(tmp_path: Path, text: str = FULL) -> tuple[Path, Path]:
 
 def _next_command() -> None:
     """What a new process starts with: nothing parsed in memory."""
-    schema_module._parsed.cache_clear()
+    schema_module.parsed_schema.cache_clear()
 
 
 def _no_parsing(monkeypatch: pytest.MonkeyPatch) -> None:

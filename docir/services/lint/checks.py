@@ -26,7 +26,7 @@ from docir.documents.model import Document, as_date
 from docir.documents.scan import scan_docs
 from docir.errors import InputError
 from docir.index.records import Identity
-from docir.schema import CORE_REQUIRED, Schema, parse_schema
+from docir.schema import CORE_REQUIRED, Schema, parsed_schema
 from docir.services.indexing.convert import is_archived_path
 from docir.services.lint.rules import RULES
 from docir.services.lint.template_text import template_only_sections
@@ -122,7 +122,8 @@ def lint_store(store: Store, paths: list[str] | None = None,
     """Lint the schema and every document, or, given `paths` (store-relative), those documents only."""
     today = today or dt.date.today()
     schema_text = _read(store.schema_path)
-    schema, problems = parse_schema(schema_text) if schema_text is not None else (None, [])
+    # Through the session's cache: a lint of named files opens a session next, which then finds it parsed.
+    schema, problems = parsed_schema(schema_text, store.schema_cache_path) if schema_text is not None else (None, ())
     severities = dict(schema.lint.severity) if schema else {}
     out = _Collector(severities)
     if schema_text is None:
@@ -131,7 +132,7 @@ def lint_store(store: Store, paths: list[str] | None = None,
         out.add(SCHEMA_FILE, problem.line, problem.col, "DOC020", problem.message)
     if paths is None:
         corpus = _load_corpus(store, sorted(scan_docs(store.root, store.docs_dir)), out)
-        facts = None if schema is None else facts_of(schema, _identities(corpus))
+        facts = None  # check() takes them from the corpus
     else:
         corpus = _load_corpus(store, [p for p in sorted(set(paths)) if _is_document(store, p)], out)
         facts = None if schema is None else _facts_from_index(store, schema, corpus)
