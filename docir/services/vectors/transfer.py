@@ -60,6 +60,10 @@ class StoreModel:
     def describe(self) -> str:
         return vector_file.describe(self.model_id, self.window, self.chunking)
 
+    def made(self, header: vector_file.Header) -> bool:
+        """Whether a vector file holds this model's vectors, planned by this chunker: only then are they used."""
+        return (header.model_id, header.window, header.chunking) == (self.model_id, self.window, self.chunking)
+
 
 def store_model(session: Session) -> StoreModel:
     """The store's model, or a UsageError saying why there is none."""
@@ -122,7 +126,7 @@ def import_into(catalog: Catalog, lock_path: Path, model: StoreModel, source: Pa
 
 
 def refuse_other_model(header: vector_file.Header, model: StoreModel, source: Path) -> None:
-    if (header.model_id, header.window, header.chunking) != (model.model_id, model.window, model.chunking):
+    if not model.made(header):
         raise InputError(f"cannot import {source}: it holds vectors of {header.describe()}, this store embeds "
                          f"with {model.describe()}; vectors of another model are never mixed, nothing was changed")
 
@@ -137,15 +141,14 @@ def configured_file(setting: str | None, root: Path, model: StoreModel) -> Path 
         return place
     if not place.is_dir():
         return None
-    matching = []
-    for candidate in place.glob(f"*{vector_file.SUFFIX}"):
+    # Newest first, so the header read is usually one: the drain asks this on every pass while documents wait.
+    for candidate in sorted(place.glob(f"*{vector_file.SUFFIX}"), key=lambda p: p.stat().st_mtime_ns, reverse=True):
         try:
-            header = vector_file.read_header(candidate)
+            if model.made(vector_file.read_header(candidate)):
+                return candidate
         except vector_file.VectorFileError:
             continue
-        if (header.model_id, header.chunking) == (model.model_id, model.chunking):
-            matching.append(candidate)
-    return max(matching, key=lambda p: p.stat().st_mtime_ns, default=None)
+    return None
 
 
 def import_before_drain(catalog: Catalog, store: Store, embedder: Embedder, notes: list[str]) -> ImportReport | None:
@@ -158,7 +161,8 @@ def import_before_drain(catalog: Catalog, store: Store, embedder: Embedder, note
     if catalog.vectors.waiting(embedder.model_id) == (0, 0):
         return None
     model = StoreModel(embedder.model_id, embedder.max_tokens)
-    source = configured_file(load_schema(store.schema_path).vectors_from, store.root, model)
+    schema = load_schema(store.schema_path, cache=store.schema_cache_path)  # parsed once per text (schema.py)
+    source = configured_file(schema.vectors_from, store.root, model)
     if source is None:
         return None
     stat = source.stat()
