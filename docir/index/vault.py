@@ -89,7 +89,6 @@ class Vault:
         self.path = path
         self.cap = cap if cap is not None else cap_bytes()
         self.off: str | None = None if path is not None else f"turned off ({VAULT_ENV}=off)"
-        self.set_aside: Path | None = None  # where a damaged vault file went, if this process moved one
         self._conn: sqlite3.Connection | None = None
 
     @classmethod
@@ -190,7 +189,7 @@ class Vault:
             if not is_damage(exc):
                 self._failed(exc)
                 return None
-            self.set_aside = set_aside(self.path)  # damaged on SQLite's word: kept aside, never deleted
+            set_aside(self.path)  # damaged on SQLite's word: kept aside, never deleted
             try:
                 self._conn = _connect(self.path)
             except sqlite3.Error as again:

@@ -94,19 +94,18 @@ def export_vectors(session: Session, target: Path, dtype: str, model: StoreModel
     return {"path": str(target), "vectors": len(found), "plans": len(plans), "bytes": size, "dtype": dtype}
 
 
-def import_vectors(session: Session, source: Path, vault: Vault | None = None) -> ImportReport:
+def import_vectors(session: Session, source: Path) -> ImportReport:
     """Check `source` whole, then bring its vectors into the vault and the index; raises InputError."""
-    return import_into(session.catalog, session.store.lock_path, store_model(session), source, vault)
+    return import_into(session.catalog, session.store.lock_path, store_model(session), source)
 
 
-def import_into(catalog: Catalog, lock_path: Path, model: StoreModel, source: Path,
-                vault: Vault | None = None) -> ImportReport:
+def import_into(catalog: Catalog, lock_path: Path, model: StoreModel, source: Path) -> ImportReport:
     try:
         contents = vector_file.read(source)
     except vector_file.VectorFileError as exc:
         raise InputError(f"cannot import: {exc}; nothing was changed") from None
     refuse_other_model(contents.header, model, source)
-    keep = vault if vault is not None else Vault.default()
+    keep = Vault.default()
     if not keep.usable():
         keep = Vault(Path(":memory:"))  # no vault here: the file's plans still restore this index
     try:
@@ -119,8 +118,7 @@ def import_into(catalog: Catalog, lock_path: Path, model: StoreModel, source: Pa
             restored = restore_due(catalog, model.model_id, keep).documents
         due, _ = catalog.vectors.queue_counts(model.model_id)
     finally:
-        if keep is not vault:
-            keep.close()
+        keep.close()
     return {"path": str(source), "model": contents.header.describe(), "vectors": len(contents.vectors),
             "plans": len(contents.plans), "documents_restored": restored, "due": due}
 
