@@ -95,9 +95,9 @@ def chunk_markdown(body: str, *, title: str, count_tokens: Callable[[str], int],
     return chunks
 
 
-def heading_sections(body: str) -> list[Section]:
-    """Every section; a section ends at the next heading of any level."""
-    headings = find_headings(body)
+def heading_sections(body: str, seen: Visible | None = None) -> list[Section]:
+    """Every section; a section ends at the next heading of any level (`seen`: see find_headings)."""
+    headings = find_headings(body, seen)
     bounds = [h.start for h in headings] + [len(body)]
     sections: list[Section] = []
     if body[: bounds[0]].strip():
@@ -111,7 +111,7 @@ def heading_sections(body: str) -> list[Section]:
     return sections
 
 
-def written_sections(body: str, seen: Visible | None = None) -> list[Section]:
+def written_sections(body: str, seen: Visible | None = None, sections: list[Section] | None = None) -> list[Section]:
     """The sections with something a reader sees under their heading: not only a heading, not only comments.
 
     What a heading heads is what `get --section` returns, its subsections included, so a heading
@@ -120,7 +120,7 @@ def written_sections(body: str, seen: Visible | None = None) -> list[Section]:
     whose subsections are empty as well is not.
     """
     seen = seen if seen is not None else Visible.of(body)
-    sections = heading_sections(body)
+    sections = sections if sections is not None else heading_sections(body, seen)
     own = [bool(said(seen, s)) for s in sections]
     written = list(own)
     for i in range(len(sections) - 1, -1, -1):

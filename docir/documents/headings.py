@@ -26,14 +26,15 @@ def split_lines(text: str) -> list[str]:
     return text.splitlines(keepends=True)
 
 
-def find_headings(text: str) -> list[Heading]:
+def find_headings(text: str, seen: Visible | None = None) -> list[Heading]:
     """Every heading in document order, with character offsets into `text`.
 
     A `#` line inside a ``` or ~~~ fence (of any length) is code, not a heading;
     a fence closes only with the same character at least as long. A line inside an
     HTML comment is not shown, so it is neither (a template's commented-out section).
+    `seen` is `Visible.of(text)`, passed by a caller that already holds it: the scan is not repeated.
     """
-    seen = Visible.of(text)
+    seen = seen if seen is not None else Visible.of(text)
     lines = split_lines(text)
     offsets = [0]
     for line in lines:

@@ -8,17 +8,18 @@ from dataclasses import dataclass
 from typing import Any
 
 from docir.documents.headings import find_headings
-from docir.documents.visible import visible_text
+from docir.documents.visible import Visible, visible_text
 
 # What a document's vector is computed from, so also what marks its vectors due when it
 # changes (adr-1ed1c975c861): status, tags and links are not in it and recompute nothing.
 EMBEDDED_FIELDS = ("title", "description", "body")
 
 
-def embedded_text(title: str, description: str, body: str) -> str:
+def embedded_text(title: str, description: str, body: str, seen: Visible | None = None) -> str:
     """The text of a document's own vector (its sections get vectors of their own): what a reader
-    sees of the body, without the HTML comments a template leaves in every document."""
-    return f"{title}\n\n{description}\n\n{visible_text(body)}"
+    sees of the body, without the HTML comments a template leaves in every document. `seen` is
+    Visible.of(body) where the caller holds it."""
+    return f"{title}\n\n{description}\n\n{seen.slice() if seen is not None else visible_text(body)}"
 
 
 def text_sha(text: str) -> str:
@@ -96,8 +97,9 @@ class Document:
                         edges.append(Edge(str(kind), target))
         return tuple(edges)
 
-    def headings(self) -> tuple[str, ...]:
-        return tuple(h.text for h in find_headings(self.body))
+    def headings(self, seen: Visible | None = None) -> tuple[str, ...]:
+        """Its headings' texts; `seen` is Visible.of(self.body) where the caller holds it."""
+        return tuple(h.text for h in find_headings(self.body, seen))
 
 
 def as_date(value: Any) -> dt.date | None:

@@ -22,9 +22,10 @@ CONNECTOR_WORDS = 4
 def template_only_sections(body: str) -> list[tuple[int, str]]:
     """(offset of its heading in `body`, heading) of each headed section holding only template text."""
     seen = Visible.of(body)
-    written = set(written_sections(body, seen))
+    every = heading_sections(body, seen)
+    written = set(written_sections(body, seen, every))
     found: list[tuple[int, str]] = []
-    for section in heading_sections(body):
+    for section in every:
         if not section.path:
             continue
         text = seen.slice(section.content, section.end)
