@@ -162,9 +162,11 @@ def restore_due(catalog: Catalog, model_id: str, vault: Vault) -> DrainReport:
     report = DrainReport()
     kept = _Restorer(model_id, vault)
     for listing in (catalog.vectors.dirty_jobs, catalog.vectors.section_jobs):
-        offset = 0
-        while jobs := listing(model_id, limit=BATCH_DOCUMENTS + offset)[offset:]:
-            offset += len(kept.restore(catalog, jobs, report))  # the rest stay due: skip past them
+        # Listed once (SQLite's LIMIT -1: all), then restored a batch at a time: listing again after
+        # each batch and skipping what could not be restored sorted and read the queue once per batch.
+        jobs = listing(model_id, limit=-1)
+        for start in range(0, len(jobs), BATCH_DOCUMENTS):
+            kept.restore(catalog, jobs[start : start + BATCH_DOCUMENTS], report)
     return report
 
 
