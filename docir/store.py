@@ -101,3 +101,9 @@ def open_store(root: Path | None) -> Store:
             "run 'docir init' or pass --root PATH"
         )
     return Store(found)
+
+
+def user_cache_dir() -> Path:
+    """docir's folder in the user's cache ($XDG_CACHE_HOME, else ~/.cache): the assembled model and the
+    vector vault live there, shared by every store of this user."""
+    return Path(os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")) / "docir"

