@@ -9,7 +9,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from docir.index.db import IndexReplaced, file_identity
+from docir.index.db import IndexReplaced, file_identity, immediate
 from docir.index.docs_table import DocsTable
 from docir.index.search import LexicalSearch
 from docir.index.vector_store import VectorStore
@@ -45,14 +45,9 @@ class Catalog:
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
-        """BEGIN IMMEDIATE ... COMMIT: writers queue on SQLite's lock (busy timeout) instead of failing."""
-        self.conn.execute("BEGIN IMMEDIATE")
-        try:
+        """One write transaction (db.immediate)."""
+        with immediate(self.conn):
             yield
-        except BaseException:
-            self.conn.execute("ROLLBACK")
-            raise
-        self.conn.execute("COMMIT")
 
     def check_current(self) -> None:
         """Raise IndexReplaced when the index path names another file than this connection's, or none.

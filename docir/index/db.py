@@ -15,6 +15,8 @@ import errno
 import os
 import sqlite3
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from docir.errors import refusal
@@ -132,23 +134,23 @@ def _open(path: Path) -> sqlite3.Connection:
     try:
         conn.row_factory = sqlite3.Row
         conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-        app_id, version = _identity(conn)
+        app_id, version = identity(conn)
         if app_id == 0 and version == 0:
             # A fresh file, or one another process is creating right now: look again under
             # the write lock, so its half-made tables are not mistaken for a foreign index.
             conn.execute("BEGIN IMMEDIATE")
-            app_id, version = _identity(conn)
+            app_id, version = identity(conn)
             fresh = app_id == 0 and version == 0 and not _has_tables(conn)
             conn.execute("COMMIT")
             if fresh:
-                _set_wal(conn)
+                set_wal(conn)
                 _migrate(conn, 0)
-                app_id, version = _identity(conn)
+                app_id, version = identity(conn)
         if app_id != APPLICATION_ID:
             raise IndexCorrupt(f"{path.name} is not a docir index")
         if version > SCHEMA_VERSION:
             raise IndexCorrupt(f"{path.name} was written by a newer docir (schema {version})")
-        _set_wal(conn)
+        set_wal(conn)
         if version < SCHEMA_VERSION:
             _migrate(conn, version)
         conn.execute("PRAGMA foreign_keys = ON")
@@ -206,7 +208,7 @@ def open_index_readonly(path: Path) -> sqlite3.Connection:
                                timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None,
                                check_same_thread=False)
         conn.row_factory = sqlite3.Row
-        app_id, version = _identity(conn)
+        app_id, version = identity(conn)
     except sqlite3.DatabaseError as exc:
         raise IndexUnreadable(str(exc)) from None
     if app_id != APPLICATION_ID:
@@ -254,7 +256,7 @@ def _keep_newest_damaged(path: Path) -> None:
                 pass
 
 
-def _identity(conn: sqlite3.Connection) -> tuple[int, int]:
+def identity(conn: sqlite3.Connection) -> tuple[int, int]:
     # One statement, one snapshot: read apart, a migration committing in between would
     # show the old application_id with the new user_version, which looks foreign.
     app_id, version = conn.execute(
@@ -267,24 +269,31 @@ def _has_tables(conn: sqlite3.Connection) -> bool:
     return int(conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]) > 0
 
 
-def _set_wal(conn: sqlite3.Connection) -> None:
+def set_wal(conn: sqlite3.Connection) -> None:
     mode = conn.execute("PRAGMA journal_mode").fetchone()[0]
     if str(mode).lower() != "wal":
         conn.execute("PRAGMA journal_mode = WAL")
 
 
+@contextmanager
+def immediate(conn: sqlite3.Connection) -> Iterator[None]:
+    """BEGIN IMMEDIATE ... COMMIT (ROLLBACK on any exception): writers queue on SQLite's lock (busy
+    timeout) instead of failing; the index, its migrations and the vector vault all write so."""
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        yield
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT")
+
+
 def _migrate(conn: sqlite3.Connection, current: int) -> None:
     for number, migration in enumerate(MIGRATIONS[current:], start=current + 1):
-        conn.execute("BEGIN IMMEDIATE")
-        try:
+        with immediate(conn):
             # Another process may have migrated while we waited for the lock.
             if int(conn.execute("PRAGMA user_version").fetchone()[0]) >= number:
-                conn.execute("COMMIT")
                 continue
             migration(conn)
             conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
             conn.execute(f"PRAGMA user_version = {number}")
-            conn.execute("COMMIT")
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise

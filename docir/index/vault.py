@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from docir.index.chunked import in_chunks
-from docir.index.db import BUSY_TIMEOUT_MS, is_damage, set_aside
+from docir.index.db import BUSY_TIMEOUT_MS, identity, immediate, is_damage, set_aside, set_wal
 from docir.index.records import ChunkVector
 from docir.index.vector_store import dim_of
 from docir.store import user_cache_dir
@@ -141,7 +141,7 @@ class Vault:
         if conn is None:
             return
         try:
-            with _transaction(conn):
+            with immediate(conn):
                 conn.executemany(sql, rows)
             if evict:
                 self._evict(conn)
@@ -209,7 +209,7 @@ class Vault:
         now = int(time.time())
         stale = [str(r[0]) for r in rows if int(r[-1]) < now - TOUCH_SECONDS]
         if stale:
-            with _transaction(conn):
+            with immediate(conn):
                 list(in_chunks(conn, f"UPDATE {table} SET used = ? WHERE {key} = ? AND {sha} IN (...)",
                                stale, before=(now, value)))
 
@@ -221,7 +221,7 @@ class Vault:
             if rows == 0:
                 return
             excess = max((used - int(self.cap * EVICT_TO)) * rows // used, 1)  # rows, at the mean row size
-            with _transaction(conn):
+            with immediate(conn):
                 conn.execute("DELETE FROM vectors WHERE (model_id, text_sha) IN"
                              " (SELECT model_id, text_sha FROM vectors ORDER BY used LIMIT ?)", (excess,))
                 oldest = conn.execute("SELECT min(used) FROM vectors").fetchone()[0]
@@ -241,15 +241,12 @@ def _connect(path: Path) -> sqlite3.Connection:
     conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False)
     try:
         conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-        app_id, version = conn.execute(
-            "SELECT a.application_id, v.user_version FROM pragma_application_id() a, pragma_user_version() v"
-        ).fetchone()
-        if (int(app_id), int(version)) != (_APPLICATION_ID, _VERSION):
-            if int(app_id) not in (0, _APPLICATION_ID) or int(version) > _VERSION:
+        app_id, version = identity(conn)
+        if (app_id, version) != (_APPLICATION_ID, _VERSION):
+            if app_id not in (0, _APPLICATION_ID) or version > _VERSION:
                 raise sqlite3.DatabaseError(f"{path.name} is not a docir vector vault of version {_VERSION}")
-            if str(conn.execute("PRAGMA journal_mode").fetchone()[0]).lower() != "wal":
-                conn.execute("PRAGMA journal_mode = WAL")
-            with _transaction(conn):
+            set_wal(conn)
+            with immediate(conn):
                 for statement in _SCHEMA:
                     conn.execute(statement)
                 conn.execute(f"PRAGMA application_id = {_APPLICATION_ID}")
@@ -259,17 +256,6 @@ def _connect(path: Path) -> sqlite3.Connection:
     except BaseException:
         conn.close()
         raise
-
-
-class _transaction:
-    def __init__(self, conn: sqlite3.Connection) -> None:
-        self.conn = conn
-
-    def __enter__(self) -> None:
-        self.conn.execute("BEGIN IMMEDIATE")
-
-    def __exit__(self, kind: object, value: object, traceback: object) -> None:
-        self.conn.execute("COMMIT" if kind is None else "ROLLBACK")
 
 
 def encode_chunks(chunks: Iterable[ChunkVector]) -> str:
