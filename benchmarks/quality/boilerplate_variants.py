@@ -66,17 +66,18 @@ def sections_kept(keep: Keep, empty_too: bool = False, parents_too: bool = False
 
     original = chunk.written_sections
 
-    def written(body: str, seen: Visible | None = None) -> list[chunk.Section]:
+    def written(body: str, seen: Visible | None = None,
+                sections: list[chunk.Section] | None = None) -> list[chunk.Section]:
         seen = seen if seen is not None else Visible.of(body)
+        every = sections if sections is not None else chunk.heading_sections(body, seen)
         if empty_too:
-            return [s for s in chunk.heading_sections(body) if s.path or seen.slice(s.start, s.end).strip()]
+            return [s for s in every if s.path or seen.slice(s.start, s.end).strip()]
         if parents_too:
-            every = chunk.heading_sections(body)
-            kept = set(original(body, seen))
+            kept = set(original(body, seen, every))
             return [s for i, s in enumerate(every) if s in kept or (
                 s.path and i + 1 < len(every) and every[i + 1].path[: len(s.path)] == s.path
                 and len(every[i + 1].path) > len(s.path))]
-        return [s for s in original(body, seen) if keep(body, seen, s)]
+        return [s for s in original(body, seen, every) if keep(body, seen, s)]
 
     # The chunker's own module, and the name the lexical side imported from it.
     chunk.written_sections = written
