@@ -40,7 +40,9 @@ def main(argv: list[str] | None = None) -> int:
 
         args = optional_value(args)
     try:
-        result = thin.run(args)  # the plain forms of the everyday reads, parsed before typer is imported
+        # The plain forms of the everyday reads, parsed before typer is imported; a process of its own
+        # (not the warm worker's thread, not a test) may begin its walk of docs/ at once.
+        result = thin.run(args, own_process=argv is None)
         if result is None:
             return _run_typer(args)
         return result if isinstance(result, int) else 0

@@ -122,14 +122,32 @@ def _converted(spec: Spec, kwargs: dict[str, Any]) -> tuple[Spec, dict[str, Any]
     return spec, kwargs
 
 
-def run(argv: list[str]) -> int | None:
-    """Run a plain read here and now; None when the typer command must parse it."""
+def run(argv: list[str], *, own_process: bool = False) -> int | None:
+    """Run a plain read here and now; None when the typer command must parse it.
+
+    `own_process`: this process runs this one command, not a thread of the warm worker: the stat walk
+    of docs/ the command will need begins now, beside its imports (services/indexing/prewalk.py).
+    """
     parsed = parse(argv)
     if parsed is None:
         return None
     spec, kwargs = parsed
+    # Every one of these walks docs/ before it answers, but a whole-store lint reads every file instead.
+    if own_process and not (spec.body == "lint" and not kwargs.get("files")):
+        _prewalk(kwargs.get("root"))
     from docir.cli import bodies
 
     body: Callable[..., int] = getattr(bodies, spec.body)
     return body(**kwargs)
 
+
+def _prewalk(root: Path | None) -> None:
+    from docir.errors import UsageError
+    from docir.services.indexing import prewalk
+    from docir.store import open_store
+
+    try:
+        store = open_store(root)
+    except UsageError:
+        return  # the command says so, in its own words
+    prewalk.start(store.root, store.docs_dir)

@@ -75,11 +75,11 @@ class Session:
             raise RuntimeError("a peer store is never refreshed: its index is read-only")
         current = sync.scan(self.store.root, self.store.docs_dir, self.catalog)
         if current.plan.empty:
-            report = sync.SyncReport(unchanged=len(current.disk))
+            report = sync.SyncReport(unchanged=current.files)
         else:
             with self.locked():
                 # Re-plan under the lock: another process may have synced meanwhile.
-                current = sync.scan(self.store.root, self.store.docs_dir, self.catalog, current.disk)
+                current = sync.rescan(self.catalog, current)
                 report = sync.apply(self.store.root, self.catalog, current)
                 self.catalog.check_current()  # a long apply landed in the file that is the index now
             for path, reason in report.skipped:
