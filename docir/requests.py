@@ -1,16 +1,18 @@
 """Requests: one definition of each command's options, read by the CLI, the MCP server and the tests.
 
-A request is a frozen dataclass; each field is one option, declared with `option(...)`
-so that its help text and range live beside its type and default. The CLI takes its
-help from here (`help_of`), the MCP server builds its tools' input schemas from the
-fields, and tests/test_cli_surface.py fails if a command's options and its request
-drift apart.
+A request is a NamedTuple; each field is one option, its type annotated with an `Option`
+that holds its help text and range, beside its type and default. The CLI takes its help
+from here (`help_of`), the MCP server builds its tools' input schemas from `fields`, and
+tests/test_cli_surface.py fails if a command's options and its request drift apart.
+
+A NamedTuple, not a dataclass: every cold read builds its request, and importing dataclasses
+(which imports inspect, ast and dis) and building the classes cost a cold `get` about a
+sixth of its time (adr-d5e80517405b). The annotations stay strings until `fields` reads them.
 """
 
 from __future__ import annotations
 
-import dataclasses
-from dataclasses import MISSING
+import typing
 from typing import Any, NamedTuple
 
 from docir.errors import UsageError
@@ -22,25 +24,62 @@ STORE = "Also read this peer store, read-only (repeatable)."
 LIMIT_MAX = 10_000
 
 
-class OptionInfo(NamedTuple):
+class Option(NamedTuple):
+    """What a request field says of itself: `Annotated[int, Option("help", min=1)]`."""
+
     help: str
     min: int | None = None
     max: int | None = None
 
 
-def option(default: Any = MISSING, *, help: str, min: int | None = None, max: int | None = None) -> Any:
-    """A request field: its default, help text and (for numbers) the range it accepts."""
-    meta = {"option": OptionInfo(help, min, max)}
-    if isinstance(default, (list, dict, set)):
-        raise TypeError("use a tuple for a repeatable option's default")
-    return dataclasses.field(default=default, metadata=meta)
+class Required:
+    """The default of a field the caller must give."""
+
+    def __repr__(self) -> str:
+        return "REQUIRED"
 
 
-def info(request: type[Any], name: str) -> OptionInfo:
-    found = {f.name: f for f in dataclasses.fields(request)}[name].metadata.get("option")
-    if not isinstance(found, OptionInfo):
-        raise KeyError(f"{request.__name__}.{name} is not declared with option()")
-    return found
+REQUIRED = Required()
+
+
+class RequestField(NamedTuple):
+    name: str
+    hint: Any  # its type, without the Option
+    default: Any  # REQUIRED when there is none
+    option: Option
+
+
+_FIELDS: dict[type[Any], tuple[RequestField, ...]] = {}  # read once per class: eval of its annotations
+
+
+def fields(request: type[Any]) -> tuple[RequestField, ...]:
+    """A request's fields in order, each with its type, default and Option."""
+    known = _FIELDS.get(request)
+    if known is None:
+        known = _FIELDS[request] = _read_fields(request)
+    return known
+
+
+def _read_fields(request: type[Any]) -> tuple[RequestField, ...]:
+    hints = typing.get_type_hints(request, include_extras=True)
+    found = []
+    for name in request._fields:
+        hint = hints[name]
+        options = [m for m in getattr(hint, "__metadata__", ()) if isinstance(m, Option)]
+        if len(options) != 1:
+            raise TypeError(f"{request.__name__}.{name} is not annotated with one Option(...)")
+        default = request._field_defaults.get(name, REQUIRED)
+        if isinstance(default, (list, dict, set)):
+            raise TypeError(f"{request.__name__}.{name}: use a tuple for a repeatable option's default")
+        found.append(RequestField(name, hint.__origin__, default, options[0]))
+    return tuple(found)
+
+
+def info(request: type[Any], name: str) -> Option:
+    for f in fields(request):
+        if f.name == name:
+            return f.option
+    raise KeyError(f"{request.__name__} has no field {name}")
 
 
 def help_of(request: type[Any], name: str) -> str:
@@ -49,10 +88,9 @@ def help_of(request: type[Any], name: str) -> str:
 
 def check_ranges(request: Any) -> None:
     """Numbers out of range are usage errors (exit 2), whoever built the request."""
-    for f in dataclasses.fields(request):
-        meta = f.metadata.get("option")
-        value = getattr(request, f.name)
-        if not isinstance(meta, OptionInfo) or not isinstance(value, int) or isinstance(value, bool):
+    for f in fields(type(request)):
+        meta, value = f.option, getattr(request, f.name)
+        if not isinstance(value, int) or isinstance(value, bool):
             continue
         if (meta.min is not None and value < meta.min) or (meta.max is not None and value > meta.max):
             raise UsageError(f"{f.name.replace('_', '-')} {value} is out of range; "

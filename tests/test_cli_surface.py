@@ -98,15 +98,16 @@ CLI_ONLY = {"root", "json_out"}  # where the store is and how to print: the MCP 
 ])
 def test_each_command_and_its_request_declare_the_same_options(module: str, request_name: str) -> None:
     """The request is the one definition MCP tools are generated from: the CLI may not grow an option it lacks."""
-    import dataclasses
     import importlib
     import inspect
+
+    from docir.requests import fields
 
     command = importlib.import_module(f"docir.cli.{module}").command
     package, cls = request_name.rsplit(".", 1)
     request = getattr(importlib.import_module(f"docir.services.{package}"), cls)
     cli = {RENAMED.get(name, name) for name in inspect.signature(command).parameters} - CLI_ONLY
-    assert cli == {f.name for f in dataclasses.fields(request)}
+    assert cli == {f.name for f in fields(request)}
 
 
 def test_help_lists_every_command_as_click_would_without_importing_them() -> None:

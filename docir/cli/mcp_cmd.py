@@ -10,7 +10,6 @@ so a client can attach one without a tool call. The model loads once in the back
 
 from __future__ import annotations
 
-import dataclasses
 import inspect
 import json
 import threading
@@ -23,7 +22,7 @@ from typing import Annotated, Any, Optional
 from docir.cli.mcp_schema import input_schema
 from docir.cli.options import RootOption
 from docir.errors import DocirError, UsageError
-from docir.requests import info
+from docir.requests import REQUIRED, fields
 from docir.services.indexing import session
 from docir.services.retrieval import commands as reads
 from docir.services.retrieval.results import FullDocument, ReferenceText
@@ -143,16 +142,15 @@ def reader(home: Path) -> Callable[[str], str]:
 def parameters(request: type[Any]) -> list[inspect.Parameter]:
     from pydantic import Field
 
-    hints = typing.get_type_hints(request)
     out = []
-    for f in dataclasses.fields(request):
-        meta = info(request, f.name)
-        default = inspect.Parameter.empty if f.default is dataclasses.MISSING else f.default
+    for f in fields(request):
+        meta = f.option
+        default = inspect.Parameter.empty if f.default is REQUIRED else f.default
         if isinstance(default, tuple):
             default = list(default)
         constraints = {k: v for k, v in (("ge", meta.min), ("le", meta.max)) if v is not None}
         field = Field(**constraints)  # type: ignore[call-overload]  # the ranges the SDK enforces
-        annotation = Annotated[_json_type(hints[f.name]), field]  # type: ignore[valid-type]
+        annotation = Annotated[_json_type(f.hint), field]  # type: ignore[valid-type]
         out.append(inspect.Parameter(f.name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=annotation))
     return out
 

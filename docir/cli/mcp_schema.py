@@ -12,13 +12,12 @@ and an array needs no "(repeatable)".
 
 from __future__ import annotations
 
-import dataclasses
 import re
 import types
 import typing
 from typing import Any
 
-from docir.requests import info
+from docir.requests import REQUIRED, fields
 
 _TYPES = {str: "string", int: "integer", bool: "boolean", float: "number"}
 _REPEATABLE = re.compile(r" \(repeatable\)|repeatable[:,;] ")
@@ -32,14 +31,13 @@ def agent_text(help_text: str) -> str:
 
 
 def input_schema(request: type[Any]) -> dict[str, Any]:
-    hints = typing.get_type_hints(request)
     properties: dict[str, Any] = {}
     required = []
-    for f in dataclasses.fields(request):
-        meta = info(request, f.name)
-        prop = _json_type(hints[f.name])
+    for f in fields(request):
+        meta = f.option
+        prop = _json_type(f.hint)
         prop["description"] = agent_text(meta.help)
-        if f.default is dataclasses.MISSING:
+        if f.default is REQUIRED:
             required.append(f.name)
         elif f.default not in (None, (), "", False):
             prop["default"] = list(f.default) if isinstance(f.default, tuple) else f.default

@@ -101,11 +101,9 @@ async def _listing_and_bad_call(root: Path, env: dict[str, str]) -> tuple[list[o
 
 
 def test_mcp_tools_are_generated_from_the_requests_with_every_option(tmp_path: Path) -> None:
-    import dataclasses
-
     from docir.cli.mcp_cmd import TOOLS
     from docir.cli.mcp_schema import agent_text
-    from docir.requests import help_of
+    from docir.requests import fields, help_of
 
     root, env = sample_store_and_env(tmp_path)
     tools, _, bad = anyio.run(_listing_and_bad_call, root, env)
@@ -113,7 +111,7 @@ def test_mcp_tools_are_generated_from_the_requests_with_every_option(tmp_path: P
     for spec in TOOLS:
         listed = by_name[spec.name]
         properties = listed.input_schema["properties"]
-        assert set(properties) == {f.name for f in dataclasses.fields(spec.request)}, spec.name
+        assert set(properties) == {f.name for f in fields(spec.request)}, spec.name
         for name, schema in properties.items():
             assert schema["description"] == agent_text(help_of(spec.request, name))
             assert "title" not in schema and "--" not in schema["description"], (spec.name, name)

@@ -8,12 +8,12 @@ command's output.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
+from typing import Annotated, NamedTuple
 
 from docir.errors import UsageError
 from docir.index.records import Filters
-from docir.requests import INCLUDE_INACTIVE, LIMIT_MAX, STORE, check_ranges, option
+from docir.requests import INCLUDE_INACTIVE, LIMIT_MAX, STORE, Option, check_ranges
 from docir.services.indexing.session import Session
 from docir.services.retrieval import budget, federation
 from docir.services.retrieval.results import ContextResult, GetResult, QueryResult, SearchResult
@@ -22,69 +22,58 @@ Warn = Callable[[str], None]
 
 
 
-@dataclass(frozen=True)
-class ContextRequest:
-    task: str = option("", help="What you are about to do, in plain words; may be left out with --path or "
-                                "--changed (then: what governs those files).")
-    also: tuple[str, ...] = option(
-        (), help="Another task (repeatable): the tasks take turns at the head of the result."
-    )
-    limit: int = option(8, help="How many ranked documents (linked ones come on top).", min=1, max=LIMIT_MAX)
-    explain: bool = option(
-        False, help="Show why each ranked: its score's parts and places; in JSON also raw scores, matched terms "
-                    "and the winning chunk."
-    )
-    expand: bool = option(
-        True, help="Add the documents the results link to (e.g. a superseded one's successor)."
-    )
-    refs: bool = option(True, help="Include chunks of reference corpora.")
-    include_inactive: bool = option(False, help=INCLUDE_INACTIVE)
-    store: tuple[str, ...] = option((), help=STORE)
-    budget: int = option(
-        budget.DEFAULT_BUDGET,
-        help="At most this many tokens of results (4 bytes each); \"omitted\" counts the rest. 0: no budget.",
-        min=0, max=budget.BUDGET_MAX,
-    )
-    full_links: bool = option(
-        False, help="Full skeletons for linked documents (and related lists), not compact entries."
-    )
-    path: tuple[str, ...] = option(
-        (), help="A file you will change, from the repository root (repeatable): documents governing it come "
-                 "first."
-    )
-    changed: bool = option(
-        False, help="Also take as paths the files git reports changed (against HEAD, staged or not)."
-    )
+_BUDGET_MAX = budget.BUDGET_MAX  # for the annotation below, read where `budget` is also a field's name
 
 
-@dataclass(frozen=True)
-class GetRequest:
-    ids: tuple[str, ...] = option(help="Document ids: all you need, in one call.")
-    section: str | None = option(None, help="Only the section with this heading (e.g. a matched_section).")
-    store: tuple[str, ...] = option((), help=STORE)
+class ContextRequest(NamedTuple):
+    task: Annotated[str, Option("What you are about to do, in plain words; may be left out with --path or "
+                                "--changed (then: what governs those files).")] = ""
+    also: Annotated[tuple[str, ...], Option(
+        "Another task (repeatable): the tasks take turns at the head of the result.")] = ()
+    limit: Annotated[int, Option("How many ranked documents (linked ones come on top).", min=1, max=LIMIT_MAX)] = 8
+    explain: Annotated[bool, Option(
+        "Show why each ranked: its score's parts and places; in JSON also raw scores, matched terms and the "
+        "winning chunk.")] = False
+    expand: Annotated[bool, Option(
+        "Add the documents the results link to (e.g. a superseded one's successor).")] = True
+    refs: Annotated[bool, Option("Include chunks of reference corpora.")] = True
+    include_inactive: Annotated[bool, Option(INCLUDE_INACTIVE)] = False
+    store: Annotated[tuple[str, ...], Option(STORE)] = ()
+    budget: Annotated[int, Option(
+        "At most this many tokens of results (4 bytes each); \"omitted\" counts the rest. 0: no budget.",
+        min=0, max=_BUDGET_MAX)] = budget.DEFAULT_BUDGET
+    full_links: Annotated[bool, Option(
+        "Full skeletons for linked documents (and related lists), not compact entries.")] = False
+    path: Annotated[tuple[str, ...], Option(
+        "A file you will change, from the repository root (repeatable): documents governing it come first.")] = ()
+    changed: Annotated[bool, Option(
+        "Also take as paths the files git reports changed (against HEAD, staged or not).")] = False
 
 
-@dataclass(frozen=True)
-class QueryRequest:
-    type: tuple[str, ...] = option((), help="Only this type (repeatable).")
-    status: tuple[str, ...] = option(
-        (), help="Only this status (repeatable); a closed one needs no --include-inactive."
-    )
-    tag: tuple[str, ...] = option((), help="Only documents with this tag (repeatable: all must match).")
-    owner: str | None = option(None, help="Only documents with this owner.")
-    stale: bool | None = option(None, help="Only stale (true) or only fresh (false) documents.")
-    related_to: str | None = option(None, help="Only documents with an edge to or from this id.")
-    limit: int = option(50, help="At most this many results.", min=1, max=LIMIT_MAX)
-    include_inactive: bool = option(False, help=INCLUDE_INACTIVE)
-    store: tuple[str, ...] = option((), help=STORE)
+class GetRequest(NamedTuple):
+    ids: Annotated[tuple[str, ...], Option("Document ids: all you need, in one call.")]
+    section: Annotated[str | None, Option("Only the section with this heading (e.g. a matched_section).")] = None
+    store: Annotated[tuple[str, ...], Option(STORE)] = ()
 
 
-@dataclass(frozen=True)
-class SearchRequest:
-    text: str = option(help="Words to look for (plain text, never query syntax).")
-    limit: int = option(10, help="At most this many results.", min=1, max=LIMIT_MAX)
-    include_inactive: bool = option(False, help=INCLUDE_INACTIVE)
-    store: tuple[str, ...] = option((), help=STORE)
+class QueryRequest(NamedTuple):
+    type: Annotated[tuple[str, ...], Option("Only this type (repeatable).")] = ()
+    status: Annotated[tuple[str, ...], Option(
+        "Only this status (repeatable); a closed one needs no --include-inactive.")] = ()
+    tag: Annotated[tuple[str, ...], Option("Only documents with this tag (repeatable: all must match).")] = ()
+    owner: Annotated[str | None, Option("Only documents with this owner.")] = None
+    stale: Annotated[bool | None, Option("Only stale (true) or only fresh (false) documents.")] = None
+    related_to: Annotated[str | None, Option("Only documents with an edge to or from this id.")] = None
+    limit: Annotated[int, Option("At most this many results.", min=1, max=LIMIT_MAX)] = 50
+    include_inactive: Annotated[bool, Option(INCLUDE_INACTIVE)] = False
+    store: Annotated[tuple[str, ...], Option(STORE)] = ()
+
+
+class SearchRequest(NamedTuple):
+    text: Annotated[str, Option("Words to look for (plain text, never query syntax).")]
+    limit: Annotated[int, Option("At most this many results.", min=1, max=LIMIT_MAX)] = 10
+    include_inactive: Annotated[bool, Option(INCLUDE_INACTIVE)] = False
+    store: Annotated[tuple[str, ...], Option(STORE)] = ()
 
 
 def _stores(request: ContextRequest | GetRequest | QueryRequest | SearchRequest) -> list[Path]:

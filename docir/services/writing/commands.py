@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Callable
-from dataclasses import dataclass
+from typing import Annotated, NamedTuple
 
 from docir.errors import UsageError
-from docir.requests import option
+from docir.requests import Option
 from docir.services.indexing.session import Session
 from docir.services.vectors.query_source import after_write
 from docir.services.writing import writes
@@ -23,51 +23,47 @@ WAIT = "Return once its vectors are computed."
 FIELD = "Any other frontmatter field, KEY=VALUE (repeatable); with update, KEY= removes it."
 
 
-@dataclass(frozen=True)
-class AddRequest:
-    type: str = option(help="A type from docs-schema.yaml, e.g. decision.")
-    title: str = option(help="The document's title.")
-    description: str = option(help="One or two sentences that let a reader judge relevance without the body.")
-    status: str | None = option(None, help="Default: the type's default_status.")
-    tags: tuple[str, ...] = option((), help="Tags, e.g. ranking, context.")
-    related: tuple[str, ...] = option((), help="A typed edge KIND:ID, e.g. supersedes:adr-4c21693aac55 (repeatable).")
-    owner: str | None = option(None, help="Who answers for it, e.g. @team. Default where the type requires one: "
-                                          "the git user.")
-    body: str = option("", help="The Markdown body.")
-    path: str | None = option(None, help="Where to write it under docs/. Default: the type's folder and a slug "
-                                         "of the title.")
-    field: tuple[str, ...] = option((), help=FIELD)
-    wait_embeddings: bool = option(False, help=WAIT)
-    applies_to: tuple[str, ...] = option(
-        (), help="A glob of the files it governs, from the repository root, e.g. src/auth/** (repeatable)."
-    )
+class AddRequest(NamedTuple):
+    type: Annotated[str, Option("A type from docs-schema.yaml, e.g. decision.")]
+    title: Annotated[str, Option("The document's title.")]
+    description: Annotated[str, Option("One or two sentences that let a reader judge relevance without the body.")]
+    status: Annotated[str | None, Option("Default: the type's default_status.")] = None
+    tags: Annotated[tuple[str, ...], Option("Tags, e.g. ranking, context.")] = ()
+    related: Annotated[tuple[str, ...], Option(
+        "A typed edge KIND:ID, e.g. supersedes:adr-4c21693aac55 (repeatable).")] = ()
+    owner: Annotated[str | None, Option(
+        "Who answers for it, e.g. @team. Default where the type requires one: the git user.")] = None
+    body: Annotated[str, Option("The Markdown body.")] = ""
+    path: Annotated[str | None, Option(
+        "Where to write it under docs/. Default: the type's folder and a slug of the title.")] = None
+    field: Annotated[tuple[str, ...], Option(FIELD)] = ()
+    wait_embeddings: Annotated[bool, Option(WAIT)] = False
+    applies_to: Annotated[tuple[str, ...], Option(
+        "A glob of the files it governs, from the repository root, e.g. src/auth/** (repeatable).")] = ()
 
 
-@dataclass(frozen=True)
-class UpdateRequest:
-    id: str = option(help="The document to change.")
-    title: str | None = option(None, help="New title.")
-    description: str | None = option(None, help="New description.")
-    status: str | None = option(None, help="New status; must be allowed for the type.")
-    tags: tuple[str, ...] | None = option(None, help="Replace the tags (an empty list clears them).")
-    add_related: tuple[str, ...] = option((), help="Add an edge KIND:ID (repeatable).")
-    remove_related: tuple[str, ...] = option((), help="Remove an edge KIND:ID (repeatable).")
-    owner: str | None = option(None, help="New owner.")
-    verified: str | None = option(None, help="Mark as verified on this date (YYYY-MM-DD), or 'today'.")
-    append_section: str | None = option(None, help="Add a '## HEADING' section with body at the end.")
-    replace_section: str | None = option(None, help="Replace the '## HEADING' section's content with body.")
-    replace_body: bool = option(False, help="Replace the whole body with body.")
-    body: str | None = option(None, help="Text for the section or body edit.")
-    field: tuple[str, ...] = option((), help=FIELD)
-    wait_embeddings: bool = option(False, help=WAIT)
-    applies_to: tuple[str, ...] | None = option(
-        None, help="Replace the globs of the files it governs (repeatable); --field applies_to= removes them."
-    )
+class UpdateRequest(NamedTuple):
+    id: Annotated[str, Option("The document to change.")]
+    title: Annotated[str | None, Option("New title.")] = None
+    description: Annotated[str | None, Option("New description.")] = None
+    status: Annotated[str | None, Option("New status; must be allowed for the type.")] = None
+    tags: Annotated[tuple[str, ...] | None, Option("Replace the tags (an empty list clears them).")] = None
+    add_related: Annotated[tuple[str, ...], Option("Add an edge KIND:ID (repeatable).")] = ()
+    remove_related: Annotated[tuple[str, ...], Option("Remove an edge KIND:ID (repeatable).")] = ()
+    owner: Annotated[str | None, Option("New owner.")] = None
+    verified: Annotated[str | None, Option("Mark as verified on this date (YYYY-MM-DD), or 'today'.")] = None
+    append_section: Annotated[str | None, Option("Add a '## HEADING' section with body at the end.")] = None
+    replace_section: Annotated[str | None, Option("Replace the '## HEADING' section's content with body.")] = None
+    replace_body: Annotated[bool, Option("Replace the whole body with body.")] = False
+    body: Annotated[str | None, Option("Text for the section or body edit.")] = None
+    field: Annotated[tuple[str, ...], Option(FIELD)] = ()
+    wait_embeddings: Annotated[bool, Option(WAIT)] = False
+    applies_to: Annotated[tuple[str, ...] | None, Option(
+        "Replace the globs of the files it governs (repeatable); --field applies_to= removes them.")] = None
 
 
-@dataclass(frozen=True)
-class ArchiveRequest:
-    id: str = option(help="The document to archive.")
+class ArchiveRequest(NamedTuple):
+    id: Annotated[str, Option("The document to archive.")]
 
 
 def add(session: Session, request: AddRequest, warn: Warn) -> writes.AddResult:
