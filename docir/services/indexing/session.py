@@ -13,7 +13,6 @@ import datetime as dt
 import sqlite3
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
 
@@ -41,16 +40,22 @@ from docir.store import Store, ensure_state_dir, open_store
 T = TypeVar("T")
 
 
-@dataclass
 class Session:
-    store: Store
-    schema: Schema
-    catalog: Catalog
-    today: dt.date
-    warnings: list[str] = field(default_factory=list)
-    last_sync: sync.SyncReport | None = None
-    read_only: bool = False  # a peer's session: SQLite refuses writes, and nothing here tries
-    _lock_depth: int = 0
+    """One store's schema and open index for one command (a plain class: a cold read must not import
+    dataclasses, docir/requests.py)."""
+
+    __slots__ = ("store", "schema", "catalog", "today", "warnings", "last_sync", "read_only", "_lock_depth")
+
+    def __init__(self, store: Store, schema: Schema, catalog: Catalog, today: dt.date,
+                 warnings: list[str] | None = None, *, read_only: bool = False) -> None:
+        self.store = store
+        self.schema = schema
+        self.catalog = catalog
+        self.today = today
+        self.warnings = warnings if warnings is not None else []
+        self.last_sync: sync.SyncReport | None = None
+        self.read_only = read_only  # a peer's session: SQLite refuses writes, and nothing here tries
+        self._lock_depth = 0
 
     @contextmanager
     def locked(self) -> Iterator[None]:

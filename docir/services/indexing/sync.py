@@ -9,7 +9,6 @@ removed, or merely touched. Then one transaction applies it.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
 
@@ -41,15 +40,13 @@ class ChangePlan(NamedTuple):
     touched: tuple[str, ...]  # stat changed, bytes did not
 
 
-@dataclass
-class SyncReport:
+class SyncReport(NamedTuple):
     added: int = 0
     updated: int = 0
     moved: int = 0
     removed: int = 0
     unchanged: int = 0
-    skipped: list[tuple[str, str]] = field(default_factory=list)  # newly skipped (path, reason)
-    changed_rowids: list[int] = field(default_factory=list)  # whose text changed: embeddings due
+    skipped: tuple[tuple[str, str], ...] = ()  # newly skipped (path, reason)
 
 
 def plan_stats(disk: dict[str, FileStat], indexed: dict[str, FileState],
@@ -174,17 +171,13 @@ def apply(root: Path, catalog: Catalog, current: Scan) -> SyncReport:
         except OSError as exc:  # vanished or unreadable between scan and read
             skipped.append(SkippedFile(path, size, mtime_ns, exc.strerror or str(exc)))
     plan = plan_changes(hashes, indexed, stat_plan.gone + tuple(s.path for s in skipped if s.path in indexed))
-    report = SyncReport()
     with catalog.transaction():
         for old, new in plan.moved:
             catalog.docs.move(old, FileState(new, *disk[new], hashes[new]), is_archived_path(new))
-            report.moved += 1
         for path in plan.removed:
             catalog.docs.remove(path)
-            report.removed += 1
         for path in plan.added + plan.changed:
-            rowid = catalog.docs.upsert(rows[path])
-            report.changed_rowids.append(rowid)
+            catalog.docs.upsert(rows[path])  # which also makes its vectors due
             catalog.docs.clear_skipped(path)
         for path in plan.touched:
             catalog.docs.touch(FileState(path, *disk[path], hashes[path]))
@@ -193,11 +186,9 @@ def apply(root: Path, catalog: Catalog, current: Scan) -> SyncReport:
             catalog.docs.set_skipped(item)
         for path in stat_plan.gone_skipped:
             catalog.docs.clear_skipped(path)
-    report.added = len(plan.added)
-    report.updated = len(plan.changed)
-    report.skipped = [(s.path, s.reason) for s in skipped]
-    report.unchanged = current.files - len(stat_plan.to_read) + len(plan.touched)
-    return report
+    return SyncReport(added=len(plan.added), updated=len(plan.changed), moved=len(plan.moved),
+                      removed=len(plan.removed), unchanged=current.files - len(stat_plan.to_read) + len(plan.touched),
+                      skipped=tuple((s.path, s.reason) for s in skipped))
 
 
 def index_file(root: Path, catalog: Catalog, relpath: str) -> int:

@@ -10,9 +10,8 @@ store, so comparing two stores' scores compares the sizes of their corpora.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, NamedTuple, TypeVar
 
 from docir.index.records import Filters
 from docir.services.indexing.session import PeerUnreadable, Session, open_peer
@@ -29,8 +28,7 @@ STORES_FILE = "stores.yaml"
 Warn = Callable[[str], None]
 
 
-@dataclass
-class Peer:
+class Peer(NamedTuple):
     label: str  # how rows name it in `store`: the path as the user wrote it
     session: Session
 
@@ -243,8 +241,7 @@ def context(
                          sections_pending=local.sections_pending)
 
 
-@dataclass
-class Precomputed:
+class Precomputed(NamedTuple):
     """Query vectors computed once and handed to every store that shares the model."""
 
     model: str | None

@@ -13,7 +13,7 @@ Pure Python: `docir search` never loads numpy.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from docir.index.fts import match_expression, near_expression, query_terms
 from docir.index.records import Hit, SectionHit
@@ -34,8 +34,7 @@ SECTION_GATE = 200
 GATE_FROM_SECTIONS = 20_000
 
 
-@dataclass
-class Standing:
+class Standing(NamedTuple):
     """One ranking's view of one document (or reference chunk)."""
 
     rank: int
@@ -43,13 +42,25 @@ class Standing:
     z: float = 0.0  # how far above this ranking's candidates it stands, in standard deviations (floored at 0)
 
 
-@dataclass
 class LexicalCandidate:
-    rowid: int
-    section: Standing | None = None
-    near: Standing | None = None
-    best_section: SectionHit | None = None
-    coverage: float = 1.0  # share of the task's terms the document contains
+    """A document's lexical rankings, filled in as they are read.
+
+    A plain class, not a dataclass: a cold search must not pay for importing dataclasses (docir/requests.py).
+    """
+
+    __slots__ = ("rowid", "section", "near", "best_section", "coverage")
+
+    def __init__(self, rowid: int, section: Standing | None = None, near: Standing | None = None,
+                 best_section: SectionHit | None = None, coverage: float = 1.0) -> None:
+        self.rowid = rowid
+        self.section = section
+        self.near = near
+        self.best_section = best_section
+        self.coverage = coverage  # share of the task's terms the document contains
+
+    def __repr__(self) -> str:
+        return (f"LexicalCandidate(rowid={self.rowid}, section={self.section}, near={self.near}, "
+                f"coverage={self.coverage})")
 
     @property
     def section_part(self) -> float:

@@ -1,14 +1,14 @@
 """The shapes the read commands return: one definition, printed by the CLI and returned by the MCP server.
 
 Rows are TypedDicts because they are the JSON an agent reads (key order included);
-each envelope is a dataclass whose `to_json` is the command's whole output.
+each envelope is a NamedTuple or a small class (a cold read must not import dataclasses,
+docir/requests.py) whose `to_json` is the command's whole output.
 The README's "JSON shapes" table describes these types.
 """
 
 from __future__ import annotations
 
-from dataclasses import KW_ONLY, dataclass, field
-from typing import Any, Literal, NotRequired, TypedDict
+from typing import Any, Literal, NamedTuple, NotRequired, TypedDict
 
 
 class Size(TypedDict):
@@ -198,26 +198,28 @@ class ContextJSON(TypedDict):
     budget: Budget | None
 
 
-@dataclass
 class GetResult:
-    documents: list[Fetched] = field(default_factory=list)
-    missing: list[str] = field(default_factory=list)  # ids with no document
-    no_section: list[str] = field(default_factory=list)  # ids whose document lacks the section
+    """Filled in as the ids are read, here and in peers."""
+
+    __slots__ = ("documents", "missing", "no_section")
+
+    def __init__(self) -> None:
+        self.documents: list[Fetched] = []
+        self.missing: list[str] = []  # ids with no document
+        self.no_section: list[str] = []  # ids whose document lacks the section
 
     def to_json(self) -> GetJSON:
         return {"documents": self.documents, "missing": self.missing}
 
 
-@dataclass
-class QueryResult:
+class QueryResult(NamedTuple):
     results: list[Skeleton]
 
     def to_json(self) -> QueryJSON:
         return {"results": self.results, "count": len(self.results)}
 
 
-@dataclass
-class SearchResult:
+class SearchResult(NamedTuple):
     query: str
     results: list[SearchHit]
 
@@ -225,20 +227,25 @@ class SearchResult:
         return {"query": self.query, "results": self.results, "count": len(self.results)}
 
 
-@dataclass
 class ContextResult:
-    results: list[ContextRow]
-    semantic: str  # "on" or "off: <reason>"
-    queries: list[str] = field(default_factory=list)
-    _: KW_ONLY  # the counts below are easily mixed up by position
-    pending: int = 0  # documents whose vectors are not computed yet: found lexically meanwhile
-    omitted: int = 0  # entries left out to stay within the budget
-    budget: Budget | None = None
-    sections_pending: int = 0  # documents ranked by their document vector until their section vectors exist
+    """Ranked, then led by what governs the paths given and cut to the budget: both change it in place."""
+
+    __slots__ = ("results", "semantic", "queries", "pending", "omitted", "budget", "sections_pending")
+
+    # The counts are keyword-only: they are easily mixed up by position.
+    def __init__(self, results: list[ContextRow], semantic: str, queries: list[str] | None = None, *,
+                 pending: int = 0, omitted: int = 0, budget: Budget | None = None, sections_pending: int = 0) -> None:
+        self.results = results
+        self.semantic = semantic  # "on" or "off: <reason>"
+        self.queries = queries if queries is not None else []
+        self.pending = pending  # documents whose vectors are not computed yet: found lexically meanwhile
+        self.omitted = omitted  # entries left out to stay within the budget
+        self.budget = budget
+        # Documents ranked by their document vector until their section vectors exist.
+        self.sections_pending = sections_pending
 
     def to_json(self) -> ContextJSON:
         return {"query": self.queries[0] if self.queries else "", "also": self.queries[1:],
                 "semantic": self.semantic, "pending": self.pending, "sections_pending": self.sections_pending,
                 "results": self.results, "count": len(self.results), "omitted": self.omitted,
                 "budget": self.budget}
-

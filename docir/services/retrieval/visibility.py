@@ -7,13 +7,12 @@ one path cannot leak on another.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from docir.schema import Schema
 
 
-@dataclass(frozen=True)
-class Visibility:
+class Visibility(NamedTuple):
     inactive: dict[str, frozenset[str]]  # type -> its closed statuses
     include_inactive: bool = False
 
