@@ -330,6 +330,7 @@ def machine_info() -> dict[str, object]:
         info["docir"] = version("docir")
     except PackageNotFoundError:
         info["docir"] = None
+    info["install"] = install_mode()
     # The source measured: others may edit docir/ between runs, and git_head does not show that.
     source = hashlib.sha256()
     for path in sorted((HERE.parent / "docir").rglob("*")):
@@ -454,6 +455,25 @@ def write_json(out: Path, payload: object) -> None:
     out.write_text(json.dumps(payload, indent=2) + "\n", encoding="utf-8")
 
 
+def install_mode() -> str:
+    """"editable" (pip install -e), "regular", or "none".
+
+    It moves the floor: an editable install's finder runs in every interpreter of the venv, the
+    floor's too, and imports pathlib and more (about 7 ms here), which docir then finds loaded. A
+    regular install, what `pip install docir` gives, has the lower floor and the higher ratios.
+    """
+    from importlib.metadata import distributions
+
+    found = list(distributions(name="docir"))  # the source tree's egg-info too, when run from it
+    if not found:
+        return "none"
+    for dist in found:
+        direct = dist.read_text("direct_url.json")
+        if direct and json.loads(direct).get("dir_info", {}).get("editable"):
+            return "editable"
+    return "regular"
+
+
 def print_table(payload: dict[str, object]) -> None:
     machine = payload["machine"]
     config = payload["config"]
@@ -462,6 +482,9 @@ def print_table(payload: dict[str, object]) -> None:
           f"seed {config['seed']}, {config['repeat']} rounds (+{config['warmup']} warm-up)")
     print(f'floor  python -c "import sqlite3, json": median {payload["floor_ms"]:.1f} ms, '
           f"p90 {payload['floor_p90_ms']:.1f} ms, CPU {payload['floor_cpu_ms']:.1f} ms")
+    if machine.get("install") == "editable":
+        print("note   editable install: its finder raises the floor, so these ratios are lower than a regular "
+              "install's (see install_mode)")
     print()
     print_rows(payload, LABELS, 34)
 

@@ -126,7 +126,7 @@ def run(argv: list[str], *, own_process: bool = False) -> int | None:
     """Run a plain read here and now; None when the typer command must parse it.
 
     `own_process`: this process runs this one command, not a thread of the warm worker: the stat walk
-    of docs/ the command will need begins now, beside its imports (services/indexing/prewalk.py).
+    of docs/ the command will need begins now, beside its imports (adr-b4d840c5ec82).
     """
     parsed = parse(argv)
     if parsed is None:

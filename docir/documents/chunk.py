@@ -12,7 +12,6 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import NamedTuple
 
 from docir.documents.fences import FENCE_RE, closes
@@ -35,8 +34,7 @@ _WORD = re.compile(r"\S+")
 _PARAGRAPHS, _LINES, _WORDS, _CHARS = range(4)
 
 
-@dataclass(frozen=True)
-class Chunk:
+class Chunk(NamedTuple):
     ordinal: int  # 0.. in document order
     heading_path: tuple[str, ...]  # () for text before the first heading
     text: str  # what is embedded: breadcrumb line, blank line, then the section (piece) text

@@ -9,8 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import yaml
 
@@ -31,8 +30,7 @@ class FrontmatterError(InputError):
         self.col = col
 
 
-@dataclass(frozen=True)
-class Split:
+class Split(NamedTuple):
     """Offsets of the parts of a file: `text[yaml_start:yaml_end]` is the YAML."""
 
     text: str

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from docir.documents.headings import find_headings
 from docir.documents.visible import Visible, visible_text
@@ -27,14 +26,12 @@ def text_sha(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-@dataclass(frozen=True)
-class Edge:
+class Edge(NamedTuple):
     kind: str
     target: str
 
 
-@dataclass(frozen=True)
-class Document:
+class Document(NamedTuple):
     """A parsed document. `meta` is the frontmatter exactly as YAML loaded it."""
 
     path: str  # relative to the store root, forward slashes

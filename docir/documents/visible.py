@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from docir.documents.fences import FENCE_RE, closes
 
@@ -103,12 +103,11 @@ def _line_end(text: str, pos: int) -> int:
     return len(text) if newline < 0 else newline + 1
 
 
-@dataclass(frozen=True)
-class Visible:
+class Visible(NamedTuple):
     """A text and what of it a reader does not see; slices of it read as the reader sees them."""
 
     text: str
-    cuts: tuple[Span, ...] = field(default=())  # what a reader does not see, in order, never overlapping
+    cuts: tuple[Span, ...] = ()  # what a reader does not see, in order, never overlapping
 
     @classmethod
     def of(cls, text: str) -> Visible:

@@ -151,3 +151,22 @@ def test_a_cold_read_of_an_unchanged_store_imports_no_yaml_socket_or_parser(samp
     done = subprocess.run([sys.executable, "-c", probe, str(sample_store)], capture_output=True, text=True,
                           timeout=120, env=env)
     assert done.stdout.strip().splitlines()[-1] == "0 []", done.stdout[-400:] + done.stderr
+
+
+def test_a_pre_commit_lint_of_one_file_imports_no_dataclasses(sample_store: Path) -> None:
+    """It parses the file (yaml), but its records are NamedTuples or plain classes (adr-d5e80517405b)."""
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "DOCIR_WORKER": "0"}
+    one = "docs/issues/login-loop.md"
+    assert subprocess.run([sys.executable, "-m", "docir", "reindex", "--root", str(sample_store)],
+                          capture_output=True, text=True, timeout=120, env=env).returncode == 0
+    probe = (f"import sys, runpy; sys.argv = ['docir', 'lint', {one!r}, '--root', sys.argv[1]]\n"
+             "try: runpy.run_module('docir', run_name='__main__')\n"
+             "except SystemExit as exit: code = exit.code\n"
+             "print(code, sorted(m for m in ('dataclasses', 'inspect') if m in sys.modules))")
+    done = subprocess.run([sys.executable, "-c", probe, str(sample_store)], capture_output=True, text=True,
+                          timeout=120, env=env, cwd=sample_store)
+    assert done.stdout.strip().splitlines()[-1] == "0 []", done.stdout[-400:] + done.stderr

@@ -12,7 +12,7 @@ against its own connection (sync.rescan): only if the child read the very file t
 The walk still begins after the command was asked, so what it finds is as fresh as a walk the
 parent began later (adr-dd8cbb0fd892). Whenever anything is off (no fork, macOS, whose system
 libraries may not survive one; a child that failed, was killed or read another index file; no
-index yet) the parent walks and plans in its own process, as it always did.
+index yet) the parent walks and plans in its own process, as it always did (adr-b4d840c5ec82).
 """
 
 from __future__ import annotations

@@ -117,7 +117,7 @@ def scan(root: Path, docs_dir: Path, catalog: Catalog) -> Scan:
     """Walk docs/ and plan against the index as it is now.
 
     The walk is shared with the commands that ask at the same time, and always begins after this call,
-    or is the one a cold command began when it started (prewalk.py), taken once.
+    or is the one a cold command began when it started (prewalk.py, adr-b4d840c5ec82), taken once.
     """
     begun = prewalk.take(root, docs_dir)
     if begun is not None and begun.planned is not None:

@@ -14,9 +14,8 @@ import os
 import re
 import subprocess
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TypedDict
+from typing import NamedTuple, TypedDict
 
 from docir.documents import frontmatter, globs
 from docir.documents.files import read_text
@@ -47,8 +46,7 @@ class FindingJSON(TypedDict):
     message: str
 
 
-@dataclass(frozen=True)
-class Finding:
+class Finding(NamedTuple):
     path: str
     line: int
     col: int
@@ -65,11 +63,16 @@ class Finding:
                 "severity": self.severity, "message": self.message}
 
 
-@dataclass
 class LintReport:
-    findings: list[Finding] = field(default_factory=list)
-    files: int = 0
-    semantic: str | None = None  # set by the deep lint
+    """Filled in by the checks, the deep lint and the suppressions in turn. (Plain classes and NamedTuples
+    here: a pre-commit lint of one file must not pay for importing dataclasses, docir/requests.py.)"""
+
+    __slots__ = ("findings", "files", "semantic")
+
+    def __init__(self, files: int = 0) -> None:
+        self.findings: list[Finding] = []
+        self.files = files
+        self.semantic: str | None = None  # set by the deep lint
 
     @property
     def errors(self) -> int:
@@ -80,8 +83,7 @@ class LintReport:
         return sum(1 for f in self.findings if f.severity == "warning")
 
 
-@dataclass
-class Parsed:
+class Parsed(NamedTuple):
     """One file as lint sees it: its text, and its document if it parsed."""
 
     path: str
@@ -90,12 +92,14 @@ class Parsed:
     lines: dict[str, int]  # top-level key -> file line
 
 
-@dataclass
 class Suppression:
-    code: str
-    pair: str | None  # DOC030:other-id
-    line: int
-    used: bool = False
+    __slots__ = ("code", "pair", "line", "used")
+
+    def __init__(self, code: str, pair: str | None, line: int) -> None:
+        self.code = code
+        self.pair = pair  # DOC030:other-id
+        self.line = line
+        self.used = False  # set when a finding it names was silenced
 
 
 class _Collector:
@@ -109,8 +113,7 @@ class _Collector:
             self.found.append(Finding(path, line, col, code, message, severity))
 
 
-@dataclass(frozen=True)
-class Facts:
+class Facts(NamedTuple):
     """What the checks of one document need to know of the others."""
 
     by_id: dict[str, list[str]]  # id -> the paths carrying it, in path order
