@@ -137,3 +137,18 @@ def _skipped(root: Path) -> list[str]:
         return [r[0] for r in conn.execute("SELECT path FROM skipped")]
     finally:
         conn.close()
+
+
+def test_a_cold_command_sees_edits_made_just_before_it_through_the_childs_plan(sample_store: Path) -> None:
+    """End to end, as a hook runs it: `python -m docir` forks the walk (own process, no worker)."""
+    from tests.conftest import run_process
+
+    assert run_process("reindex", "--root", str(sample_store)).code == 0
+    edited = sample_store / "docs" / "issues" / "slow-invoice-export.md"  # an open one: searched by default
+    edited.write_text(edited.read_text() + "\nThe zanzibarite token expired twice.\n")
+    (sample_store / "docs" / "guides" / "writing-a-decision.md").unlink()
+    found = run_process("search", "zanzibarite", "--root", str(sample_store))
+    assert found.code == 0, found.err
+    assert [r["path"] for r in json.loads(found.out)["results"]] == ["docs/issues/slow-invoice-export.md"]
+    gone = run_process("get", "guide-0000000000d1", "--root", str(sample_store))
+    assert gone.code == 1 and "no document with id guide-0000000000d1" in gone.err

@@ -67,8 +67,13 @@ def start(root: Path, docs_dir: Path) -> None:
         os.close(write_end)
         return
     if pid == 0:
-        os.close(read_end)
-        os._exit(_child(root, docs_dir, write_end))
+        # Whatever happens here, a Ctrl-C included, the child never returns into the command's code.
+        code = 1
+        try:
+            os.close(read_end)
+            code = _child(root, docs_dir, write_end)
+        finally:
+            os._exit(code)
     os.close(write_end)
     _PENDING.append(_Child((str(root), str(docs_dir)), pid, read_end))
 
