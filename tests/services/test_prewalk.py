@@ -123,20 +123,20 @@ def test_a_skipped_file_that_is_gone_is_forgotten(sample_store: Path) -> None:
     assert _skipped(sample_store) == []
 
 
-def _indexed_paths(root: Path) -> list[str]:
+def _paths(root: Path, table: str) -> list[str]:
     conn = sqlite3.connect(root / ".docir" / "index.db")
     try:
-        return [r[0] for r in conn.execute("SELECT path FROM documents")]
+        return [r[0] for r in conn.execute(f"SELECT path FROM {table}")]
     finally:
         conn.close()
+
+
+def _indexed_paths(root: Path) -> list[str]:
+    return _paths(root, "documents")
 
 
 def _skipped(root: Path) -> list[str]:
-    conn = sqlite3.connect(root / ".docir" / "index.db")
-    try:
-        return [r[0] for r in conn.execute("SELECT path FROM skipped")]
-    finally:
-        conn.close()
+    return _paths(root, "skipped")
 
 
 def test_a_cold_command_sees_edits_made_just_before_it_through_the_childs_plan(sample_store: Path) -> None:
