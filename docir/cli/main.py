@@ -10,6 +10,8 @@ from typing import Any
 
 from docir.errors import EXIT_BUG, EXIT_INTERRUPTED, EXIT_USAGE, DocirError, storage_error
 
+HELP_ARGS: tuple[list[str], ...] = ([], ["--help"])  # what prints the top-level help (`docir` alone: no_args_is_help)
+
 _COMMAND: Any = None
 _COMMAND_LOCK = threading.Lock()  # the warm worker runs commands on several threads at once
 
@@ -39,6 +41,13 @@ def main(argv: list[str] | None = None) -> int:
         from docir.cli.update_cmd import optional_value
 
         args = optional_value(args)
+    if args in HELP_ARGS:
+        from docir.cli import help_cache
+
+        text = help_cache.cached()
+        if text is not None:  # as click printed it last time, for this width and this code
+            sys.stdout.write(text)
+            return 0
     try:
         # The plain forms of the everyday reads, parsed before typer is imported; a process of its own
         # (not the warm worker's thread, not a test) may begin its walk of docs/ at once.
@@ -74,6 +83,8 @@ def _run_typer(args: list[str]) -> int:
     from docir.cli import render
 
     try:
+        if args in HELP_ARGS:
+            return _top_help()
         result = _command().main(args=args, prog_name="docir", standalone_mode=False)
         return result if isinstance(result, int) else 0
     except click.exceptions.Exit as exc:
@@ -87,6 +98,19 @@ def _run_typer(args: list[str]) -> int:
         return EXIT_USAGE
     except click.exceptions.Abort:
         return EXIT_INTERRUPTED
+
+
+def _top_help() -> int:
+    """`docir --help` (or `docir` alone) rendered by click, printed, and kept for the next call."""
+    import click
+
+    from docir.cli import help_cache
+
+    command = _command()
+    text = command.get_help(click.Context(command, info_name="docir")) + "\n"
+    click.echo(text, nl=False)
+    help_cache.keep(text)
+    return 0
 
 
 def _crashed() -> int:
