@@ -5,8 +5,8 @@ dataclass costs about eight times a NamedTuple to create (~0.6 ms each on the be
 most of a cold read's budget over seven classes, adr-d5e80517405b). Both are immutable.
 """
 
-from __future__ import annotations
-
+# No `from __future__ import annotations` here: typing compiles each string annotation of a NamedTuple
+# when its class is made (about 20 us a field, 80 fields here), and every cold command imports this.
 from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:  # keep numpy out of the import path of commands that use no vectors
@@ -34,7 +34,7 @@ class DocRow(NamedTuple):
     mtime_ns: int
     archived: bool
     text_sha: str = ""  # sha256 of what is embedded (title, description, body): a change schedules vectors
-    sections: tuple[SectionSpan, ...] = ()  # the body's heading sections, searched one by one
+    sections: "tuple[SectionSpan, ...]" = ()  # the body's heading sections, searched one by one
     # The body with what a reader does not see (HTML comments) blanked, offsets kept: what is searched.
     # None when that is the body itself, so a store without comments stores no second copy.
     shown: str | None = None
