@@ -20,8 +20,6 @@ from docir.services.retrieval.results import ContextResult, GetResult, QueryResu
 
 Warn = Callable[[str], None]
 
-
-
 _BUDGET_MAX = budget.BUDGET_MAX  # for the annotation below, read where `budget` is also a field's name
 
 
