@@ -28,19 +28,14 @@ class DocsTable:
 
     # --- what the sync compares against -------------------------------------------------
 
-    def file_states(self, paths: Sequence[str] | None = None) -> dict[str, FileState]:
-        """What the index remembers of every file, or of those `paths` it knows."""
-        sql = "SELECT path, size, mtime_ns, sha256 FROM documents"
-        if paths is not None:
-            rows = in_chunks(self.conn, f"{sql} WHERE path IN (...)", paths)
-            return {r[0]: FileState(r[0], r[1], r[2], r[3]) for r in rows}
-        # Every row on every command: plain tuples, not sqlite3.Row, a third faster at 10,000 documents.
-        cursor = self.conn.cursor()
-        cursor.row_factory = None
-        return {r[0]: FileState(*r) for r in cursor.execute(sql)}
+    def file_states(self, paths: Sequence[str]) -> dict[str, FileState]:
+        """What the index remembers of those `paths` it knows: the files a sync plan names."""
+        rows = in_chunks(self.conn, "SELECT path, size, mtime_ns, sha256 FROM documents WHERE path IN (...)", paths)
+        return {r[0]: FileState(r[0], r[1], r[2], r[3]) for r in rows}
 
     def stats(self) -> dict[str, tuple[int, int]]:
-        """Every document's (size, mtime_ns) by path, built in C: what a walk's result is compared to first."""
+        """Every document's (size, mtime_ns) by path, built in C: what every walk's result is compared to
+        (the shape of documents/scan.py's FileStat, which this layer does not import)."""
         cursor = self.conn.cursor()
         cursor.row_factory = None  # plain tuples: zip takes them apart in C
         rows = cursor.execute("SELECT path, size, mtime_ns FROM documents").fetchall()
@@ -48,9 +43,6 @@ class DocsTable:
             return {}
         paths, sizes, mtimes = zip(*rows, strict=True)
         return dict(zip(paths, zip(sizes, mtimes, strict=True), strict=True))
-
-    def any_skipped(self) -> bool:
-        return self.conn.execute("SELECT 1 FROM skipped LIMIT 1").fetchone() is not None
 
     def skipped_files(self, paths: Sequence[str] | None = None) -> dict[str, SkippedFile]:
         """The files remembered as unreadable: all, or those of `paths`."""

@@ -12,7 +12,6 @@ from pathlib import Path
 import pytest
 
 from docir.documents.scan import scan_docs
-from docir.index.catalog import Catalog
 from docir.index.db import open_index
 from docir.services.integrations import githooks
 from tests.conftest import FIXTURES, REPO
@@ -65,7 +64,7 @@ def index_matches_files(root: Path, unindexable: tuple[str, ...] = ()) -> bool:
     """Compare the index as the hook left it (no command refreshes it here) with the files."""
     conn = open_index(root / ".docir" / "index.db")
     try:
-        indexed = {p: s.sha256 for p, s in Catalog(conn).docs.file_states().items()}
+        indexed = {str(p): str(sha) for p, sha in conn.execute("SELECT path, sha256 FROM documents")}
     finally:
         conn.close()
     on_disk = {p: hashlib.sha256((root / p).read_bytes()).hexdigest() for p in scan_docs(root, root / "docs")

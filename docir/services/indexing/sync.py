@@ -49,14 +49,10 @@ class SyncReport(NamedTuple):
     skipped: tuple[tuple[str, str], ...] = ()  # newly skipped (path, reason)
 
 
-def plan_stats(disk: dict[str, FileStat], indexed: dict[str, FileState],
-               skipped: dict[str, SkippedFile]) -> StatPlan:
-    """Which files must be read, from stat alone; unchanged files are never opened."""
-    to_read = []
-    for path, (size, mtime_ns) in disk.items():
-        known: FileState | SkippedFile | None = indexed.get(path) or skipped.get(path)
-        if known is None or known.size != size or known.mtime_ns != mtime_ns:
-            to_read.append(path)
+def plan_stats(disk: dict[str, FileStat], indexed: dict[str, FileStat], skipped: dict[str, FileStat]) -> StatPlan:
+    """Which files must be read, from stat alone (what the index and its skipped files remember of
+    each); unchanged files are never opened."""
+    to_read = [path for path, stat in disk.items() if (indexed.get(path) or skipped.get(path)) != stat]
     gone = [p for p in indexed if p not in disk]
     gone_skipped = [p for p in skipped if p not in disk]
     return StatPlan(tuple(sorted(to_read)), tuple(sorted(gone)), tuple(sorted(gone_skipped)))
@@ -94,7 +90,7 @@ class Scan(NamedTuple):
 
     files: int  # Markdown files found under docs/
     disk: dict[str, FileStat]
-    indexed: dict[str, FileState]
+    indexed: dict[str, FileState]  # those of the files the plan names: filled by rescan, which apply takes
     plan: StatPlan
 
 
@@ -104,13 +100,14 @@ _NOTHING = StatPlan((), (), ())
 def plan_scan(disk: dict[str, FileStat], docs: DocsTable) -> Scan:
     """The plan for the files on disk against the index's document rows.
 
-    Most often nothing changed. That is seen first on the stats alone, one dict comparison in C,
-    before the index's states are built one by one (about 10 ms at 10,000 files).
+    Most often nothing changed: that is one dict comparison in C (DocsTable.stats). The index's
+    whole states (with their hashes) are never read here: rescan reads those of the planned files.
     """
-    if docs.stats() == disk and not docs.any_skipped():
+    indexed = docs.stats()
+    skipped = {path: (s.size, s.mtime_ns) for path, s in docs.skipped_files().items()}
+    if not skipped and indexed == disk:
         return Scan(len(disk), disk, {}, _NOTHING)
-    indexed = docs.file_states()
-    return Scan(len(disk), disk, indexed, plan_stats(disk, indexed, docs.skipped_files()))
+    return Scan(len(disk), disk, {}, plan_stats(disk, indexed, skipped))
 
 
 def scan(root: Path, docs_dir: Path, catalog: Catalog) -> Scan:
@@ -122,8 +119,8 @@ def scan(root: Path, docs_dir: Path, catalog: Catalog) -> Scan:
     begun = prewalk.take(root, docs_dir)
     if begun is not None and begun.planned is not None:
         index, plan = begun.planned
-        if index == catalog.identity:  # planned against this very file: check what it names, now
-            return rescan(catalog, Scan(begun.files, begun.disk, {}, plan))
+        if index == catalog.identity:  # planned against this very file; rescan checks it under the lock
+            return Scan(begun.files, begun.disk, {}, plan)
     disk = begun.disk if begun is not None and begun.planned is None else scan_docs_shared(root, docs_dir)
     return plan_scan(disk, catalog.docs)
 
@@ -140,11 +137,14 @@ def rescan(catalog: Catalog, current: Scan) -> Scan:
     disk = {path: current.disk[path] for path in plan.to_read}
     indexed = catalog.docs.file_states(plan.to_read + plan.gone)
     skipped = catalog.docs.skipped_files(plan.to_read + plan.gone_skipped)
-    return Scan(current.files, disk, indexed, plan_stats(disk, indexed, skipped))
+    stats = {path: (s.size, s.mtime_ns) for path, s in indexed.items()}
+    return Scan(current.files, disk, indexed,
+                plan_stats(disk, stats, {path: (s.size, s.mtime_ns) for path, s in skipped.items()}))
 
 
 def apply(root: Path, catalog: Catalog, current: Scan) -> SyncReport:
-    """Read what the stat plan names, classify it, and write the index in one transaction."""
+    """Read what the stat plan names, classify it, and write the index in one transaction; `current`
+    comes from rescan, under the write lock."""
     # Parsing a file (frontmatter, yaml, chunking, hashing) only when one changed: a cold read of an
     # unchanged store plans from stat alone and never loads it (cold start, adr-d5e80517405b).
     from docir.services.indexing.convert import is_archived_path, load_document, to_row
