@@ -192,17 +192,19 @@ def _expected_tables() -> frozenset[str]:
     return _EXPECTED
 
 
-def open_index_readonly(path: Path) -> sqlite3.Connection:
-    """A connection SQLite itself refuses to write through (`mode=ro`): for peers.
+def open_index_readonly(path: Path, *, own: bool = False) -> sqlite3.Connection:
+    """A connection SQLite itself refuses to write through (`mode=ro`): for peers, and (`own`) for a
+    look at this store's index from a cold command's forked walk.
 
-    Runs no migration and creates nothing. Raises IndexUnreadable.
+    Runs no migration. Raises IndexUnreadable.
     """
     if not path.is_file():
         raise IndexUnreadable("no index yet")
     # A WAL database opened read-only still creates its -wal and -shm files when they are
     # missing, which would write into the peer's folder. No -wal file means nothing is being
-    # written there now, so the file can be read as immutable and nothing is created.
-    flags = "mode=ro" if Path(f"{path}-wal").exists() else "mode=ro&immutable=1"
+    # written there now, so a peer's file can be read as immutable and nothing is created. Our own
+    # index may gain them, and must be read with its locks: a writer of this store may start now.
+    flags = "mode=ro" if own or Path(f"{path}-wal").exists() else "mode=ro&immutable=1"
     try:
         conn = sqlite3.connect(f"{path.resolve().as_uri()}?{flags}", uri=True,
                                timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None,

@@ -6,12 +6,13 @@ microseconds per file, about 50 ms at 10,000 files, after the imports and on the
 command that runs in a process of its own forks at its start, before any thread exists. The
 child walks, opens the index read-only and plans against it (sync.plan_scan), and sends back the
 count, the plan and the stats of the files the plan names: nothing but a count when nothing
-changed. The parent takes it at its first walk of that folder, once, and checks the plan's files
-against its own connection (sync.rescan): only if the child read the very file the parent opened.
+changed. The parent takes it at its first walk of that folder, once, and only if the child read
+the very index file the parent opened; a plan that names files is checked under the write lock
+against the parent's connection (sync.rescan), as any plan is.
 
 The walk still begins after the command was asked, so what it finds is as fresh as a walk the
-parent began later (adr-dd8cbb0fd892). Whenever anything is off (no fork, macOS, whose system
-libraries may not survive one; a child that failed, was killed or read another index file; no
+parent began later (adr-dd8cbb0fd892). Whenever anything is off (no fork, one core, macOS, whose
+system libraries may not survive a fork; a child that failed, was killed or read another index file; no
 index yet) the parent walks and plans in its own process, as it always did (adr-b4d840c5ec82).
 """
 
@@ -56,6 +57,8 @@ def start(root: Path, docs_dir: Path) -> None:
     """
     if _PENDING or not hasattr(os, "fork") or sys.platform == "darwin" or threading.active_count() != 1:
         return
+    if _cores() < 2:
+        return  # one core: the child would only take turns with the imports, and add its own
     try:
         read_end, write_end = os.pipe()
     except OSError:
@@ -78,6 +81,10 @@ def start(root: Path, docs_dir: Path) -> None:
     _PENDING.append(_Child((str(root), str(docs_dir)), pid, read_end))
 
 
+def _cores() -> int:
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
 def take(root: Path, docs_dir: Path) -> Begun | None:
     """The walk begun for this command, once; None when there is none of this folder or it failed."""
     if not _PENDING or _PENDING[0].key != (str(root), str(docs_dir)):
@@ -91,8 +98,8 @@ def take(root: Path, docs_dir: Path) -> Begun | None:
         return Begun(files, disk, None)
     from docir.services.indexing.sync import StatPlan
 
-    index, (to_read, gone, gone_skipped) = planned
-    return Begun(files, disk, (tuple(index), StatPlan(tuple(to_read), tuple(gone), tuple(gone_skipped))))
+    index, plan = planned  # marshal keeps tuples as tuples
+    return Begun(files, disk, (index, StatPlan(*plan)))
 
 
 def _receive(child: _Child) -> Any:
@@ -156,7 +163,7 @@ def _plan(root: Path, disk: dict[str, FileStat]) -> tuple[FileIdentity, Scan] | 
     if index is None:
         return None
     try:
-        conn = open_index_readonly(path)
+        conn = open_index_readonly(path, own=True)
     except IndexUnreadable:
         return None
     try:
