@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import functools
 import json
-import os
 import re
 from collections.abc import Mapping
 from pathlib import Path
@@ -24,6 +23,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import docir
 from docir.errors import SchemaError
+from docir.store import code_stamp, keep_quietly
 
 if TYPE_CHECKING:
     import yaml
@@ -144,13 +144,8 @@ CACHE_FORMAT = 1  # bump when the JSON below changes shape
 
 
 def _code_stamp() -> list[list[int]]:
-    """(size, mtime_ns) of the code that turns schema text into a Schema: an edit or an upgrade of
-    docir (even one that keeps its version number, as an editable checkout does) drops every cache."""
-    stamp = []
-    for name in ("schema.py", "yamltext.py"):
-        st = os.stat(Path(__file__).with_name(name))
-        stamp.append([st.st_size, st.st_mtime_ns])
-    return stamp
+    """The code that turns schema text into a Schema (store.code_stamp)."""
+    return code_stamp(Path(__file__).with_name(name) for name in ("schema.py", "yamltext.py"))
 
 
 def _cached(cache: Path, text: str) -> Schema | None:
@@ -187,21 +182,10 @@ def _from_json(data: dict[str, Any]) -> Schema:
 
 
 def _write_cache(cache: Path, text: str, schema: Schema) -> None:
-    """Keep the parsed schema for the next command, atomically (write aside, then rename); best
-    effort: a read-only or missing state folder only means the next command parses again. The
-    folder `.docir/` itself is never made here: whoever makes it writes its .gitignore first."""
+    """Keep the parsed schema for the next command (store.keep_quietly: `.docir/` is never made here)."""
     payload = {"format": CACHE_FORMAT, "docir": docir.__version__, "code": _code_stamp(), "text": text,
                "schema": _to_json(schema)}
-    temp = cache.with_name(f".{cache.name}.{os.getpid()}.tmp")
-    try:
-        cache.parent.mkdir(exist_ok=True)
-        temp.write_text(json.dumps(payload, ensure_ascii=False, default=sorted), encoding="utf-8")
-        os.replace(temp, cache)
-    except OSError:
-        try:
-            temp.unlink()
-        except OSError:
-            pass
+    keep_quietly(cache, json.dumps(payload, ensure_ascii=False, default=sorted), parents=False)
 
 
 # --- parsing and validating ----------------------------------------------------------------------

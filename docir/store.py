@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from pathlib import Path
 from typing import NamedTuple
 
@@ -101,6 +102,37 @@ def open_store(root: Path | None) -> Store:
             "run 'docir init' or pass --root PATH"
         )
     return Store(found)
+
+
+def code_stamp(files: Iterable[Path]) -> list[list[int]]:
+    """(size, mtime_ns) of each of `files` that exists: what a derived file kept for the next command
+    (the parsed schema, the rendered --help) is checked against, so that an edit or an upgrade of the
+    code that made it (even one that keeps docir's version, as an editable checkout does) drops it."""
+    stamp = []
+    for file in files:
+        try:
+            st = os.stat(file)
+        except OSError:
+            continue
+        stamp.append([st.st_size, st.st_mtime_ns])
+    return stamp
+
+
+def keep_quietly(path: Path, text: str, *, parents: bool) -> None:
+    """Write a derived file for the next command: aside, then renamed, so a reader never sees half of
+    it; and not at all where the machine refuses, which only means the next command derives it again.
+    Its folder is made (with `parents`, its parents too); a store's `.docir/` never is, by callers that
+    pass parents=False: whoever makes it writes its .gitignore first."""
+    temp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        path.parent.mkdir(parents=parents, exist_ok=True)
+        temp.write_text(text, encoding="utf-8")
+        os.replace(temp, path)
+    except OSError:
+        try:
+            temp.unlink(missing_ok=True)
+        except OSError:  # no folder to hold it: nothing was written
+            pass
 
 
 def user_cache_dir() -> Path:

@@ -11,47 +11,43 @@ cache cannot be written, `--help` renders every time, as before (adr-d5e80517405
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from importlib.util import find_spec
 from pathlib import Path
 
 from docir import __version__
+from docir.store import code_stamp, keep_quietly, user_cache_dir
 
 _CLI = Path(__file__).resolve().parent
 _FOREIGN = {"click": ("core.py", "formatting.py", "decorators.py"), "typer": ("core.py", "main.py")}
 
 
-def cached() -> str | None:
-    """The help text kept for this width and this code, or None."""
-    try:
-        with open(_path(), encoding="utf-8") as handle:
-            stamp, _, text = handle.read().partition("\n")
-    except (OSError, UnicodeDecodeError):
-        return None
-    return text if stamp == _stamp() else None
+class Kept:
+    """Where the help for this terminal's width is kept, and the stamp of the code it must come from."""
 
-
-def keep(text: str) -> None:
-    """Keep what was just printed for the next call; silently not where the cache cannot be written."""
-    path = _path()
-    temp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        temp.write_text(f"{_stamp()}\n{text}", encoding="utf-8")
-        os.replace(temp, path)
-    except OSError:
+    def __init__(self) -> None:
         try:
-            temp.unlink(missing_ok=True)
-        except OSError:  # no folder to hold it: nothing was written
-            pass
+            self.path: Path | None = user_cache_dir() / "help" / f"width-{_columns()}.txt"
+        except RuntimeError:  # no home folder to find (no HOME, no passwd entry): nothing is kept
+            self.path = None
+        self.stamp = f"{__version__} {code_stamp(_sources())}"
 
+    def text(self) -> str | None:
+        """The help kept for this width and this code, or None."""
+        if self.path is None:
+            return None
+        try:
+            with open(self.path, encoding="utf-8") as handle:
+                stamp, _, text = handle.read().partition("\n")
+        except (OSError, UnicodeDecodeError):
+            return None
+        return text if stamp == self.stamp else None
 
-def _path() -> Path:
-    from docir.store import user_cache_dir
-
-    return user_cache_dir() / "help" / f"width-{_columns()}.txt"
+    def keep(self, text: str) -> None:
+        """Keep what was just printed for the next call (store.keep_quietly)."""
+        if self.path is not None:
+            keep_quietly(self.path, f"{self.stamp}\n{text}", parents=True)
 
 
 def _columns() -> int:
@@ -68,17 +64,11 @@ def _columns() -> int:
     return columns or 80
 
 
-def _stamp() -> str:
-    files = sorted(str(p) for p in _CLI.glob("*.py"))
+def _sources() -> list[Path]:
+    """The files the help text comes from: docir's CLI, and click's and typer's formatting code."""
+    files = sorted(_CLI.glob("*.py"))
     for package, names in _FOREIGN.items():
         spec = find_spec(package)
         if spec is not None and spec.origin:
-            files.extend(str(Path(spec.origin).parent / name) for name in names)
-    stats = []
-    for file in files:
-        try:
-            st = os.stat(file)
-        except OSError:
-            continue
-        stats.append((file, st.st_size, st.st_mtime_ns))
-    return json.dumps([__version__, stats])
+            files.extend(Path(spec.origin).parent / name for name in names)
+    return files

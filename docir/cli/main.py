@@ -41,14 +41,9 @@ def main(argv: list[str] | None = None) -> int:
         from docir.cli.update_cmd import optional_value
 
         args = optional_value(args)
-    if args in HELP_ARGS:
-        from docir.cli import help_cache
-
-        text = help_cache.cached()
-        if text is not None:  # as click printed it last time, for this width and this code
-            sys.stdout.write(text)
-            return 0
     try:
+        if args in HELP_ARGS:
+            return _top_help()
         # The plain forms of the everyday reads, parsed before typer is imported; a process of its own
         # (not the warm worker's thread, not a test) may begin its walk of docs/ at once.
         result = thin.run(args, own_process=argv is None)
@@ -83,13 +78,11 @@ def _run_typer(args: list[str]) -> int:
     from docir.cli import render
 
     try:
-        if args in HELP_ARGS:
-            return _top_help()
         result = _command().main(args=args, prog_name="docir", standalone_mode=False)
         return result if isinstance(result, int) else 0
     except click.exceptions.Exit as exc:
         return exc.exit_code
-    except click.exceptions.NoArgsIsHelpError as exc:  # `docir` alone: help on stdout, like --help
+    except click.exceptions.NoArgsIsHelpError as exc:  # a group alone (`docir ref`): help on stdout, like --help
         click.echo(exc.ctx.get_help() if exc.ctx else str(exc))
         return 0
     except click.exceptions.UsageError as exc:
@@ -101,15 +94,20 @@ def _run_typer(args: list[str]) -> int:
 
 
 def _top_help() -> int:
-    """`docir --help` (or `docir` alone) rendered by click, printed, and kept for the next call."""
-    import click
+    """`docir --help` (or `docir` alone): as click printed it last time for this width and this code,
+    else rendered by click, printed, and kept for the next call (cli/help_cache.py)."""
+    from docir.cli.help_cache import Kept
 
-    from docir.cli import help_cache
+    kept = Kept()
+    text = kept.text()
+    if text is None:
+        import click
 
-    command = _command()
-    text = command.get_help(click.Context(command, info_name="docir")) + "\n"
-    click.echo(text, nl=False)
-    help_cache.keep(text)
+        command = _command()
+        text = command.get_help(click.Context(command, info_name="docir")) + "\n"
+        kept.keep(text)
+    sys.stdout.write(text)
+    sys.stdout.flush()  # a reader gone (`docir --help | head -1`) is main's BrokenPipeError, here
     return 0
 
 
