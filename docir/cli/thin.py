@@ -36,6 +36,9 @@ class Spec(NamedTuple):
     ints: Mapping[str, tuple[int, int]] = _NONE  # parameter: its range
     paths: frozenset[str] = frozenset()  # parameters that are folders (a file there is typer's error)
     choices: Mapping[str, tuple[str, ...]] = _NONE  # parameter: allowed values
+    # The body walks docs/ before it answers (so a process of its own may begin that walk beside its
+    # imports, adr-b4d840c5ec82), or only when this parameter is given (None: always).
+    walks_with: str | None = None
 
 
 _READ = {"--root": "root"}
@@ -51,11 +54,13 @@ SPECS = {
                   lists={"--type": "doc_type", "--status": "status", "--tag": "tag", "--store": "store"},
                   flags={"--stale": ("stale", True), "--fresh": ("stale", False), **_INACTIVE, **_JSON},
                   ints={"limit": (1, LIMIT_MAX)}, paths=frozenset({"root", "store"})),
+    # A lint of named files walks to learn the rest of the store from the index; a whole-store one
+    # reads every file instead.
     "lint": Spec("lint", positional="files", many=True, optional_positional=True,
                  values={"--format": "output", **_READ},
                  flags={"--deep": ("deep", True), "--exit-zero": ("exit_zero", True),
                         "--require-model": ("require_model", True)},
-                 paths=frozenset({"root"}), choices={"output": ("text", "json", "github")}),
+                 paths=frozenset({"root"}), choices={"output": ("text", "json", "github")}, walks_with="files"),
 }
 
 
@@ -132,22 +137,23 @@ def run(argv: list[str], *, own_process: bool = False) -> int | None:
     if parsed is None:
         return None
     spec, kwargs = parsed
-    # Every one of these walks docs/ before it answers, but a whole-store lint reads every file instead.
-    if own_process and not (spec.body == "lint" and not kwargs.get("files")):
-        _prewalk(kwargs.get("root"))
+    if own_process and (spec.walks_with is None or kwargs.get(spec.walks_with)):
+        _prewalk(kwargs)
     from docir.cli import bodies
 
     body: Callable[..., int] = getattr(bodies, spec.body)
     return body(**kwargs)
 
 
-def _prewalk(root: Path | None) -> None:
+def _prewalk(kwargs: dict[str, Any]) -> None:
+    """Begin the walk of the store's docs/, and hand the body the store's root as found."""
     from docir.errors import UsageError
     from docir.services.indexing import prewalk
     from docir.store import open_store
 
     try:
-        store = open_store(root)
+        store = open_store(kwargs.get("root"))
     except UsageError:
         return  # the command says so, in its own words
+    kwargs["root"] = store.root  # found once: the body need not look upward for it again
     prewalk.start(store.root, store.docs_dir)
