@@ -80,9 +80,10 @@ def parse(text: str) -> tuple[dict[str, Any], Split]:
     return {str(k): v for k, v in data.items()}, parts
 
 
-def field_lines(text: str) -> dict[str, int]:
-    """1-based file line of each top-level frontmatter key, for messages that point at it."""
-    parts = split(text)
+def field_lines(text: str, parts: Split | None = None) -> dict[str, int]:
+    """1-based file line of each top-level frontmatter key, for messages that point at it (`parts`:
+    the split the caller already made of `text`)."""
+    parts = split(text) if parts is None else parts
     first = text.count("\n", 0, parts.yaml_start) + 1
     found: dict[str, int] = {}
     for offset, line in enumerate(parts.yaml_text.splitlines()):

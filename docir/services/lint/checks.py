@@ -90,6 +90,7 @@ class Parsed(NamedTuple):
     text: str
     doc: Document | None
     lines: dict[str, int]  # top-level key -> file line
+    body_line: int = 1  # the file line the body starts on
 
 
 class Suppression:
@@ -252,7 +253,8 @@ def _load_corpus(store: Store, paths: list[str], out: _Collector) -> dict[str, P
             out.add(path, exc.line, exc.col, code, exc.message)
             corpus[path] = Parsed(path, text, None, {})
             continue
-        corpus[path] = Parsed(path, text, Document(path, meta, parts.body), frontmatter.field_lines(text))
+        corpus[path] = Parsed(path, text, Document(path, meta, parts.body), frontmatter.field_lines(text, parts),
+                              parts.body_line)
     return corpus
 
 
@@ -322,9 +324,8 @@ def _check_one(schema: Schema, parsed: Parsed, by_id: dict[str, list[str]], corp
                 f"last verified {verified}, more than {spec.max_age_days} days ago; "
                 f"re-read it, then: docir update {doc.id} --verified")
     if not archived:
-        body_line = parsed.text.count("\n", 0, len(parsed.text) - len(doc.body)) + 1
         for offset, heading in template_only_sections(doc.body):
-            out.add(path, body_line + doc.body.count("\n", 0, offset), 1, "DOC022",
+            out.add(path, parsed.body_line + doc.body.count("\n", 0, offset), 1, "DOC022",
                     f"section '{heading}' holds only template text; write it or delete the heading")
     if not archived and spec is not None and doc.id in successors and doc.status not in spec.inactive_statuses:
         newer = ", ".join(successors[doc.id])
