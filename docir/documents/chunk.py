@@ -9,13 +9,13 @@ production).
 
 from __future__ import annotations
 
-import hashlib
 import re
 from collections.abc import Callable
 from typing import NamedTuple
 
 from docir.documents.fences import FENCE_RE, closes
 from docir.documents.headings import find_headings, split_lines
+from docir.documents.model import text_sha
 from docir.documents.visible import Visible
 
 # What a document's vectors are made of: this chunker and embedded_text (docir/documents/model.py).
@@ -141,7 +141,7 @@ def body_key(seen: Visible, section: Section) -> str | None:
     ("TBD", a licence line, a template's prompt). None when it says nothing. Sections of several
     documents sharing one key make no vector (adr-5d1c0a7e94b2)."""
     text = said(seen, section)
-    return hashlib.sha256(text.encode("utf-8")).hexdigest() if text else None
+    return text_sha(text) if text else None
 
 
 def _prefix(title: str, path: tuple[str, ...], count_tokens: Callable[[str], int], budget: int) -> str:

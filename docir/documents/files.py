@@ -42,12 +42,6 @@ def decode(data: bytes, name: str) -> str:
         raise InputError(f"{name} is not UTF-8 (byte {exc.start}); re-save it as UTF-8") from None
 
 
-def sha256_text(text: str) -> str:
-    import hashlib  # see read_text
-
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
-
-
 def atomic_write(path: Path, text: str) -> None:
     """Write `text` so that a kill at any point leaves the old file or the new, never a torn one.
 

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -43,11 +42,9 @@ class Catalog:
 
         return RefStore(self.conn, self.vectors)
 
-    @contextmanager
-    def transaction(self) -> Iterator[None]:
+    def transaction(self) -> AbstractContextManager[None]:
         """One write transaction (db.immediate)."""
-        with immediate(self.conn):
-            yield
+        return immediate(self.conn)
 
     def check_current(self) -> None:
         """Raise IndexReplaced when the index path names another file than this connection's, or none.

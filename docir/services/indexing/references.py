@@ -17,7 +17,8 @@ from typing import Protocol, TypedDict
 from docir import yamltext
 from docir.documents import refs as refdocs
 from docir.documents.chunk import window_budget
-from docir.documents.files import atomic_write, sha256_text
+from docir.documents.files import atomic_write
+from docir.documents.model import text_sha
 from docir.embed.resolve import resolve
 from docir.embed.tokens import TokenCounter, WordCounter
 from docir.errors import NotFound, UsageError
@@ -223,7 +224,7 @@ def ingest(session: Session, entry: Entry, counter: Counter, progress: Progress 
             continue
         chunks = refdocs.chunk_file(ref, counter.count_tokens, budget)
         rows = [RefChunkRow(c.id, c.ordinal, c.heading_path, c.text, c.continuation, c.start, c.end,
-                            sha256_text(c.text)) for c in chunks]
+                            text_sha(c.text)) for c in chunks]
         with session.catalog.transaction():
             session.catalog.refs.replace_file(RefFileRow(entry.name, ref.source_uri, ref.relpath, ref.sha256), rows)
         report.chunks += len(rows)
