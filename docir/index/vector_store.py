@@ -73,25 +73,25 @@ class VectorStore:
 
     # --- the queue --------------------------------------------------------------------------
 
-    def dirty_jobs(self, model_id: str, *, settled_before: float | None = None, limit: int = 64) -> list[EmbedJob]:
+    def dirty_jobs(self, model_id: str, *, settled_before: float | None = None, limit: int = 64,
+                   texts: bool = True) -> list[EmbedJob]:
         """Documents whose document vector is due: flagged dirty, or made by another model."""
         settled = "" if settled_before is None else " AND e.dirty_since <= ?"
         params: tuple[object, ...] = (model_id,) if settled_before is None else (model_id, settled_before)
-        rows = self.conn.execute(
-            "SELECT d.rowid, e.text_sha, d.title, d.description, d.body FROM embeddings e"
-            " JOIN documents d ON d.rowid = e.doc"
-            f" WHERE {_DOCUMENT_DUE}{settled} ORDER BY e.dirty_since LIMIT ?",
-            (*params, limit),
-        )
-        return [EmbedJob(int(r[0]), r[1], r[2], r[3], r[4]) for r in rows]
+        return self._jobs(f"{_DOCUMENT_DUE}{settled}", (*params, limit), texts)
 
-    def section_jobs(self, model_id: str, *, limit: int = 64) -> list[EmbedJob]:
+    def section_jobs(self, model_id: str, *, limit: int = 64, texts: bool = True) -> list[EmbedJob]:
         """Documents whose document vector is current and whose section vectors are due."""
+        return self._jobs(_ONLY_SECTIONS_DUE, (model_id, limit), texts)
+
+    def _jobs(self, due: str, params: tuple[object, ...], texts: bool) -> list[EmbedJob]:
+        # Without `texts` the title, description and body come back empty: what only restores vectors
+        # kept by text hash reads no body (a whole store's, on a first import).
+        columns = "d.title, d.description, d.body" if texts else "'', '', ''"
         rows = self.conn.execute(
-            "SELECT d.rowid, e.text_sha, d.title, d.description, d.body FROM embeddings e"
-            " JOIN documents d ON d.rowid = e.doc"
-            f" WHERE {_ONLY_SECTIONS_DUE} ORDER BY e.dirty_since LIMIT ?",
-            (model_id, limit),
+            f"SELECT d.rowid, e.text_sha, {columns} FROM embeddings e JOIN documents d ON d.rowid = e.doc"
+            f" WHERE {due} ORDER BY e.dirty_since LIMIT ?",
+            params,
         )
         return [EmbedJob(int(r[0]), r[1], r[2], r[3], r[4]) for r in rows]
 

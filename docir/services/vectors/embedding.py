@@ -164,7 +164,7 @@ def restore_due(catalog: Catalog, model_id: str, vault: Vault) -> DrainReport:
     for listing in (catalog.vectors.dirty_jobs, catalog.vectors.section_jobs):
         # Listed once (SQLite's LIMIT -1: all), then restored a batch at a time: listing again after
         # each batch and skipping what could not be restored sorted and read the queue once per batch.
-        jobs = listing(model_id, limit=-1)
+        jobs = listing(model_id, limit=-1, texts=False)  # restoring goes by text hash: no body is read
         for start in range(0, len(jobs), BATCH_DOCUMENTS):
             kept.restore(catalog, jobs[start : start + BATCH_DOCUMENTS], report)
     return report
