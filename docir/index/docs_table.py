@@ -60,7 +60,8 @@ class DocsTable:
             row.owner, row.verified, row.meta_json, row.body, json.dumps(list(row.headings)),
             row.sha256, row.size, row.mtime_ns, int(row.archived), row.text_sha, row.shown, row.hidden,
         )
-        existing = self.conn.execute("SELECT rowid FROM documents WHERE path = ?", (row.path,)).fetchone()
+        existing = self.conn.execute("SELECT rowid, archived FROM documents WHERE path = ?", (row.path,)).fetchone()
+        was_archived = existing is not None and bool(existing[1])
         if existing is None:
             cur = self.conn.execute(
                 "INSERT INTO documents (id, type, title, description, status, tags, related, owner, verified,"
@@ -81,7 +82,10 @@ class DocsTable:
         self.conn.executemany("INSERT INTO sections (doc, path, start, end, body_key) VALUES (?, ?, ?, ?, ?)",
                               [(rowid, json.dumps(list(s.path)), s.start, s.end, s.body_key) for s in row.sections])
         self._refresh_searchable(rowid, row)
-        self._reshare(rowid, said | {s.body_key for s in row.sections if s.body_key})
+        says = {s.body_key for s in row.sections if s.body_key}
+        # Only what it stopped or started saying changes who shares what; all of it when the document
+        # came into or left the archive (archived documents count for nothing), none while it stays there.
+        self._reshare(rowid, said | says if was_archived != row.archived else set() if row.archived else said ^ says)
         return rowid
 
     def move(self, old_path: str, state: FileState, archived: bool) -> int:
