@@ -1,12 +1,11 @@
 """The rows the index takes and returns: plain data, the seam between layers.
 
 They are NamedTuples, not frozen dataclasses: every command imports this module, and a frozen
-dataclass costs about eight times a NamedTuple to create (~0.6 ms each on the benchmark machine,
-most of a cold read's budget over seven classes, adr-d5e80517405b). Both are immutable.
+dataclass costs several times a NamedTuple to create (adr-d5e80517405b). Both are immutable.
 """
 
-# No `from __future__ import annotations` here: typing compiles each string annotation of a NamedTuple
-# when its class is made (about 20 us a field, 80 fields here), and every cold command imports this.
+# No `from __future__ import annotations`: typing would compile each annotation of these classes as a
+# string when the class is made, on every cold command (adr-d5e80517405b).
 from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:  # keep numpy out of the import path of commands that use no vectors
