@@ -182,3 +182,16 @@ def test_commands_side_by_side_each_see_their_own_folder_environment_and_streams
         folder = tmp_path / name
         assert replies[name] == {"stdout": f"{name} {folder} {name} {folder}\n", "stderr": name, "exit": code}
     assert os.getcwd() != str(tmp_path / "a") and "DOCIR_X" not in os.environ
+
+
+def test_top_level_help_beside_a_warm_worker_never_asks_it(warm_store: Path) -> None:
+    """`docir --help` is printed from the caller's kept copy (cli/help_cache.py): no socket, no round trip."""
+    docir(warm_store, "worker", "start")
+    probe = ("import sys, runpy; sys.argv = ['docir', '--help']\n"
+             "try: runpy.run_module('docir', run_name='__main__')\n"
+             "except SystemExit: pass\n"
+             "print('--', 'socket' in sys.modules)")
+    for _ in range(2):  # the first renders and keeps it
+        done = subprocess.run([sys.executable, "-c", probe], cwd=warm_store, capture_output=True, text=True,
+                              timeout=120)
+        assert "Commands:" in done.stdout and done.stdout.strip().endswith("-- False"), done.stdout + done.stderr
