@@ -54,30 +54,27 @@ class DocsTable:
 
     def upsert(self, row: DocRow) -> int:
         """Insert or replace the document at row.path with its FTS and relation rows; return its rowid."""
-        values = (
-            row.id, row.type, row.title, row.description, row.status,
-            json.dumps(list(row.tags)), json.dumps([list(e) for e in row.related]),
-            row.owner, row.verified, row.meta_json, row.body, json.dumps(list(row.headings)),
-            row.sha256, row.size, row.mtime_ns, int(row.archived), row.text_sha, row.shown, row.hidden,
-        )
+        # Column -> value: the one list of what a document row holds, for the INSERT and the UPDATE.
+        values = {
+            "id": row.id, "type": row.type, "title": row.title, "description": row.description, "status": row.status,
+            "tags": json.dumps(list(row.tags)), "related": json.dumps([list(e) for e in row.related]),
+            "owner": row.owner, "verified": row.verified, "meta": row.meta_json, "body": row.body,
+            "headings": json.dumps(list(row.headings)), "sha256": row.sha256, "size": row.size,
+            "mtime_ns": row.mtime_ns, "archived": int(row.archived), "text_sha": row.text_sha, "shown": row.shown,
+            "hidden": row.hidden,
+        }
         existing = self.conn.execute("SELECT rowid, archived FROM documents WHERE path = ?", (row.path,)).fetchone()
         was_archived = existing is not None and bool(existing[1])
         if existing is None:
             cur = self.conn.execute(
-                "INSERT INTO documents (id, type, title, description, status, tags, related, owner, verified,"
-                " meta, body, headings, sha256, size, mtime_ns, archived, text_sha, shown, hidden, path)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (*values, row.path),
+                f"INSERT INTO documents ({', '.join(values)}, path) VALUES ({', '.join('?' * (len(values) + 1))})",
+                (*values.values(), row.path),
             )
             rowid = int(cur.lastrowid or 0)
         else:
             rowid = int(existing[0])
-            self.conn.execute(
-                "UPDATE documents SET id = ?, type = ?, title = ?, description = ?, status = ?, tags = ?,"
-                " related = ?, owner = ?, verified = ?, meta = ?, body = ?, headings = ?, sha256 = ?,"
-                " size = ?, mtime_ns = ?, archived = ?, text_sha = ?, shown = ?, hidden = ? WHERE rowid = ?",
-                (*values, rowid),
-            )
+            self.conn.execute(f"UPDATE documents SET {', '.join(f'{c} = ?' for c in values)} WHERE rowid = ?",
+                              (*values.values(), rowid))
         said = self._forget_sections(rowid)
         self.conn.executemany("INSERT INTO sections (doc, path, start, end, body_key) VALUES (?, ?, ?, ?, ?)",
                               [(rowid, json.dumps(list(s.path)), s.start, s.end, s.body_key) for s in row.sections])
