@@ -1,4 +1,4 @@
-"""docir context ["TASK"] [--also "TASK2" ...] [--path PATH ...] [--changed] [--limit N] [--budget TOKENS] [...]"""
+"""docir context ["TASK"] [--sketch "TEXT"] [--terms "WORDS"] [--also "TASK2" ...] [--path PATH ...] [...]"""
 
 from __future__ import annotations
 
@@ -25,6 +25,10 @@ _PATH = ("A file you will change (repeatable): documents whose applies_to globs 
 
 def command(
     task: Annotated[str, typer.Argument(help=help_of(R, "task"), show_default=False)] = "",
+    sketch: Annotated[str, typer.Option("--sketch", metavar="TEXT", help=help_of(R, "sketch"),
+                                        show_default=False)] = "",
+    terms: Annotated[str, typer.Option("--terms", metavar="WORDS", help=help_of(R, "terms"),
+                                       show_default=False)] = "",
     also: Annotated[Optional[list[str]], typer.Option("--also", help=help_of(R, "also"), show_default=False)] = None,
     limit: Annotated[int, typer.Option("--limit", min=_LIMIT.min, max=_LIMIT.max, help=_LIMIT.help)] = 8,
     explain: Annotated[bool, typer.Option("--explain", help=help_of(R, "explain"))] = False,
@@ -42,12 +46,20 @@ def command(
 ) -> int:
     """The few documents that matter for a task: hybrid ranking plus linked documents. Skeletons only.
 
+    Describe the answer with --sketch when you can: one or two sentences, as the answering
+    document's summary would read, in the words it would use (no question words). It finds what
+    a task's wording misses; skip it when you cannot guess what the answer says, as a sketch
+    that disagrees with the task is given little weight. Exact identifiers go in --terms.
+
     Pass the files you will change (--path, or --changed): the documents that govern them come first.
     Then fetch the bodies you need in one call: docir get ID1 ID2 ...
+
+    Example: docir context "retry failed webhook deliveries" --sketch "Failed deliveries are retried
+    with exponential backoff and a dead-letter queue after the last attempt." --path src/hooks.py
     """
-    request = R(task=task, also=tuple(also or ()), limit=limit, explain=explain, expand=not no_expand,
-                refs=not no_refs, include_inactive=include_inactive, store=tuple(str(s) for s in store or ()),
-                budget=budget, full_links=full_links, changed=changed,
+    request = R(task=task, sketch=sketch, terms=terms, also=tuple(also or ()), limit=limit, explain=explain,
+                expand=not no_expand, refs=not no_refs, include_inactive=include_inactive,
+                store=tuple(str(s) for s in store or ()), budget=budget, full_links=full_links, changed=changed,
                 path=tuple(str(Path(p).absolute()) for p in path or ()))
     result = session.run(root, lambda s: commands.context(s, request, render.warn), warn=render.warn)
     if result.semantic != "on" and task:

@@ -30,8 +30,9 @@ from docir.services.writing import commands as writes
 from docir.store import open_store
 
 INSTRUCTIONS = """docir holds this repository's design decisions, architecture notes, issues and guides.
-Before changing code, call `context` with your task and, in `path`, the files you will touch. It returns
-skeletons, never bodies: judge from the descriptions, then fetch the bodies you need in ONE `get` call.
+Before changing code, call `context` with your task, a `sketch` (what the answering document would say,
+in its words) and, in `path`, the files you will touch. It returns skeletons: judge from the
+descriptions, then fetch the bodies you need in ONE `get` call.
 Record decisions with `add`; keep documents true with `update`."""
 
 
@@ -46,16 +47,15 @@ class Tool:
 
 TOOLS = (
     Tool("context", reads.ContextRequest, reads.context, True,
-         "The few documents that matter for a task, ranked, with those they link: skeletons within `budget` "
-         "tokens."),
+         "The documents that matter for a task: ranked skeletons, with those they link."),
     Tool("get", reads.GetRequest, reads.get, True,
-         "Whole documents (frontmatter and body) by id, many per call, archived too; or one `section`."),
+         "Whole documents by id, many per call, archived too; or one `section`."),
     Tool("query", reads.QueryRequest, reads.query, True, "Skeletons by structured filters, unranked."),
     Tool("search", reads.SearchRequest, reads.search, True,
-         "Full-text search (bm25, no model). Prefer `context` for a task."),
+         "Full-text search (bm25). Prefer `context` for a task."),
     Tool("add", writes.AddRequest, writes.add, False, "Create a document; returns its id and path."),
     Tool("update", writes.UpdateRequest, writes.update, False,
-         "Change a document in place; only what changes is rewritten."),
+         "Change a document in place."),
     Tool("archive", writes.ArchiveRequest, writes.archive, False,
          "Move a document to docs/archive/: out of search, still returned by `get`."),
 )

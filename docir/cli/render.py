@@ -109,7 +109,11 @@ def _why(item: Mapping[str, Any]) -> str | None:
         if name == "lent" and rankings.get("lent_by"):
             part += " from " + ", ".join(rankings["lent_by"])
         parts.append(part)
-    return f"score {item['score']:.2f} = " + " + ".join(parts) if parts else None
+    if not parts:
+        return None
+    weights = [f"{form} weight {explain[form]['weight']:.2f}" for form in ("sketch", "terms")
+               if isinstance(explain.get(form), Mapping)]
+    return f"score {item['score']:.2f} = " + " + ".join(parts) + "".join(f"; {w}" for w in weights)
 
 
 def documents(docs: Sequence[Mapping[str, Any]]) -> None:

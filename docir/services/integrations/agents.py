@@ -18,7 +18,15 @@ BLOCK = f"""{BEGIN}
 This repository keeps its decisions, architecture notes, issues and guides in `docs/`,
 indexed by docir. Before you change code, ask it what matters for your task:
 
-    docir context "what you are about to do, in plain words" --path FILE --path FILE2
+    docir context "what you are about to do, in plain words" \\
+        --sketch "what the answering document would say, in its words" --path FILE --path FILE2
+
+Write the `--sketch` as the answer's own summary would read: one or two sentences naming
+the mechanism you expect, in the vocabulary such a document uses, no question words
+("Failed deliveries are retried with exponential backoff, then parked in a dead-letter
+queue."). It finds what the task's wording misses; leave it out when you cannot guess
+what the answer says (a sketch that disagrees with the task is given little weight).
+Put exact identifiers, option names or error strings in `--terms`.
 
 Pass every file you will touch with `--path` (or `--changed` for what git reports as
 changed): decisions whose `applies_to` globs cover those files come first (`matched_glob`).

@@ -16,6 +16,7 @@ from docir.index.records import Filters
 from docir.requests import INCLUDE_INACTIVE, LIMIT_MAX, STORE, Option, check_ranges
 from docir.services.indexing.session import Session
 from docir.services.retrieval import budget, federation
+from docir.services.retrieval.need import Need
 from docir.services.retrieval.results import ContextResult, GetResult, QueryResult, SearchResult
 
 Warn = Callable[[str], None]
@@ -24,28 +25,31 @@ _BUDGET_MAX = budget.BUDGET_MAX  # for the annotation below, read where `budget`
 
 
 class ContextRequest(NamedTuple):
-    task: Annotated[str, Option("What you are about to do, in plain words; may be left out with --path or "
-                                "--changed (then: what governs those files).")] = ""
+    task: Annotated[str, Option("What you are about to do, in plain words. Without it, --path or --changed "
+                                "list what governs those files.")] = ""
+    sketch: Annotated[str, Option(
+        "What the answering document says in its words, as its summary would (1-2 sentences, no question). "
+        "Skip it if you cannot guess.")] = ""
+    terms: Annotated[str, Option("Exact words it contains: identifiers, option names, error strings.")] = ""
     also: Annotated[tuple[str, ...], Option(
-        "Another task (repeatable): the tasks take turns at the head of the result.")] = ()
+        "Another, different task (repeatable): the tasks take turns at the head of the result.")] = ()
     limit: Annotated[int, Option("How many ranked documents (linked ones come on top).", min=1, max=LIMIT_MAX)] = 8
     explain: Annotated[bool, Option(
-        "Show why each ranked: its score's parts and places; in JSON also raw scores, matched terms and the "
-        "winning chunk.")] = False
+        "Show each score's parts (JSON: also raw scores, matched terms, winning chunk).")] = False
     expand: Annotated[bool, Option(
-        "Add the documents the results link to (e.g. a superseded one's successor).")] = True
-    refs: Annotated[bool, Option("Include chunks of reference corpora.")] = True
+        "Add documents the results link to (a superseded one's successor).")] = True
+    refs: Annotated[bool, Option("Include reference corpora.")] = True
     include_inactive: Annotated[bool, Option(INCLUDE_INACTIVE)] = False
     store: Annotated[tuple[str, ...], Option(STORE)] = ()
     budget: Annotated[int, Option(
-        "At most this many tokens of results (4 bytes each); \"omitted\" counts the rest. 0: no budget.",
+        "At most this many tokens (4 bytes each) of results; omitted counts the rest. 0: none.",
         min=0, max=_BUDGET_MAX)] = budget.DEFAULT_BUDGET
     full_links: Annotated[bool, Option(
-        "Full skeletons for linked documents (and related lists), not compact entries.")] = False
+        "Full skeletons for linked documents, not compact entries.")] = False
     path: Annotated[tuple[str, ...], Option(
         "A file you will change, from the repository root (repeatable): documents governing it come first.")] = ()
     changed: Annotated[bool, Option(
-        "Also take as paths the files git reports changed (against HEAD, staged or not).")] = False
+        "Also take as paths the files git reports changed, staged or not.")] = False
 
 
 class GetRequest(NamedTuple):
@@ -60,7 +64,7 @@ class QueryRequest(NamedTuple):
         "Only this status (repeatable); a closed one needs no --include-inactive.")] = ()
     tag: Annotated[tuple[str, ...], Option("Only documents with this tag (repeatable: all must match).")] = ()
     owner: Annotated[str | None, Option("Only documents with this owner.")] = None
-    stale: Annotated[bool | None, Option("Only stale (true) or only fresh (false) documents.")] = None
+    stale: Annotated[bool | None, Option("Only stale (true) or fresh (false) documents.")] = None
     related_to: Annotated[str | None, Option("Only documents with an edge to or from this id.")] = None
     limit: Annotated[int, Option("At most this many results.", min=1, max=LIMIT_MAX)] = 50
     include_inactive: Annotated[bool, Option(INCLUDE_INACTIVE)] = False
@@ -134,20 +138,21 @@ def context(session: Session, request: ContextRequest, warn: Warn) -> ContextRes
     if request.changed:
         paths = list(dict.fromkeys([*paths, *governing.changed_paths(root)]))
     if not request.task.strip():
-        if request.also:
-            raise UsageError("--also adds to a task; give the task first")
+        given = [f"--{name}" for name in ("sketch", "terms", "also") if getattr(request, name)]
+        if given:
+            raise UsageError(f"{given[0]} adds to a task; give the task first")
         if not request.path and not request.changed:
             raise UsageError("context needs a task, or --path/--changed to list the documents that govern those files")
         # No task: what governs the files, no ranking (and no model) at all.
         found = governing.governing(session, paths, request.include_inactive)[: request.limit]
-        listed = ContextResult(governing.entries(session, found, request.explain), "off: no task to rank", [""])
+        listed = ContextResult(governing.entries(session, found, request.explain), "off: no task to rank", [Need("")])
         return budget.apply(listed, request.budget, request.full_links)
     from docir.services.vectors.query_source import query_source  # the model: only the ranking command pays
 
     if request.refs:
         references.ensure_ingested(session)
     source = query_source(session.schema.model_path, session.store.root)
-    queries = [request.task, *request.also]
+    queries = [Need(request.task, request.sketch, request.terms), *(Need(task) for task in request.also)]
     ranked = federation.with_peers(
         session,
         _stores(request),

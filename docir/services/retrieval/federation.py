@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, NamedTuple, TypeVar
 from docir.index.records import Filters
 from docir.services.indexing.session import PeerUnreadable, Session, open_peer
 from docir.services.retrieval import reads
+from docir.services.retrieval.need import Need, embedded_texts, needs_of
 from docir.services.retrieval.results import ContextResult, ContextRow, Fetched, GetResult, SearchHit, Skeleton
 from docir.store import STATE_DIR, Store
 
@@ -181,7 +182,7 @@ def search(session: Session, peers: list[Peer], text: str, *, include_inactive: 
 def context(
     session: Session,
     peers: list[Peer],
-    queries: list[str],
+    queries: Sequence[Need | str],
     source: QuerySource,
     *,
     limit: int,
@@ -206,7 +207,9 @@ def context(
             refs=refs,
         )
     # One query embedding per model, shared by every store that used the same model.
-    shared = Precomputed(source.model_id, source.embed(queries) if source.model_id else None, source.status)
+    queries = needs_of(queries)
+    texts = [text for _, _, text in embedded_texts(queries)]
+    shared = Precomputed(source.model_id, source.embed(texts) if source.model_id else None, source.status)
     local = ranking.context(
         session,
         queries,

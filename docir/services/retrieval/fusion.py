@@ -23,6 +23,22 @@ COVERAGE_POWER = 1.0  # lexical evidence x coverage**power
 # each one's fused score; only the first LEND_FROM candidates lend.
 LEND_SHARE = 0.25
 LEND_FROM = 20
+# A need's sketch and its terms (need.py) each count beside the task with their base weight
+# times three ramps (adr-2b7e51c4d9a0), each 0 at its first number and 1 at its second:
+# - agreement: the share of the form's first AGREEMENT_OF candidates that are among the task's
+#   first AGREEMENT_AMONG (out of fewer when either found fewer): a sketch of something else
+#   points at other documents;
+# - relatedness: the cosine of the task's and the form's query vectors (1 without a model);
+# - the task's confidence, which takes up to CONFIDENT_CUT of the weight away: how far the task's
+#   own first candidate stands above its second, as a share of its score. A strong task match is
+#   not buried by a sketch that guessed wrong.
+SKETCH_WEIGHT = 1.0
+AGREEMENT_OF, AGREEMENT_AMONG = 10, 30
+AGREEMENT_RAMP = (0.0, 0.4)
+RELATEDNESS_RAMP = (0.1, 0.3)
+CONFIDENCE_RAMP = (0.1, 0.6)
+CONFIDENT_CUT = 0.5
+TERMS_WEIGHT = 1.0  # exact terms: ranked by their words; their vector only weighs them
 # `score` in search and context output is rank-derived: only the order means anything.
 RANK_K = 10
 
@@ -42,6 +58,18 @@ def lexical_part(weight: float, coverage: float, z: float) -> float:
     """What one lexical ranking adds to a fused score: its z-score, counted in proportion to the
     share of the task's terms the document contains (matching one incidental word is worth little)."""
     return weight * math.pow(coverage, COVERAGE_POWER) * z
+
+
+def form_weight(base: float, agreement: float, relatedness: float | None, confidence: float) -> float:
+    """How much a sketch (or the terms) counts beside its task (see the constants above)."""
+    weight = base * _ramp(agreement, *AGREEMENT_RAMP)
+    weight *= 1.0 - CONFIDENT_CUT * _ramp(confidence, *CONFIDENCE_RAMP)
+    return weight if relatedness is None else weight * _ramp(relatedness, *RELATEDNESS_RAMP)
+
+
+def _ramp(x: float, low: float, high: float) -> float:
+    """0 at or below `low`, 1 at or above `high`, linear between."""
+    return min(1.0, max(0.0, (x - low) / (high - low)))
 
 
 def rank_score(rank: int) -> float:

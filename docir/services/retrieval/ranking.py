@@ -14,8 +14,12 @@
    first, so a decision's replacement comes along with it.
 6. Lending (retrieval/lending.py): a candidate that the best candidates build on (depends-on,
    implements, resolves) gains a share of their fused scores (adr-4716947e3ea9).
-7. With several queries, pooling decides each document's numbers and the
-   queries take turns at the head of the order.
+7. One need may come in three forms (need.py: the task, a sketch of the answer, exact terms):
+   each form is ranked by steps 1-3 on its own, and a document's evidence is the weighted sum
+   of its forms' fused scores (adr-2b7e51c4d9a0). The sketch's weight is its agreement with
+   the task, so a sketch about something else cannot bury what the task found.
+8. With several needs (`--also`), pooling decides each document's numbers and the
+   needs take turns at the head of the order.
 
 Reference chunks join the same fusion: their own bm25 ranking (a separate
 FTS table) and the shared vector ranking, where cosines are comparable.
@@ -24,9 +28,9 @@ FTS table) and the shared vector ranking, where cosines are comparable.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable
-from dataclasses import dataclass, replace
-from typing import Any, Literal
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal, NamedTuple
 
 import numpy as np
 
@@ -39,6 +43,7 @@ from docir.services.indexing.session import Session
 from docir.services.retrieval import background, fusion, lending, lexical
 from docir.services.retrieval.lending import Loan
 from docir.services.retrieval.lexical import CANDIDATES, LexicalCandidate, Standing
+from docir.services.retrieval.need import BY_VECTOR, FORMS, SKETCH, TASK, TERMS, Need, embedded_texts, needs_of
 from docir.services.retrieval.results import (
     ContextHit,
     ContextResult,
@@ -67,7 +72,6 @@ class Candidate:
     ref_coverage: float = 1.0
     vector: Standing | None = None
     ordinal: int | None = None  # winning chunk of a document; -1 = its document vector
-    loan: Loan | None = None  # what the candidates that build on this document lend it
 
     @property
     def similarity(self) -> float | None:
@@ -86,12 +90,48 @@ class Candidate:
         return 0.0 if self.vector is None else fusion.VECTOR_WEIGHT * self.vector.z
 
     @property
+    def score(self) -> float:
+        return self.lexical_part + self.vector_part
+
+
+@dataclass
+class Fused:
+    """One document's (or reference chunk's) standing for one need: each form's evidence, weighted."""
+
+    key: Key
+    forms: dict[str, Candidate]  # by form (need.FORMS), the forms that found it
+    weights: dict[str, float]  # each form's weight (need.TASK: 1)
+    listing: Listing | None = None
+    ref: StoredRefChunk | None = None
+    loan: Loan | None = None  # what the candidates that build on this document lend it
+    gates: dict[str, Gate] | None = None  # the weights of the need's forms beside the task, and their reasons
+
+    def part(self, form: str) -> float:
+        found = self.forms.get(form)
+        return 0.0 if found is None else self.weights[form] * found.score
+
+    @property
+    def evidence(self) -> float:
+        return sum(self.part(form) for form in self.forms)
+
+    @property
     def loan_part(self) -> float:
         return 0.0 if self.loan is None else self.loan.amount
 
     @property
     def score(self) -> float:
-        return self.lexical_part + self.vector_part + self.loan_part
+        return self.evidence + self.loan_part
+
+    @property
+    def similarity(self) -> float | None:
+        """The best cosine of any form's query vector: the one number comparable across stores."""
+        found = [c.similarity for c in self.forms.values() if c.similarity is not None]
+        return max(found) if found else None
+
+    @property
+    def lead(self) -> Candidate:
+        """The form that contributed most: its winning section is the one shown."""
+        return self.forms[max(self.forms, key=self.part)]
 
 
 @dataclass
@@ -109,48 +149,61 @@ class _Vectors:
         return self._rows_of.get(rowid, [])
 
 
-def context(session: Session, queries: list[str], source: QuerySource, *, limit: int = 8, expand: bool = True,
-            explain: bool = False, include_inactive: bool = False, mode: str = "fused",
+def context(session: Session, queries: Sequence[Need | str], source: QuerySource, *, limit: int = 8,
+            expand: bool = True, explain: bool = False, include_inactive: bool = False, mode: str = "fused",
             refs: bool = True) -> ContextResult:
-    """The few documents that matter for the task(s), as skeletons; see the module docstring."""
+    """The few documents that matter for the need(s), as skeletons; see the module docstring. A plain
+    string is a need with a task alone."""
+    needs = needs_of(list(queries))
     visibility = Visibility.from_schema(session.schema, include_inactive)
     vectors: _Vectors | None = None
     embedded: Callable[[], np.ndarray] | None = None
-    query_vectors = None
+    wanted = embedded_texts(needs)
+    query_vectors: dict[tuple[int, str], np.ndarray] = {}
+    all_vectors: np.ndarray | None = None
     pending = sections_pending = 0
     if mode != "lexical" and source.model_id is not None:
-        # The model embeds the tasks while SQLite ranks them by their words: both let go of the GIL.
-        embedded = background.start(source.embed, queries)
+        # The model embeds the forms while SQLite ranks them by their words: both let go of the GIL.
+        embedded = background.start(source.embed, [text for _, _, text in wanted])
         vectors = _cached_vectors(session, source.model_id, refs)
         # Fused with whatever vectors exist: a document whose sections are still due ranks by its document vector.
         pending, sections_pending = session.catalog.vectors.waiting(source.model_id)
-    lexical_sides: list[tuple[list[LexicalCandidate], list[Candidate]]] = [
-        (lexical.rank_documents(session, text, visibility), _ref_lexical(session, text) if refs else [])
-        if mode != "vector" else ([], []) for text in queries]
+    lexical_sides = {
+        (index, form): (lexical.rank_documents(session, text, visibility), _ref_lexical(session, text) if refs else [])
+        if mode != "vector" else ([], [])
+        for index, need in enumerate(needs) for form, text in need.forms()}
     if embedded is not None:
-        query_vectors = embedded()
-    per_query: list[list[Candidate]] = []
-    for index, (docs, references) in enumerate(lexical_sides):
-        vector = (_vector_ranking(session, vectors, query_vectors[index], visibility)
-                  if vectors is not None and query_vectors is not None else [])
-        fused = fuse(docs, references, vector)
+        all_vectors = embedded()
+        query_vectors = {(index, form): all_vectors[row] for row, (index, form, _) in enumerate(wanted)}
+    per_need: list[list[Fused]] = []
+    for index, need in enumerate(needs):
+        by_form: dict[str, list[Candidate]] = {}
+        for form, _ in need.forms():
+            docs, references = lexical_sides[(index, form)]
+            query = query_vectors.get((index, form)) if form in BY_VECTOR else None
+            vector = (_vector_ranking(session, vectors, query, visibility)
+                      if vectors is not None and query is not None else [])
+            by_form[form] = fuse(docs, references, vector)
+        gates = _gates(by_form, {form: vector for (at, form), vector in query_vectors.items() if at == index})
+        combined = _combine(by_form, gates)
         # The single-side modes measure one ranking each (benchmarks/quality); lending is fusion's.
-        per_query.append(_with_loans(session, fused) if mode == "fused" else fused)
-    ordered = _take_turns(per_query, limit)
+        per_need.append(_with_loans(session, combined) if mode == "fused" else combined)
+    ordered = _take_turns(per_need, limit)
     # Full listings only for what is shown: candidates needed no more than their visibility.
     listings = session.catalog.docs.listings_by_rowid(c.key[1] for c in ordered if c.key[0] == "doc")
     for cand in ordered:
         if cand.key[0] == "doc":
             cand.listing = listings[cand.key[1]]
-    results = [_entry(session, cand, explain, queries) for cand in ordered]
+    texts = [text for need in needs for _, text in need.forms()]
+    results = [_entry(session, cand, explain, texts) for cand in ordered]
     if expand:
         seeds = [c for c in ordered if c.listing is not None]
-        results.extend(_expand(session, seeds, visibility, vectors, query_vectors, limit))
-    return ContextResult(results, source.status, queries, pending=pending, sections_pending=sections_pending)
+        results.extend(_expand(session, seeds, visibility, vectors, all_vectors, limit))
+    return ContextResult(results, source.status, needs, pending=pending, sections_pending=sections_pending)
 
 
 def fuse(docs: list[LexicalCandidate], references: list[Candidate], vector: list[Candidate]) -> list[Candidate]:
-    """The sum of each ranking's z-scores (fusion.py); ties keep the lexical, then the vector order."""
+    """One form's rankings as the sum of their z-scores (fusion.py); ties keep the lexical, then the vector order."""
     by_key: dict[Key, Candidate] = {}
     order: dict[Key, int] = {}
     for position, lex in enumerate(docs):
@@ -168,7 +221,57 @@ def fuse(docs: list[LexicalCandidate], references: list[Candidate], vector: list
     return sorted(by_key.values(), key=lambda c: (-c.score, order[c.key]))
 
 
-def _with_loans(session: Session, ranked: list[Candidate]) -> list[Candidate]:
+class Gate(NamedTuple):
+    """How much a form beside the task (the sketch, the terms) counts, and why (fusion.form_weight)."""
+
+    weight: float
+    agreement: float  # share of the form's first candidates that are among the task's first
+    relatedness: float | None  # cosine of the task's and the form's query vectors; None without two vectors
+    confidence: float  # how far the task's first candidate stands above its second, as a share of its score
+
+
+def _gates(by_form: dict[str, list[Candidate]], vectors: dict[str, np.ndarray]) -> dict[str, Gate]:
+    """The weight of every form beside the task: full when it and the task point at the same documents
+    (in the same words' neighbourhood), little when it describes something else (a wrong guess,
+    another task's sketch or terms)."""
+    found = by_form.get(TASK)
+    gates: dict[str, Gate] = {}
+    for form, base in ((SKETCH, fusion.SKETCH_WEIGHT), (TERMS, fusion.TERMS_WEIGHT)):
+        if form not in by_form:
+            continue
+        if not found:  # the task found nothing at all: this form is all there is to go on
+            gates[form] = Gate(base, 0.0, None, 0.0)
+            continue
+        among = {c.key for c in found[: fusion.AGREEMENT_AMONG]}
+        picked = by_form[form][: fusion.AGREEMENT_OF]
+        # Out of as many as both could name: a task that matched three documents by its words (no model
+        # yet) agrees fully with a sketch whose first ten hold all three.
+        agreement = sum(c.key in among for c in picked) / max(1, min(len(picked), len(among)))
+        task, mine = vectors.get(TASK), vectors.get(form)
+        relatedness = None if task is None or mine is None else float(cosine(mine[None, :], task)[0])
+        first, second = found[0].score, found[1].score if len(found) > 1 else 0.0
+        confidence = (first - second) / first if first > 0 else 0.0
+        gates[form] = Gate(fusion.form_weight(base, agreement, relatedness, confidence), agreement, relatedness,
+                           confidence)
+    return gates
+
+
+def _combine(by_form: dict[str, list[Candidate]], gates: dict[str, Gate]) -> list[Fused]:
+    """One ranking of a need: each candidate's forms, weighted; ties keep the task's order, then the others'."""
+    weights = {TASK: 1.0, **{form: gate.weight for form, gate in gates.items()}}
+    fused: dict[Key, Fused] = {}
+    order: dict[Key, int] = {}
+    for form in FORMS:
+        for cand in by_form.get(form, ()):
+            mine = fused.get(cand.key)
+            if mine is None:
+                mine = fused[cand.key] = Fused(cand.key, {}, weights, ref=cand.ref, gates=gates)
+                order[cand.key] = len(order)
+            mine.forms[form] = cand
+    return sorted(fused.values(), key=lambda c: (-c.score, order[c.key]))
+
+
+def _with_loans(session: Session, ranked: list[Fused]) -> list[Fused]:
     """The fused ranking with each document's loan from the candidates that build on it, reordered."""
     owed = lending.loans(session, [(c.key[1], c.score) for c in ranked if c.key[0] == "doc"])
     if not owed:
@@ -231,29 +334,21 @@ def _cached_vectors(session: Session, model_id: str, refs: bool) -> _Vectors:
     return vectors
 
 
-def _take_turns(per_query: list[list[Candidate]], limit: int) -> list[Candidate]:
-    """Pool each candidate's numbers over all queries (its strongest evidence from each side);
-    order by the queries taking turns."""
-    if len(per_query) == 1:  # nothing to pool: one ranking, in its own order
-        return per_query[0][:limit]
-    pooled: dict[Key, Candidate] = {}
-    for ranking in per_query:
+def _take_turns(per_need: list[list[Fused]], limit: int) -> list[Fused]:
+    """Each candidate as the need that found the strongest evidence for it; ordered by the needs taking turns."""
+    if len(per_need) == 1:  # nothing to pool: one ranking, in its own order
+        return per_need[0][:limit]
+    pooled: dict[Key, Fused] = {}
+    for ranking in per_need:
         for cand in ranking:
             seen = pooled.get(cand.key)
-            if seen is None:
-                pooled[cand.key] = replace(cand)
-                continue
-            if cand.vector_part > seen.vector_part or (seen.vector is None and cand.vector is not None):
-                seen.vector, seen.ordinal = cand.vector, cand.ordinal
-            if cand.lexical_part > seen.lexical_part:
-                seen.lexical, seen.ref_lexical, seen.ref_coverage = cand.lexical, cand.ref_lexical, cand.ref_coverage
-            if cand.loan_part > seen.loan_part:
-                seen.loan = cand.loan
-    order: list[Candidate] = []
+            if seen is None or cand.score > seen.score:
+                pooled[cand.key] = cand
+    order: list[Fused] = []
     taken: set[Key] = set()
-    cursors = [0] * len(per_query)
-    while len(order) < limit and any(c < len(r) for c, r in zip(cursors, per_query, strict=True)):
-        for q, ranking in enumerate(per_query):
+    cursors = [0] * len(per_need)
+    while len(order) < limit and any(c < len(r) for c, r in zip(cursors, per_need, strict=True)):
+        for q, ranking in enumerate(per_need):
             while cursors[q] < len(ranking) and ranking[cursors[q]].key in taken:
                 cursors[q] += 1
             if cursors[q] < len(ranking) and len(order) < limit:
@@ -271,20 +366,21 @@ def _section_cost(session: Session, listing: Listing, start: int, end: int) -> S
     return cost(end - start, Visible.of(session.catalog.docs.body_of(listing.rowid)).hidden_bytes(start, end))
 
 
-def _entry(session: Session, cand: Candidate, explain: bool, queries: list[str]) -> ContextRow:
+def _entry(session: Session, cand: Fused, explain: bool, texts: list[str]) -> ContextRow:
     if cand.ref is not None:
-        return _ref_entry(cand, explain, queries)
+        return _ref_entry(cand, explain, texts)
     assert cand.listing is not None
     similarity = None if cand.similarity is None else round(cand.similarity, 4)
+    lead = cand.lead
     chunk = None
-    if cand.ordinal not in (None, -1):
-        chunk = session.catalog.vectors.chunk_rows(cand.listing.rowid).get(cand.ordinal)
-    best = cand.lexical.best_section if cand.lexical is not None else None
+    if lead.ordinal not in (None, -1):
+        chunk = session.catalog.vectors.chunk_rows(cand.listing.rowid).get(lead.ordinal)
+    best = lead.lexical.best_section if lead.lexical is not None else None
     section: str | None = None
     size: Size | None = None
-    lexical_section = cand.lexical.section_part if cand.lexical is not None else 0.0
+    lexical_section = lead.lexical.section_part if lead.lexical is not None else 0.0
     span: tuple[int, int] | None = None
-    if chunk is not None and chunk.section and (cand.vector_part >= lexical_section or best is None or not best.path):
+    if chunk is not None and chunk.section and (lead.vector_part >= lexical_section or best is None or not best.path):
         section, span = chunk.section, (chunk.start, chunk.end)
     elif best is not None and best.path:
         section, span = best.path[-1], (best.start, best.end)
@@ -303,42 +399,83 @@ def _entry(session: Session, cand: Candidate, explain: bool, queries: list[str])
         text = ""
         if chunk is not None:
             text = session.catalog.docs.body_of(cand.listing.rowid)[chunk.start : chunk.end].strip()
-        lex = cand.lexical
+        first = cand.forms.get(TASK, lead)
+        lex = first.lexical
         return ExplainedHit(
             **entry,
             explain={
                 "lexical_rank": lex.section.rank if lex is not None and lex.section is not None else None,
-                "vector_rank": cand.vector.rank if cand.vector is not None else None,
+                "vector_rank": first.vector.rank if first.vector is not None else None,
                 "fts_score": round(lex.section.raw, 4) if lex is not None and lex.section is not None else None,
                 "coverage": round(lex.coverage, 3) if lex is not None else None,
                 "similarity": similarity,
-                "matched_terms": _matched_terms(session, cand.listing.rowid, queries),
-                "rankings": _rankings(session, cand, chunk.section if chunk is not None else None),
-                "contributions": {
-                    "sections": round(lex.section_part, 4) if lex is not None else 0.0,
-                    "near": round(lex.near_part, 4) if lex is not None else 0.0,
-                    "vector": round(cand.vector_part, 4),
-                    "lent": round(cand.loan_part, 4),
-                },
+                "matched_terms": _matched_terms(session, cand.listing.rowid, texts),
+                "rankings": _rankings(session, cand),
+                "contributions": _contributions(cand),
+                **_forms(cand),
                 "chunk": {"heading": chunk.heading, "continuation": chunk.continuation, "text": text[:600]}
                 if chunk is not None
-                else ({"heading": None, "text": "(document vector)"} if cand.ordinal == -1 else None),
+                else ({"heading": None, "text": "(document vector)"} if lead.ordinal == -1 else None),
             },
         )
     return entry
 
 
-def _rankings(session: Session, cand: Candidate, vector_section: str | None) -> dict[str, Any]:
-    """Each ranking's view of a document: its place, its raw score and how far it stood above the rest;
-    and which candidates lent it part of their score."""
+def _named(form: str, part: str) -> str:
+    """A score part's name in explain: the task's parts keep their plain names ("vector"), the other
+    forms' are prefixed ("sketch vector")."""
+    return part if form == TASK else f"{form} {part}"
+
+
+def _contributions(cand: Fused) -> dict[str, float]:
+    """What each form's rankings add to the score, weighted as the score weighs them, and the loan."""
+    out: dict[str, float] = {}
+    for form in FORMS:
+        found, weight = cand.forms.get(form), cand.weights.get(form, 0.0)
+        if found is None:
+            continue
+        lex = found.lexical
+        if cand.key[0] == "doc":
+            out[_named(form, "sections")] = round(weight * lex.section_part, 4) if lex is not None else 0.0
+            out[_named(form, "near")] = round(weight * lex.near_part, 4) if lex is not None else 0.0
+        elif found.ref_lexical is not None:
+            out[_named(form, "sections")] = round(weight * found.lexical_part, 4)
+        out[_named(form, "vector")] = round(weight * found.vector_part, 4)
+    if cand.key[0] == "doc":
+        out["lent"] = round(cand.loan_part, 4)
+    return out
+
+
+def _forms(cand: Fused) -> dict[str, Any]:
+    """With a sketch or terms: each one's weight and what it was made of (fusion.form_weight)."""
+    return {form: {"weight": round(gate.weight, 3), "agreement": round(gate.agreement, 3),
+                   "relatedness": None if gate.relatedness is None else round(gate.relatedness, 3),
+                   "confidence": round(gate.confidence, 3)}
+            for form, gate in (cand.gates or {}).items()}
+
+
+def _rankings(session: Session, cand: Fused) -> dict[str, Any]:
+    """Each form's rankings' view of a document: its place, its raw score and how far it stood above the
+    rest, and the section its vector matched; and which candidates lent it part of their score."""
     out: dict[str, Any] = {}
-    lex = cand.lexical
-    if lex is not None and lex.section is not None:
-        out["sections"] = {**_standing(lex.section, "bm25"), "section": _section_name(lex.best_section)}
-    if lex is not None and lex.near is not None:
-        out["near"] = _standing(lex.near, "bm25")
-    if cand.vector is not None:
-        out["vector"] = {**_standing(cand.vector, "cosine"), "section": vector_section}
+    assert cand.listing is not None
+    chunks = session.catalog.vectors.chunk_rows(cand.listing.rowid)
+    for form in FORMS:
+        found = cand.forms.get(form)
+        if found is None:
+            continue
+        lex = found.lexical
+        if lex is not None and lex.section is not None:
+            out[_named(form, "sections")] = {**_standing(lex.section, "bm25"),
+                                             "section": _section_name(lex.best_section)}
+        if lex is not None and lex.near is not None:
+            out[_named(form, "near")] = _standing(lex.near, "bm25")
+        if found.ref_lexical is not None:
+            out[_named(form, "sections")] = _standing(found.ref_lexical, "bm25")
+        if found.vector is not None:
+            chunk = chunks.get(found.ordinal) if found.ordinal is not None else None
+            out[_named(form, "vector")] = {**_standing(found.vector, "cosine"),
+                                           "section": chunk.section if chunk is not None else None}
     if cand.loan is not None:
         lenders = session.catalog.docs.listings_by_rowid(cand.loan.lenders)
         out["lent_by"] = [lenders[rowid].id for rowid in cand.loan.lenders if rowid in lenders]
@@ -353,7 +490,7 @@ def _section_name(hit: SectionHit | None) -> str | None:
     return " > ".join(hit.path) if hit is not None and hit.path else None
 
 
-def _ref_entry(cand: Candidate, explain: bool, queries: list[str]) -> ReferenceHit:
+def _ref_entry(cand: Fused, explain: bool, texts: list[str]) -> ReferenceHit:
     assert cand.ref is not None
     chunk = cand.ref.chunk
     similarity = None if cand.similarity is None else round(cand.similarity, 4)
@@ -371,14 +508,16 @@ def _ref_entry(cand: Candidate, explain: bool, queries: list[str]) -> ReferenceH
         "via": None,
     }
     if explain:
-        terms = list(dict.fromkeys(t for q in queries for t in query_terms(q)))
+        terms = list(dict.fromkeys(t for text in texts for t in query_terms(text)))
         lowered = chunk.text.lower()
-        lex, vec = cand.ref_lexical, cand.vector
+        first = cand.forms.get(TASK, cand.lead)
+        lex, vec = first.ref_lexical, first.vector
         entry["explain"] = {
             "lexical_rank": lex.rank if lex else None,
             "vector_rank": vec.rank if vec else None,
             "fts_score": round(lex.raw, 4) if lex else None,
-            "contributions": {"sections": round(cand.lexical_part, 4), "vector": round(cand.vector_part, 4)},
+            "contributions": _contributions(cand),
+            **_forms(cand),
             "similarity": similarity,
             "matched_terms": [t for t in terms if t in lowered],
             "chunk": {"heading": " > ".join(chunk.heading_path), "text": chunk.text[:600]},
@@ -386,14 +525,14 @@ def _ref_entry(cand: Candidate, explain: bool, queries: list[str]) -> ReferenceH
     return entry
 
 
-def _matched_terms(session: Session, rowid: int, queries: list[str]) -> list[str]:
-    terms = list(dict.fromkeys(t for q in queries for t in query_terms(q)))
+def _matched_terms(session: Session, rowid: int, texts: list[str]) -> list[str]:
+    terms = list(dict.fromkeys(t for text in texts for t in query_terms(text)))
     return [t for t in terms if session.catalog.search.term_matches(rowid, t)]
 
 
 def _expand(
     session: Session,
-    seeds: list[Candidate],
+    seeds: list[Fused],
     visibility: Visibility,
     vectors: _Vectors | None,
     query_vectors: np.ndarray | None,

@@ -10,6 +10,8 @@ The README's "JSON shapes" table describes these types.
 # string when the class is made, on every cold command (adr-d5e80517405b).
 from typing import Any, Literal, NamedTuple, NotRequired, TypedDict
 
+from docir.services.retrieval.need import Need
+
 
 class Size(TypedDict):
     """What reading something costs an agent: bytes, and tokens at about four bytes each."""
@@ -188,6 +190,8 @@ class SearchJSON(TypedDict):
 
 class ContextJSON(TypedDict):
     query: str
+    sketch: NotRequired[str]  # only when given, as terms
+    terms: NotRequired[str]
     also: list[str]
     semantic: str
     pending: int
@@ -233,11 +237,11 @@ class ContextResult:
     __slots__ = ("results", "semantic", "queries", "pending", "omitted", "budget", "sections_pending")
 
     # The counts are keyword-only: they are easily mixed up by position.
-    def __init__(self, results: list[ContextRow], semantic: str, queries: list[str] | None = None, *,
+    def __init__(self, results: list[ContextRow], semantic: str, queries: list[Need] | None = None, *,
                  pending: int = 0, omitted: int = 0, budget: Budget | None = None, sections_pending: int = 0) -> None:
         self.results = results
         self.semantic = semantic  # "on" or "off: <reason>"
-        self.queries = queries if queries is not None else []
+        self.queries = queries if queries is not None else []  # the needs ranked: the first, then --also's
         self.pending = pending  # documents whose vectors are not computed yet: found lexically meanwhile
         self.omitted = omitted  # entries left out to stay within the budget
         self.budget = budget
@@ -245,7 +249,9 @@ class ContextResult:
         self.sections_pending = sections_pending
 
     def to_json(self) -> ContextJSON:
-        return {"query": self.queries[0] if self.queries else "", "also": self.queries[1:],
+        first = self.queries[0] if self.queries else Need("")
+        forms = {form: text for form, text in (("sketch", first.sketch), ("terms", first.terms)) if text}
+        return {"query": first.task, **forms, "also": [need.task for need in self.queries[1:]],  # type: ignore[typeddict-item]
                 "semantic": self.semantic, "pending": self.pending, "sections_pending": self.sections_pending,
                 "results": self.results, "count": len(self.results), "omitted": self.omitted,
                 "budget": self.budget}

@@ -32,7 +32,7 @@ class AddRequest(NamedTuple):
     related: Annotated[tuple[str, ...], Option(
         "A typed edge KIND:ID, e.g. supersedes:adr-4c21693aac55 (repeatable).")] = ()
     owner: Annotated[str | None, Option(
-        "Who answers for it, e.g. @team. Default where the type requires one: the git user.")] = None
+        "Who answers for it, e.g. @team (default where required: the git user).")] = None
     body: Annotated[str, Option("The Markdown body.")] = ""
     path: Annotated[str | None, Option(
         "Where to write it under docs/. Default: the type's folder and a slug of the title.")] = None

@@ -1,0 +1,40 @@
+"""One information need, in up to three forms: what `docir context` ranks (adr-2b7e51c4d9a0).
+
+- the task: what the agent is about to do, in its own words;
+- the sketch: what the answering document would say, in that document's words (its summary);
+- the terms: exact words to find (identifiers, option names, error strings).
+
+Each form is ranked on its own and the rankings are fused into one (ranking.py, fusion.py):
+a sketch describes the answer in its register, a task rarely does, and terms match only
+lexically. `--also` gives several different needs, which take turns at the head of the list.
+"""
+
+# No `from __future__ import annotations`: results.py imports this on every cold read (adr-d5e80517405b).
+from collections.abc import Sequence
+from typing import NamedTuple
+
+TASK, SKETCH, TERMS = "task", "sketch", "terms"
+FORMS = (TASK, SKETCH, TERMS)  # the order of every per-form listing (explain, embedding)
+EMBEDDED = FORMS  # the forms with a query vector
+BY_VECTOR = (TASK, SKETCH)  # the forms ranked by it: terms are matched by their words, their vector only weighs them
+
+
+class Need(NamedTuple):
+    task: str
+    sketch: str = ""
+    terms: str = ""
+
+    def forms(self) -> list[tuple[str, str]]:
+        """(form, text) of every form given, the task first."""
+        return [(form, text) for form, text in zip(FORMS, self, strict=True) if text.strip()]
+
+
+def needs_of(queries: Sequence[Need | str]) -> list[Need]:
+    """Plain strings are needs with a task alone."""
+    return [q if isinstance(q, Need) else Need(q) for q in queries]
+
+
+def embedded_texts(needs: list[Need]) -> list[tuple[int, str, str]]:
+    """(need index, form, text) of every text that gets a query vector, in one batch's order."""
+    return [(index, form, text) for index, need in enumerate(needs)
+            for form, text in need.forms() if form in EMBEDDED]
