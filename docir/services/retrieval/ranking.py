@@ -105,14 +105,11 @@ class Fused:
     ref: StoredRefChunk | None = None
     loan: Loan | None = None  # what the candidates that build on this document lend it
     gates: dict[str, Gate] | None = None  # the weights of the need's forms beside the task, and their reasons
+    evidence: float = 0.0  # the weighted sum of its forms' scores, once they are all in (`_combine`)
 
     def part(self, form: str) -> float:
         found = self.forms.get(form)
         return 0.0 if found is None else self.weights[form] * found.score
-
-    @property
-    def evidence(self) -> float:
-        return sum(self.part(form) for form in self.forms)
 
     @property
     def loan_part(self) -> float:
@@ -268,6 +265,8 @@ def _combine(by_form: dict[str, list[Candidate]], gates: dict[str, Gate]) -> lis
                 mine = fused[cand.key] = Fused(cand.key, {}, weights, ref=cand.ref, gates=gates)
                 order[cand.key] = len(order)
             mine.forms[form] = cand
+    for mine in fused.values():  # summed once: sorting and lending read it many times
+        mine.evidence = sum(mine.part(form) for form in mine.forms)
     return sorted(fused.values(), key=lambda c: (-c.score, order[c.key]))
 
 
