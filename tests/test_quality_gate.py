@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -44,6 +45,19 @@ def _script(name: str) -> ModuleType:
     sys.modules[spec.name] = module  # dataclasses look their module up while the class is built
     spec.loader.exec_module(module)
     return module
+
+
+def _require_model() -> None:
+    """The gate needs the real model. Where it is missing the gate is skipped, except under CI
+    (`.ci/run` sets DOCIR_REQUIRE_MODEL=1), where a gate that did not run must not pass."""
+    from docir.embed.resolve import resolve
+
+    if resolve(None).available:  # the temp HOME of conftest: assembled from the installed packages
+        return
+    reason = "the offline embedding model is not installed (see docir.embed.resolve.OFFLINE_INSTALL)"
+    if os.environ.get("DOCIR_REQUIRE_MODEL") == "1":
+        pytest.fail(reason + "; the quality gate must run in CI")
+    pytest.skip(reason)
 
 
 def test_queries_are_judged_against_existing_documents_and_paraphrases_share_no_words() -> None:
@@ -93,10 +107,7 @@ def test_eip_conversion_keeps_the_body_and_maps_the_fields() -> None:
 
 
 def test_fused_beats_lexical_and_vector_and_recall_holds_the_baseline(tmp_path: Path) -> None:
-    from docir.embed.resolve import resolve
-
-    if not resolve(None).available:  # the temp HOME of conftest: assembled from the installed packages
-        pytest.skip("the offline embedding model is not installed (see docir.embed.resolve.OFFLINE_INSTALL)")
+    _require_model()
     bench = _benchmark()
     started = time.perf_counter()
     _runs, summary = bench.evaluate_corpora(["quality", "docir"], tmp_path, log=print)
@@ -119,10 +130,7 @@ def test_fused_beats_lexical_and_vector_and_recall_holds_the_baseline(tmp_path: 
 
 
 def test_fused_beats_lexical_and_vector_on_the_eip_slice(tmp_path: Path) -> None:
-    from docir.embed.resolve import resolve
-
-    if not resolve(None).available:
-        pytest.skip("the offline embedding model is not installed (see docir.embed.resolve.OFFLINE_INSTALL)")
+    _require_model()
     bench = _benchmark()
     started = time.perf_counter()
     _runs, summary = bench.evaluate_corpora(["eips-ci"], tmp_path, log=print)
