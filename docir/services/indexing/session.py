@@ -87,13 +87,21 @@ class Session:
                 current = sync.rescan(self.catalog, current)
                 report = sync.apply(self.store.root, self.catalog, current)
                 self.catalog.check_current()  # a long apply landed in the file that is the index now
-            for path, reason in report.skipped:
-                self.warnings.append(f"{path} skipped: {reason}")
+        # A symlink the walk does not follow hides what it points at: said on every read, not only when
+        # first met (adr-7c2e94a0d5b1). The index remembers it among the skipped files.
+        links = _unfollowed(self.catalog)
+        for path, reason in [*(s for s in report.skipped if s not in links), *links]:
+            self.warnings.append(f"{path} skipped: {reason}")
         self.last_sync = report
         return report
 
     def close(self) -> None:
         self.catalog.conn.close()
+
+
+def _unfollowed(catalog: Catalog) -> list[tuple[str, str]]:
+    """The symlinks the walk did not follow, remembered with their LINK_* code as size (scan.py)."""
+    return [(s.path, s.reason) for s in catalog.docs.skipped_files().values() if s.size < 0]
 
 
 def open_session(root: Path | None, *, refresh: bool = True) -> Session:
