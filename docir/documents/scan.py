@@ -132,6 +132,8 @@ def walk_folders(folder: Path, on_skip: Callable[[str, str], None] | None = None
                 verdict, target = links.judge(entry.path, current, chain)
                 if verdict == "file":
                     files.append(entry)
+                    if on_folder is not None:  # a watch of docs/ alone would not see the target change
+                        on_folder(os.path.dirname(target))
                 elif verdict == "dir":
                     stack.append(entry.path)
                     chains[entry.path] = chain | {target}

@@ -110,3 +110,18 @@ def test_without_git_the_store_root_is_the_boundary(tmp_path: Path, cli) -> None
     st = plain.stat()
     assert scan_docs(root, root / "docs") == {"docs/beside": (LINK_LEAVES, 0),
                                               "docs/plain.md": (st.st_size, st.st_mtime_ns)}
+
+
+def test_a_watched_walk_sees_an_edit_behind_a_link(repo: Path) -> None:
+    from docir.services.indexing.shared_walk import WatchedWalk
+
+    walk = WatchedWalk(repo, repo / "docs", watch=True)
+    first = walk()
+    assert walk() is first  # quiet: vouched for by the watch
+    for target in (repo / "notes" / "decision.md", repo / "handbook" / "setup.md"):  # behind a file, a folder link
+        with open(target, "a", encoding="utf-8") as handle:
+            handle.write("an in-place edit\n")
+        edited = walk()
+        assert edited is not first
+        first = edited
+    assert edited["docs/decisions/linked.md"][0] > 0 and edited["docs/handbook/setup.md"][0] > 0
