@@ -125,3 +125,23 @@ def test_a_watched_walk_sees_an_edit_behind_a_link(repo: Path) -> None:
         assert edited is not first
         first = edited
     assert edited["docs/decisions/linked.md"][0] > 0 and edited["docs/handbook/setup.md"][0] > 0
+
+
+def test_writes_through_a_file_link_change_its_target_and_keep_the_link(repo: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    link = repo / "docs" / "decisions" / "linked.md"
+    target = repo / "notes" / "decision.md"
+
+    updated = cli("update", NOTE_ID, "--status", "deprecated", "--root", str(repo))
+
+    assert updated.code == 0, updated.err
+    assert link.is_symlink() and os.readlink(link) == "../../notes/decision.md"
+    assert "status: deprecated\n" in target.read_text(encoding="utf-8")
+
+    archived = cli("archive", NOTE_ID, "--root", str(repo), "--json")
+
+    assert archived.code == 0, archived.err
+    moved = repo / "docs" / "archive" / "decisions" / "linked.md"
+    assert not link.exists() and moved.is_symlink() and moved.resolve() == target.resolve()
+    got = cli("get", NOTE_ID, "--root", str(repo), "--json")
+    assert got.code == 0 and got.err == ""
+    assert got.json()["documents"][0]["path"] == "docs/archive/decisions/linked.md"  # type: ignore[index]

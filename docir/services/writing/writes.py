@@ -180,7 +180,13 @@ def archive(session: Session, doc_id: str) -> ArchiveResult:
         if target.exists():
             raise InputError(f"cannot archive {doc_id}: {new_rel} already exists; move or rename it first")
         target.parent.mkdir(parents=True, exist_ok=True)
-        os.replace(source, target)
+        if source.is_symlink():
+            # Moved as a link to the same file (adr-7c2e94a0d5b1): a relative link moved as it is would
+            # point somewhere else from its new folder.
+            os.symlink(os.path.relpath(os.path.realpath(source), target.parent), target)
+            os.unlink(source)
+        else:
+            os.replace(source, target)
         st = target.stat()
         with session.catalog.transaction():
             session.catalog.docs.move(row.path, FileState(new_rel, st.st_size, st.st_mtime_ns, row.sha256),
