@@ -163,6 +163,9 @@ def scan_docs(root: Path, docs_dir: Path, on_folder: Callable[[str], None] | Non
         inside = prefix + folder[len(base):].replace(os.sep, "/") + "/"
         for entry in files:
             if entry.name.endswith(".md"):
-                st = entry.stat()  # the lstat already made for a regular file; the target's for a link
+                try:
+                    st = entry.stat()  # the lstat already made for a regular file; the target's for a link
+                except OSError:  # a link's target removed since the walk judged it: gone, as the next walk says
+                    continue
                 found[inside + entry.name] = (st.st_size, st.st_mtime_ns)
     return found
