@@ -38,7 +38,12 @@ def get(ids: Sequence[str], section: str | None = None, store: Sequence[Path] | 
     request = commands.GetRequest(ids=tuple(ids), section=section, store=_stores(store))
     result = session.run(root, lambda s: commands.get(s, request, render.warn), warn=render.warn)
     for doc_id in result.missing:
-        render.error(f"no document with id {doc_id}; find ids with 'docir search' or 'docir query'")
+        if doc_id in result.outside:
+            path = result.outside[doc_id]
+            render.error(f"{doc_id} is outside this sparse checkout ({path}); "
+                         f"'git sparse-checkout add {path.rpartition('/')[0]}' brings it in")
+        else:
+            render.error(f"no document with id {doc_id}; find ids with 'docir search' or 'docir query'")
     if render.wants_json(json_out):
         render.emit_json(result.to_json())
     else:

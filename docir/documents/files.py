@@ -51,6 +51,10 @@ def atomic_write(path: Path, text: str) -> None:
     """
     import tempfile  # writes only: the reads that import this module never need it
 
+    if os.path.islink(path):
+        # A document reached through a symlink (adr-7c2e94a0d5b1): the rename would put a copy in the
+        # link's place; the edit belongs in the file it points at, and the link stays.
+        path = Path(os.path.realpath(path))
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         folder = _temp_folder(path.parent)

@@ -222,6 +222,15 @@ def open_index_readonly(path: Path, *, own: bool = False) -> sqlite3.Connection:
     return conn
 
 
+def copy_to_memory(conn: sqlite3.Connection) -> sqlite3.Connection:
+    """A private, writable in-memory copy of a read-only index: for a peer whose files moved on from its
+    index, brought up to date here without writing a byte of the peer's (adr-9a41c6e2f7d3)."""
+    memory = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
+    memory.row_factory = sqlite3.Row
+    conn.backup(memory)
+    return memory
+
+
 def set_aside(path: Path) -> Path | None:
     """Rename a damaged index (and its WAL files) to `index.db.damaged-<time>`; the last two are kept.
 

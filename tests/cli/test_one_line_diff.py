@@ -294,3 +294,55 @@ def test_crlf_file_keeps_its_line_endings(sample_store: Path, cli) -> None:  # t
     assert result.code == 0, result.err
     after = path.read_bytes().decode("utf-8")
     assert after == text.replace("\r\nstatus: proposed\r\n", "\r\nstatus: accepted\r\n", 1)
+
+
+# Every write, one at a time, from the same starting file (adr-3e8b51d07a4c).
+EVERY_WRITE = [
+    ("--append-section", "Notes", "--body", "First line.\nSecond line."),
+    ("--replace-section", "Decision", "--body", "Keep it, firmly.\n\nTwo paragraphs."),
+    ("--replace-section", "Context", "--body", "New context."),
+    ("--replace-body", "--body", "## Only\n\nOne section now."),
+    ("--add-related", f"supersedes:{A0}"),
+    ("--remove-related", f"relates-to:{B1}"),
+    ("--status", "accepted"),
+    ("--title", "New: title"),
+    ("--tags", "x,y"),
+    ("--verified", "2026-01-02"),
+    ("--field", "extra=1"),
+    ("--field", "ticket="),
+]
+EVERY_WRITE_IDS = ["append", "replace-last", "replace-first", "replace-body", "add-related", "remove-related",
+                   "status", "title", "tags", "verified", "new-field", "remove-field"]
+
+
+@pytest.mark.parametrize(("bom", "newline"), [("", "\r\n"), ("\ufeff", "\r\n"), ("\ufeff", "\n")],
+                         ids=["crlf", "bom-crlf", "bom-lf"])
+@pytest.mark.parametrize("args", EVERY_WRITE, ids=EVERY_WRITE_IDS)
+def test_every_write_keeps_crlf_and_bom(sample_store: Path, cli, args: tuple[str, ...],  # type: ignore[no-untyped-def]
+                                        bom: str, newline: str) -> None:
+    path = sample_store / "docs" / "decisions" / "rich.md"
+    path.write_bytes(RICH.encode("utf-8"))
+    run(cli, sample_store, *args)
+    as_lf = path.read_bytes()  # the same write on the plain LF file: what changes, in LF
+
+    original = (bom + RICH.replace("\n", newline)).encode("utf-8")
+    path.write_bytes(original)
+    run(cli, sample_store, *args)
+
+    after = path.read_bytes()
+    assert after == (bom + as_lf.decode("utf-8").replace("\n", newline)).encode("utf-8")
+    assert after.startswith(bom.encode("utf-8") + b"---" + newline.encode())
+    if newline == "\r\n":
+        assert after.count(b"\n") == after.count(b"\r\n")
+
+
+def test_a_mixed_file_keeps_each_untouched_line_as_it_was(sample_store: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    path = sample_store / "docs" / "decisions" / "rich.md"
+    crlf = RICH.replace("\n", "\r\n")
+    mixed = crlf.replace("Body text with <!-- an HTML comment --> and `code`.\r\n",
+                         "Body text with <!-- an HTML comment --> and `code`.\n")
+    path.write_bytes(mixed.encode("utf-8"))
+
+    run(cli, sample_store, "--append-section", "Notes", "--body", "A note.")
+
+    assert path.read_bytes() == (mixed + "\r\n## Notes\r\n\r\nA note.\r\n").encode("utf-8")

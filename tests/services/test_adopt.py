@@ -96,3 +96,20 @@ def test_a_folder_outside_docs_is_copied_in_and_left_untouched(cli, store: Path,
     assert adopted[17]["related"] == [{"depends-on": adopted[4]["id"]}, {"depends-on": adopted[9]["id"]}]
     assert adopted[17]["requires"] == "4, 9"
     assert cli("query", "--related-to", adopted[4]["id"], "--root", str(store)).json()["count"] == 1
+
+
+def test_a_crlf_file_with_a_bom_keeps_both(cli, store: Path) -> None:  # type: ignore[no-untyped-def]
+    folder = store / "docs" / "adr"
+    folder.mkdir()
+    body = "# Use CRLF\r\n\r\n## Context\r\n\r\nWritten on Windows, kept as written.\r\n"
+    path = folder / "0001-use-crlf.md"
+    path.write_bytes(("\ufeff" + body).encode("utf-8"))
+
+    result = cli("adopt", str(folder), "--owner", "@arch", "--root", str(store))
+
+    assert result.code == 0, result.err
+    after = path.read_bytes()
+    assert after.startswith("\ufeff---\r\n".encode())
+    assert after.endswith(body.encode("utf-8"))
+    assert after.count(b"\n") == after.count(b"\r\n")
+    assert after.count("\ufeff".encode()) == 1

@@ -24,6 +24,7 @@ from docir.index.db import (
     IndexReplaced,
     IndexUnavailable,
     IndexUnreadable,
+    copy_to_memory,
     damage_found,
     file_identity,
     is_damage,
@@ -87,13 +88,21 @@ class Session:
                 current = sync.rescan(self.catalog, current)
                 report = sync.apply(self.store.root, self.catalog, current)
                 self.catalog.check_current()  # a long apply landed in the file that is the index now
-            for path, reason in report.skipped:
-                self.warnings.append(f"{path} skipped: {reason}")
+        # A symlink the walk does not follow hides what it points at: said on every read, not only when
+        # first met (adr-7c2e94a0d5b1). The index remembers it among the skipped files.
+        links = _unfollowed(self.catalog)
+        for path, reason in [*(s for s in report.skipped if s not in links), *links]:
+            self.warnings.append(f"{path} skipped: {reason}")
         self.last_sync = report
         return report
 
     def close(self) -> None:
         self.catalog.conn.close()
+
+
+def _unfollowed(catalog: Catalog) -> list[tuple[str, str]]:
+    """The symlinks the walk did not follow, remembered with their LINK_* code as size (scan.py)."""
+    return [(s.path, s.reason) for s in catalog.docs.skipped_files().values() if s.size < 0]
 
 
 def open_session(root: Path | None, *, refresh: bool = True) -> Session:
@@ -173,7 +182,33 @@ def open_peer(home: Path) -> Session:
         conn = open_index_readonly(store.index_path)
     except IndexUnreadable as exc:
         raise PeerUnreadable(f"{exc}; run 'docir reindex' in {home}") from None
-    return Session(store, schema, Catalog(conn), dt.date.today(), read_only=True)
+    try:
+        return _checked_peer(Session(store, schema, Catalog(conn), dt.date.today(), read_only=True))
+    except BaseException:
+        conn.close()
+        raise
+
+
+def _checked_peer(peer: Session) -> Session:
+    """The peer's session, checked against its files with the stat walk a local read makes.
+
+    A peer's files can move on without its index (a submodule checked out at another commit, a
+    `git pull` there): its index would return documents whose files are gone or changed. Its index
+    is never written, so the answer comes from a private in-memory copy brought up to date from the
+    files, with one warning (adr-9a41c6e2f7d3).
+    """
+    store = peer.store
+    current = sync.scan(store.root, store.docs_dir, peer.catalog)
+    if current.plan.empty:
+        return peer
+    copy = Catalog(copy_to_memory(peer.catalog.conn))
+    peer.close()
+    report = sync.apply(store.root, copy, sync.rescan(copy, current))
+    caught_up = Session(store, peer.schema, copy, peer.today, read_only=True)
+    changed = report.added + report.updated + report.moved
+    caught_up.warnings.append(f"its index is behind its files ({changed} new or changed, {report.removed} gone); "
+                              "answering from the files (a docir command there brings its index up to date)")
+    return caught_up
 
 
 def run(root: Path | None, action: Callable[[Session], T], *, refresh: bool = True,

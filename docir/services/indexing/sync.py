@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from docir.documents.files import MAX_DOCUMENT_BYTES
-from docir.documents.scan import FileStat
+from docir.documents.scan import LINK_REASONS, FileStat
 from docir.errors import InputError
 from docir.index.catalog import Catalog
 from docir.index.docs_table import DocsTable
@@ -155,6 +155,9 @@ def apply(root: Path, catalog: Catalog, current: Scan) -> SyncReport:
     skipped: list[SkippedFile] = []
     for path in stat_plan.to_read:
         size, mtime_ns = disk[path]
+        if size < 0:  # a symlink the walk did not follow: remembered, and said on every read (Session.refresh)
+            skipped.append(SkippedFile(path, size, mtime_ns, LINK_REASONS.get(size, "symlink not followed")))
+            continue
         try:
             if size > MAX_DOCUMENT_BYTES:
                 raise InputError(f"{size // (1024 * 1024)} MB is over the "

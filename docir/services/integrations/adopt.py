@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypedDict
 
-from docir.documents import frontmatter
+from docir.documents import frontmatter, line_endings
 from docir.documents.files import atomic_write, decode
 from docir.documents.headings import find_headings, section_span
 from docir.documents.ids import new_id
@@ -205,13 +205,15 @@ def _fill(session: Session, spec: TypeSpec, src: _Source, item: Planned, owner: 
 def _render(src: _Source, item: Planned, spec: TypeSpec, owner: str | None) -> str:
     """The adopted file: foreign fields as they were, docir's fields added or mapped."""
     spec_fields = _new_fields(src, item, spec, owner)
+    # Written on LF text; the file keeps its CRLF lines and its BOM, in front (adr-3e8b51d07a4c).
+    original = line_endings.read(src.text)
     if not src.has_frontmatter:
         lines = [frontmatter.render_field(k, v) for k, v in spec_fields.items()]
-        return "---\n" + "\n".join(lines) + "\n---\n\n" + src.text
-    text = src.text
+        return line_endings.restore(original, "---\n" + "\n".join(lines) + "\n---\n\n" + original.lf_text)
+    text = original.lf_text
     for key, value in spec_fields.items():
         text = frontmatter.set_field(text, key, value)
-    return text
+    return line_endings.restore(original, text)
 
 
 def _new_fields(src: _Source, item: Planned, spec: TypeSpec, owner: str | None) -> dict[str, Any]:

@@ -22,7 +22,7 @@ from docir.documents.files import read_text
 from docir.documents.frontmatter import FrontmatterError
 from docir.documents.ids import ID_RE
 from docir.documents.model import Document, as_date
-from docir.documents.scan import scan_docs
+from docir.documents.scan import LINK_REASONS, Links, scan_docs
 from docir.errors import InputError
 from docir.index.records import Identity
 from docir.schema import CORE_REQUIRED, Schema, parsed_schema
@@ -135,13 +135,17 @@ def lint_store(store: Store, paths: list[str] | None = None,
     for problem in problems:
         out.add(SCHEMA_FILE, problem.line, problem.col, "DOC020", problem.message)
     if paths is None:
-        corpus = _load_corpus(store, sorted(scan_docs(store.root, store.docs_dir)), out)
+        disk = scan_docs(store.root, store.docs_dir)
+        for path, (size, _) in sorted(disk.items()):
+            if size < 0:  # a symlink the walk did not follow (scan.py, adr-7c2e94a0d5b1)
+                out.add(path, 1, 1, "DOC024", LINK_REASONS.get(size, "symlink not followed"))
+        corpus = _load_corpus(store, sorted(p for p, (size, _) in disk.items() if size >= 0), out)
         facts = None  # check() takes them from the corpus
     else:
         corpus = _load_corpus(store, [p for p in sorted(set(paths)) if _is_document(store, p)], out)
         facts = None if schema is None else _facts_from_index(store, schema, corpus)
     if schema is not None:
-        out.found.extend(check(schema, corpus, today, out.severities, facts))
+        out.found.extend(_outside_checkout_resolved(store, check(schema, corpus, today, out.severities, facts)))
     _check_applies_to(store, corpus, out)
     wanted = None if paths is None else set(paths)
     report = LintReport(files=len(corpus))
@@ -149,18 +153,44 @@ def lint_store(store: Store, paths: list[str] | None = None,
     return report, schema, corpus
 
 
+def _outside_checkout_resolved(store: Store, found: list[Finding]) -> list[Finding]:
+    """The findings without the DOC011 of links to documents a sparse checkout left off disk: they exist
+    in the repository (adr-5d0b7e31c9a6). Git is asked only when some link is broken."""
+    if not any(f.code == "DOC011" for f in found):
+        return found
+    from docir.services.indexing.checkout import outside_checkout
+
+    outside = outside_checkout(store.root, store.docs_dir.relative_to(store.root).as_posix())
+    if not outside:
+        return found
+    return [f for f in found if f.code != "DOC011" or _broken_target(f.message) not in outside]
+
+
+def _broken_target(message: str) -> str:
+    """The target id of a DOC011 message: '<kind>: <target> points at no document'."""
+    return message.partition(": ")[2].partition(" ")[0]
+
+
 def _is_document(store: Store, path: str) -> bool:
     """Whether the walk of docs/ would find this store-relative path: a regular `*.md` file below docs/,
-    through no dot-folder and no symlink (docir/documents/scan.py walks the same way)."""
+    through no dot-folder and only symlinks the walk follows (docir/documents/scan.py walks the same way)."""
     prefix = store.docs_dir.relative_to(store.root).as_posix() + "/"
     parts = path.split("/")
     if not path.startswith(prefix) or not path.endswith(".md") or any(p.startswith(".") for p in parts):
         return False
+    links: Links | None = None
+    chain: frozenset[str] = frozenset()
     current = store.root
     for part in parts:
-        current = current / part
+        folder, current = current, current / part
         if current.is_symlink():
-            return False
+            if current.parent == store.root or not str(current).startswith(str(store.docs_dir)):
+                return False
+            links = links or Links(store.root, store.docs_dir)
+            verdict, target = links.judge(str(current), str(folder), chain)
+            if verdict not in ("file", "dir"):
+                return False
+            chain |= {target}
     return current.is_file()
 
 

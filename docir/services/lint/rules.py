@@ -80,6 +80,13 @@ RULES: dict[str, Rule] = {
              "or only {placeholder} prompts. docir does not index such a section, so it never matches. Write it, "
              "or delete the heading. Stores whose template keeps empty sections on purpose turn the rule off in "
              "docs-schema.yaml:\n  lint:\n    severity: {DOC022: off}"),
+        Rule("DOC024", "unfollowed-symlink", "warning",
+             "A symlink under docs/ leaves the repository, loops, or points at nothing.",
+             "docir follows a symlink under docs/ that stays inside the repository (or the store root outside "
+             "git) and indexes what it reaches under the link's path. A link that leads outside, loops back on "
+             "itself or points at nothing is not followed, so whatever documents it was meant to bring in are "
+             "not indexed, linted or found; reads warn about it too. Copy the documents in, point the link "
+             "inside the repository, or read the other tree as a peer store (.docir/stores.yaml)."),
         Rule("DOC020", "invalid-schema", "error", "docs-schema.yaml is invalid.",
              "The finding names the line and what is wrong; fix the schema first, as every other check depends on it."),
         Rule("DOC030", "near-duplicate", "warning", "Two active documents are nearly the same (lint --deep).",

@@ -7,7 +7,7 @@ command's output.
 
 # No `from __future__ import annotations`: typing would compile each annotation of these classes as a
 # string when the class is made, on every cold command (adr-d5e80517405b).
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Annotated, NamedTuple
 
@@ -83,12 +83,14 @@ def _stores(request: ContextRequest | GetRequest | QueryRequest | SearchRequest)
 
 
 def get(session: Session, request: GetRequest, warn: Warn) -> GetResult:
-    return federation.with_peers(
+    result = federation.with_peers(
         session,
         _stores(request),
         warn,
         lambda peers: federation.get(session, peers, list(request.ids), request.section),
     )
+    result.outside = _outside_checkout(session, result.documents, result.missing)
+    return result
 
 
 def query(session: Session, request: QueryRequest, warn: Warn) -> QueryResult:
@@ -146,6 +148,7 @@ def context(session: Session, request: ContextRequest, warn: Warn) -> ContextRes
         # No task: what governs the files, no ranking (and no model) at all.
         found = governing.governing(session, paths, request.include_inactive)[: request.limit]
         listed = ContextResult(governing.entries(session, found, request.explain), "off: no task to rank", [Need("")])
+        _outside_checkout(session, listed.results, [])
         return budget.apply(listed, request.budget, request.full_links)
     from docir.services.vectors.query_source import query_source  # the model: only the ranking command pays
 
@@ -172,4 +175,29 @@ def context(session: Session, request: ContextRequest, warn: Warn) -> ContextRes
     if paths:
         found = governing.governing(session, paths, request.include_inactive)
         ranked.results = governing.lead(session, ranked.results, found, request.limit, request.explain)
+    _outside_checkout(session, ranked.results, [])
     return budget.apply(ranked, request.budget, request.full_links)
+
+
+def _outside_checkout(session: Session, rows: Iterable[Mapping[str, object]], missing: list[str]) -> dict[str, str]:
+    """Say, one warning each, which links of the local `rows` point at a document a sparse checkout left
+    off disk; return those of the `missing` ids, with their paths (adr-5d0b7e31c9a6). Git is asked only
+    when a link or an id is otherwise unresolved."""
+    links: list[tuple[str, str, str]] = []
+    for row in rows:
+        related = row.get("related")
+        if row.get("store", federation.LOCAL) == federation.LOCAL and isinstance(related, list):
+            links.extend((str(row["id"]), str(link["kind"]), str(link["id"])) for link in related)
+    known = session.catalog.docs.listings_by_ids({target for *_, target in links}) if links else {}
+    unresolved = [link for link in links if link[2] not in known]
+    if not unresolved and not missing:
+        return {}
+    from docir.services.indexing.checkout import outside_checkout
+
+    store = session.store
+    outside = outside_checkout(store.root, store.docs_dir.relative_to(store.root).as_posix())
+    for source, kind, target in unresolved:
+        if target in outside:
+            session.warnings.append(f"{source} {kind} {target}, which is outside this sparse checkout "
+                                    f"({outside[target]}); 'git sparse-checkout add' its folder to read it")
+    return {doc_id: outside[doc_id] for doc_id in missing if doc_id in outside}

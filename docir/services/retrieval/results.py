@@ -205,12 +205,13 @@ class ContextJSON(TypedDict):
 class GetResult:
     """Filled in as the ids are read, here and in peers."""
 
-    __slots__ = ("documents", "missing", "no_section")
+    __slots__ = ("documents", "missing", "no_section", "outside")
 
     def __init__(self) -> None:
         self.documents: list[Fetched] = []
         self.missing: list[str] = []  # ids with no document
         self.no_section: list[str] = []  # ids whose document lacks the section
+        self.outside: dict[str, str] = {}  # missing ids git has outside a sparse checkout -> their paths
 
     def to_json(self) -> GetJSON:
         return {"documents": self.documents, "missing": self.missing}

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, TypedDict
 
-from docir.documents import frontmatter, globs, sections
+from docir.documents import frontmatter, globs, line_endings, sections
 from docir.documents.files import atomic_write, read_text
 from docir.documents.ids import check_ids, new_id
 from docir.documents.model import EMBEDDED_FIELDS
@@ -157,9 +157,11 @@ def update(session: Session, doc_id: str, changes: Changes) -> UpdateResult:
         spec = session.schema.type_spec(row.type)
         file = session.store.root / row.path
         text, _sha = read_text(file)
-        new_text, changed = _apply(session, spec, text, changes)
-        if new_text != text:
-            atomic_write(file, new_text)
+        # Edits run on LF text; the file keeps its CRLF lines and BOM (adr-3e8b51d07a4c).
+        original = line_endings.read(text)
+        edited, changed = _apply(session, spec, original.lf_text, changes)
+        if edited != original.lf_text:
+            atomic_write(file, line_endings.restore(original, edited))
             sync.index_file(session.store.root, session.catalog, row.path)
     scheduled = bool(set(EMBEDDED_FIELDS).intersection(changed))
     return {"id": doc_id, "path": row.path, "changed": changed, "embedding": "scheduled" if scheduled else "unchanged"}
@@ -178,7 +180,13 @@ def archive(session: Session, doc_id: str) -> ArchiveResult:
         if target.exists():
             raise InputError(f"cannot archive {doc_id}: {new_rel} already exists; move or rename it first")
         target.parent.mkdir(parents=True, exist_ok=True)
-        os.replace(source, target)
+        if source.is_symlink():
+            # Moved as a link to the same file (adr-7c2e94a0d5b1): a relative link moved as it is would
+            # point somewhere else from its new folder.
+            os.symlink(os.path.relpath(os.path.realpath(source), target.parent), target)
+            os.unlink(source)
+        else:
+            os.replace(source, target)
         st = target.stat()
         with session.catalog.transaction():
             session.catalog.docs.move(row.path, FileState(new_rel, st.st_size, st.st_mtime_ns, row.sha256),
