@@ -77,12 +77,15 @@ def query(doc_type: Sequence[str] | None = None, status: Sequence[str] | None = 
 
 
 def lint(files: Sequence[Path] | None = None, deep: bool = False, output: Format = Format.text,
-         exit_zero: bool = False, require_model: bool = False, root: Path | None = None) -> int:
+         exit_zero: bool = False, require_model: bool = False, root: Path | None = None,
+         staged: bool = False) -> int:
     from docir.services.indexing.session import Session
     from docir.services.lint import checks
     from docir.store import open_store
 
     store = open_store(root)
+    if staged:
+        return _lint_staged(store.root, files, deep, output, exit_zero)
     paths = None if files is None else [_store_relative(store.root, f) for f in files]
     report, schema, corpus = checks.lint_store(store, paths)
     if deep and schema is not None:
@@ -98,6 +101,20 @@ def lint(files: Sequence[Path] | None = None, deep: bool = False, output: Format
                 return EXIT_USAGE
     checks.apply_suppressions(report, corpus, paths)
     print_findings(report, store.root, output)
+    return EXIT_FINDINGS if report.errors and not exit_zero else EXIT_OK
+
+
+def _lint_staged(root: Path, files: Sequence[Path] | None, deep: bool, output: Format, exit_zero: bool) -> int:
+    from docir.errors import UsageError
+    from docir.services.integrations import githooks
+    from docir.services.lint import checks, staged
+    from docir.store import Store
+
+    if files or deep:
+        raise UsageError("--staged checks every staged document of the store; give it no paths and no --deep")
+    repo = githooks.repo_root(root, required=True)
+    report = staged.lint_staged(Store(root), repo) or checks.LintReport()
+    print_findings(report, root, output)
     return EXIT_FINDINGS if report.errors and not exit_zero else EXIT_OK
 
 

@@ -17,7 +17,7 @@ from docir.errors import EXIT_OK
 from docir.services.indexing import reindex, session
 from docir.services.indexing.session import Session
 from docir.services.integrations import githooks
-from docir.services.lint import checks
+from docir.services.lint import staged
 from docir.services.vectors import query_source
 from docir.store import Store, find_root
 from docir.worker import paths
@@ -78,15 +78,9 @@ def _refresh(s: Session) -> dict[str, int]:
 
 
 def _lint_staged(repo: Path, root: Path) -> int:
-    staged = []
-    for path in githooks.staged_paths(repo):
-        relative = os.path.relpath(repo / path, root)
-        if relative == "docs-schema.yaml" or (relative.startswith("docs/") and relative.endswith(".md")):
-            staged.append(relative)
-    if not staged:
+    report = staged.lint_staged(Store(root), repo)
+    if report is None:
         return EXIT_OK
-    report, _schema, corpus = checks.lint_store(Store(root), staged)
-    checks.apply_suppressions(report, corpus, staged)
     print_findings(report, root, Format.text)
     if report.errors:
         sys.stdout.write("docir: fix the errors above, or commit with DOCIR=0 to skip this check\n")

@@ -208,3 +208,84 @@ def test_init_with_hooks_installs_them(cli, tmp_path: Path) -> None:  # type: ig
     assert all(githooks.is_ours(root / ".git" / "hooks" / name) for name in githooks.HOOKS)
     outside = tmp_path / "not-a-repo"
     assert cli("init", "--root", str(outside), "--hooks").code == 2  # one line: run 'git init' first
+
+
+# --- the commit hook lints what the commit holds, not the files on disk (adr-b6dd1c2330ab) ---------------
+
+def commit(repo: Path, message: str) -> subprocess.CompletedProcess[str]:
+    return git(repo, "commit", "-qm", message, check=False)
+
+
+def test_a_broken_status_staged_then_fixed_only_on_disk_is_still_blocked(repo: Path) -> None:
+    install(repo)
+    bad = repo / "docs/decisions/bad.md"
+    bad.write_text(GOOD.format(id="adr-00000000dead", title="Bad").replace("status: accepted", "status: nonsense"))
+    git(repo, "add", "docs/decisions/bad.md")
+    bad.write_text(GOOD.format(id="adr-00000000dead", title="Bad"))  # fixed, but not staged (git add -p)
+    done = commit(repo, "bad")
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "docs/decisions/bad.md:6:1: DOC008 status 'nonsense' is not allowed" in done.stdout + done.stderr
+    assert git(repo, "rev-list", "--count", "HEAD").stdout.strip() == "1"
+
+
+def test_a_valid_staged_document_commits_beside_broken_work_on_disk(repo: Path) -> None:
+    install(repo)
+    doc = repo / "docs/decisions/wip.md"
+    doc.write_text(GOOD.format(id="adr-0000000000a9", title="Work in progress"))
+    git(repo, "add", "docs/decisions/wip.md")
+    doc.write_text("---\nid: adr-0000000000a9\nstatus: [unclosed\n---\n")  # half-written, not staged
+    done = commit(repo, "good")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "status: accepted" in git(repo, "show", "HEAD:docs/decisions/wip.md").stdout
+
+
+def test_deleting_a_linked_document_reports_the_link_not_the_deleted_file(repo: Path) -> None:
+    install(repo)
+    git(repo, "rm", "-q", "docs/architecture/billing-pipeline.md")
+    done = commit(repo, "drop billing")
+    output = done.stdout + done.stderr
+    assert done.returncode == 1, output
+    assert ("docs/issues/slow-invoice-export.md:9:1: DOC011 relates-to: arch-0000000000b2 points at no document"
+            in output)
+    assert "billing-pipeline.md" not in output
+    # Kept on disk but deleted from the commit (git rm --cached): the link still breaks in HEAD.
+    git(repo, "reset", "-q", "HEAD", "--", "docs/architecture/billing-pipeline.md")
+    git(repo, "checkout", "-q", "--", "docs/architecture/billing-pipeline.md")
+    git(repo, "rm", "-q", "--cached", "docs/architecture/billing-pipeline.md")
+    again = commit(repo, "untrack billing")
+    assert again.returncode == 1, again.stdout + again.stderr
+    assert "slow-invoice-export.md:9:1: DOC011" in again.stdout + again.stderr
+
+
+def test_the_staged_schema_is_the_one_documents_are_checked_against(repo: Path) -> None:
+    install(repo)
+    schema = repo / "docs-schema.yaml"
+    original = schema.read_text()
+    assert "statuses: [proposed, accepted" in original
+    schema.write_text(original.replace("statuses: [proposed, accepted", "statuses: [piloting, proposed, accepted", 1))
+    doc = repo / "docs/decisions/pilot.md"
+    doc.write_text(GOOD.format(id="adr-0000000000b9", title="Pilot").replace("status: accepted", "status: piloting"))
+    git(repo, "add", "docs/decisions/pilot.md")  # the schema edit that allows 'piloting' stays unstaged
+    done = commit(repo, "pilot")
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "docs/decisions/pilot.md:6:1: DOC008 status 'piloting'" in done.stdout + done.stderr
+    git(repo, "add", "docs-schema.yaml")
+    assert commit(repo, "pilot with its status").returncode == 0
+
+
+def test_lint_staged_by_hand_reads_git_s_index(repo: Path) -> None:
+    bad = repo / "docs/decisions/bad.md"
+    bad.write_text(GOOD.format(id="adr-00000000dead", title="Bad").replace("status: accepted", "status: nonsense"))
+    git(repo, "add", "docs/decisions/bad.md")
+    bad.write_text(GOOD.format(id="adr-00000000dead", title="Bad"))
+    staged = subprocess.run([sys.executable, "-m", "docir", "lint", "--staged"], cwd=repo / "docs",
+                            capture_output=True, text=True)
+    assert staged.returncode == 1, staged.stdout + staged.stderr
+    assert staged.stdout.splitlines()[0] == "decisions/bad.md:6:1: DOC008 status 'nonsense' is not allowed " \
+        "for decision; use one of: proposed, accepted, rejected, deprecated, superseded"
+    on_disk = subprocess.run([sys.executable, "-m", "docir", "lint", "docs/decisions/bad.md"], cwd=repo,
+                             capture_output=True, text=True)
+    assert on_disk.returncode == 0, on_disk.stdout
+    wrong = subprocess.run([sys.executable, "-m", "docir", "lint", "--staged", "docs/decisions/bad.md"], cwd=repo,
+                           capture_output=True, text=True)
+    assert wrong.returncode == 2 and len(wrong.stderr.strip().splitlines()) == 1, wrong.stderr

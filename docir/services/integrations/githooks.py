@@ -164,10 +164,16 @@ def staged_paths(repo: Path) -> list[str]:
     return [p for p in out.decode("utf-8", "replace").split("\0") if p]
 
 
-def repo_root(start: Path) -> Path:
+def repo_root(start: Path, required: bool = False) -> Path:
+    """The top level of the git repository holding `start`; `start` itself outside any, unless
+    `required` (then UsageError)."""
     out = subprocess.run(["git", "rev-parse", "--show-toplevel"], cwd=start, capture_output=True, text=True,
                          check=False)
-    return Path(out.stdout.strip()) if out.returncode == 0 and out.stdout.strip() else start
+    if out.returncode == 0 and out.stdout.strip():
+        return Path(out.stdout.strip())
+    if required:
+        raise UsageError(f"{start} is not inside a git repository; --staged reads git's index")
+    return start
 
 
 def event_from_pre_commit(env: dict[str, str]) -> str:
