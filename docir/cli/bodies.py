@@ -83,9 +83,9 @@ def lint(files: Sequence[Path] | None = None, deep: bool = False, output: Format
     from docir.services.lint import checks
     from docir.store import open_store
 
-    store = open_store(root)
     if staged:
-        return _lint_staged(store.root, files, deep, output, exit_zero)
+        return _lint_staged(root, files, deep, output, exit_zero)
+    store = open_store(root)
     paths = None if files is None else [_store_relative(store.root, f) for f in files]
     report, schema, corpus = checks.lint_store(store, paths)
     if deep and schema is not None:
@@ -104,18 +104,33 @@ def lint(files: Sequence[Path] | None = None, deep: bool = False, output: Format
     return EXIT_FINDINGS if report.errors and not exit_zero else EXIT_OK
 
 
-def _lint_staged(root: Path, files: Sequence[Path] | None, deep: bool, output: Format, exit_zero: bool) -> int:
+def _lint_staged(root: Path | None, files: Sequence[Path] | None, deep: bool, output: Format,
+                 exit_zero: bool) -> int:
+    """--staged: the store at --root, else every store of the repository the commit touches; with
+    PATHS, the staged text of those files (the pre-commit framework passes them, --all-files too)."""
     from docir.errors import UsageError
     from docir.services.integrations import githooks
     from docir.services.lint import checks, staged
-    from docir.store import Store
+    from docir.store import Store, open_store
 
-    if files or deep:
-        raise UsageError("--staged checks every staged document of the store; give it no paths and no --deep")
-    repo = githooks.repo_root(root, required=True)
-    report = staged.lint_staged(Store(root), repo) or checks.LintReport()
-    print_findings(report, root, output)
-    return EXIT_FINDINGS if report.errors and not exit_zero else EXIT_OK
+    if deep:
+        raise UsageError("--staged reads no embeddings; run 'docir lint --deep' without it")
+    if root is not None:
+        roots = [open_store(root).root]
+        repo = githooks.repo_root(roots[0], required=True)
+    else:
+        repo = githooks.repo_root(Path.cwd(), required=True)
+        roots = githooks.store_roots(repo) or [open_store(None).root]
+    named = None if files is None else [_top_level(repo, f) for f in files]
+    reports = staged.lint_stores([Store(r) for r in roots], repo, named) or [(roots[0], checks.LintReport())]
+    for store_root, report in reports:
+        print_findings(report, store_root, output)
+    failed = any(report.errors for _, report in reports)
+    return EXIT_FINDINGS if failed and not exit_zero else EXIT_OK
+
+
+def _top_level(repo: Path, path: Path) -> str:
+    return Path(os.path.relpath((Path.cwd() / path).resolve(), repo.resolve())).as_posix()
 
 
 def _store_relative(root: Path, path: Path) -> str:

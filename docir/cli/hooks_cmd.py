@@ -19,7 +19,7 @@ from docir.services.indexing.session import Session
 from docir.services.integrations import githooks
 from docir.services.lint import staged
 from docir.services.vectors import query_source
-from docir.store import Store, find_root
+from docir.store import Store
 from docir.worker import paths
 
 app = typer.Typer(help="Plain git hooks: lint staged documents before a commit, "
@@ -50,14 +50,20 @@ def run(event: Annotated[str, typer.Argument(help="The git hook being run.")],
         args: Annotated[Optional[list[str]], typer.Argument(help="The hook's own arguments.")] = None) -> int:
     """What an installed hook runs. Refresh events always exit 0."""
     repo = githooks.repo_root(Path.cwd())
-    root = find_root(repo)
-    if root is None:
+    roots = githooks.store_roots(repo)
+    if not roots:
         return EXIT_OK  # this repository holds no docir store
     if event == "pre-commit":
-        return _lint_staged(repo, root)
+        return _lint_staged(repo, roots)
     if event == "auto":
         event = githooks.event_from_pre_commit(dict(os.environ))
     reason = githooks.refresh_skip_reason(event, args or [], dict(os.environ), repo)
+    for root in roots:
+        _refresh_store(root, event, reason)
+    return EXIT_OK
+
+
+def _refresh_store(root: Path, event: str, reason: str | None) -> None:
     try:
         if reason is None:
             counts = session.run(root, _refresh, refresh=False, warn=render.warn)
@@ -65,8 +71,7 @@ def run(event: Annotated[str, typer.Argument(help="The git hook being run.")],
         else:
             _log(root, f"{event}: skipped ({reason})")
     except Exception as exc:  # a refresh must never fail the git command that ran it
-        render.warn(f"index refresh after {event} failed ({exc}); run 'docir reindex'")
-    return EXIT_OK
+        render.warn(f"index refresh of {root} after {event} failed ({exc}); run 'docir reindex' there")
 
 
 def _refresh(s: Session) -> dict[str, int]:
@@ -77,12 +82,11 @@ def _refresh(s: Session) -> dict[str, int]:
     return {k: int(v) for k, v in result.items() if isinstance(v, int)}
 
 
-def _lint_staged(repo: Path, root: Path) -> int:
-    report = staged.lint_staged(Store(root), repo)
-    if report is None:
-        return EXIT_OK
-    print_findings(report, root, Format.text)
-    if report.errors:
+def _lint_staged(repo: Path, roots: list[Path]) -> int:
+    reports = staged.lint_stores([Store(root) for root in roots], repo)
+    for root, report in reports:
+        print_findings(report, root, Format.text)
+    if any(report.errors for _, report in reports):
         sys.stdout.write("docir: fix the errors above, or commit with DOCIR=0 to skip this check\n")
         return 1
     return EXIT_OK

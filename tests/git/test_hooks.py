@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import shutil
 import subprocess
@@ -286,6 +287,87 @@ def test_lint_staged_by_hand_reads_git_s_index(repo: Path) -> None:
     on_disk = subprocess.run([sys.executable, "-m", "docir", "lint", "docs/decisions/bad.md"], cwd=repo,
                              capture_output=True, text=True)
     assert on_disk.returncode == 0, on_disk.stdout
-    wrong = subprocess.run([sys.executable, "-m", "docir", "lint", "--staged", "docs/decisions/bad.md"], cwd=repo,
+    named = subprocess.run([sys.executable, "-m", "docir", "lint", "--staged", "docs/decisions/bad.md"], cwd=repo,
+                           capture_output=True, text=True)  # as the pre-commit framework passes files
+    assert named.returncode == 1 and "docs/decisions/bad.md:6:1: DOC008" in named.stdout, named.stdout
+    wrong = subprocess.run([sys.executable, "-m", "docir", "lint", "--staged", "--deep"], cwd=repo,
                            capture_output=True, text=True)
     assert wrong.returncode == 2 and len(wrong.stderr.strip().splitlines()) == 1, wrong.stderr
+
+
+# --- every store of a monorepo is served by the one set of hooks (adr-a9d6f450a4d1) ----------------------
+
+@pytest.fixture
+def monorepo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A repository with no store at its top and two below it, each set up with `docir init --hooks`."""
+    for key, value in {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com",
+                       "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com"}.items():
+        monkeypatch.setenv(key, value)
+    top = tmp_path / "mono"
+    top.mkdir()
+    git(top, "init", "-q", "-b", "main")
+    (top / "README.md").write_text("mono\n")
+    actions = []
+    for name in ("api", "web"):
+        store = top / "services" / name
+        shutil.copytree(FIXTURES / "stores" / "sample", store)
+        done = subprocess.run([sys.executable, "-m", "docir", "init", "--hooks", "--json"], cwd=store,
+                              capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr
+        assert json.loads(done.stdout)["root"] == str(store)
+        actions.append({h["name"]: h["action"] for h in json.loads(done.stdout)["hooks"]})
+    assert actions[0]["pre-commit"] == "installed"
+    assert actions[1]["pre-commit"] == "updated"  # the same repository hooks, reused
+    assert githooks.is_ours(top / ".git" / "hooks" / "pre-commit")
+    git(top, "add", "-A")
+    git(top, "commit", "-qm", "start", "--no-verify")
+    monkeypatch.chdir(top)
+    return top
+
+
+def test_a_bad_document_in_a_store_below_the_top_level_blocks_the_commit(monorepo: Path) -> None:
+    bad = monorepo / "services/api/docs/decisions/bad.md"
+    bad.write_text(GOOD.format(id="adr-00000000dead", title="Bad").replace("status: accepted", "status: done"))
+    (monorepo / "services/web/docs/decisions/fine.md").write_text(GOOD.format(id="adr-00000000f1e0", title="Fine"))
+    git(monorepo, "add", "-A")
+    done = git(monorepo, "commit", "-qm", "bad", check=False)
+    output = done.stdout + done.stderr
+    assert done.returncode == 1, output
+    assert "services/api/docs/decisions/bad.md:6:1: DOC008 status 'done' is not allowed" in output
+    assert "fine.md" not in output
+    bad.write_text(GOOD.format(id="adr-00000000dead", title="Good now"))
+    git(monorepo, "add", "-A")
+    assert git(monorepo, "commit", "-qm", "good", check=False).returncode == 0
+
+
+def test_checkouts_refresh_every_store_of_the_repository(monorepo: Path) -> None:
+    git(monorepo, "checkout", "-qb", "feature")
+    for name in ("api", "web"):
+        (monorepo / f"services/{name}/docs/decisions/new.md").write_text(
+            GOOD.format(id="adr-00000000beef", title=f"New in {name}"))
+    git(monorepo, "add", "-A")
+    git(monorepo, "commit", "-qm", "feature work", "--no-verify")
+    git(monorepo, "checkout", "-q", "main")
+    for name in ("api", "web"):
+        store = monorepo / "services" / name
+        assert index_matches_files(store), name
+        assert len(refreshes(store)) == 1, name
+    git(monorepo, "checkout", "-q", "feature")
+    assert all(index_matches_files(monorepo / "services" / name) for name in ("api", "web"))
+
+
+def test_a_commit_of_no_store_s_files_starts_no_python(monorepo: Path, tmp_path: Path) -> None:
+    # Every Python start imports sitecustomize from PYTHONPATH: its log counts the starts.
+    probe = tmp_path / "probe"
+    probe.mkdir()
+    starts = tmp_path / "python-starts.log"
+    (probe / "sitecustomize.py").write_text(f"open({str(starts)!r}, 'a').write('start\\n')\n")
+    env = {"PYTHONPATH": str(probe)}
+    (monorepo / "README.md").write_text("mono, changed\n")
+    git(monorepo, "add", "README.md")
+    assert git(monorepo, "commit", "-qm", "readme", env=env).returncode == 0
+    assert not starts.exists()
+    (monorepo / "services/web/docs/decisions/fine.md").write_text(GOOD.format(id="adr-00000000f1e0", title="Fine"))
+    git(monorepo, "add", "-A")
+    assert git(monorepo, "commit", "-qm", "doc", env=env).returncode == 0
+    assert starts.read_text().count("start") >= 1  # the probe does see the lint of a document

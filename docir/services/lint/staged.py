@@ -110,8 +110,11 @@ def top_level_prefix(repo: Path, root: Path) -> str | None:
     return None if relative.startswith("..") else Path(relative).as_posix() + "/"
 
 
-def staged_store(store: Store, repo: Path, changes: list[Change], reader: BlobReader) -> Staged | None:
-    """The store's part of the commit, or None when the commit touches none of its files."""
+def staged_store(store: Store, repo: Path, changes: list[Change], reader: BlobReader,
+                 named: list[str] | None = None) -> Staged | None:
+    """The store's part of the commit, or None when the commit touches none of its files. `named`
+    (top-level paths, as the pre-commit framework passes them, `--all-files` too): check the staged
+    text of these documents rather than of the ones the commit changes; deletions still count."""
     prefix = top_level_prefix(repo, store.root)
     if prefix is None:
         return None
@@ -120,17 +123,25 @@ def staged_store(store: Store, repo: Path, changes: list[Change], reader: BlobRe
     texts: dict[str, bytes] = {}
     deleted: dict[str, bytes] = {}
     touched = False
+    for path in named or ():
+        if path == schema_path or (path.startswith(docs) and path.endswith(".md")):
+            touched = True
+            data = reader.read(f":{path}") if path != schema_path else None
+            if data is not None:
+                texts[path[len(prefix):]] = data
     for change in changes:
         if change.path == schema_path:
             touched = True
             continue
         if not (change.path.startswith(docs) and change.path.endswith(".md")):
             continue
-        touched = True
         relative = change.path[len(prefix):]
         if change.new_blob != ABSENT and change.new_mode in FILE_MODES:
-            texts[relative] = reader.read(change.new_blob) or b""
+            if named is None:
+                texts[relative] = reader.read(change.new_blob) or b""
+                touched = True
         elif change.old_blob != ABSENT:
+            touched = True
             old = reader.read(change.old_blob)
             if old is not None:
                 deleted[relative] = old
@@ -151,12 +162,13 @@ def staged_store(store: Store, repo: Path, changes: list[Change], reader: BlobRe
     return Staged(texts, read(SCHEMA_FILE), deleted, read, tracked)
 
 
-def lint_commit(store: Store, repo: Path, changes: list[Change], reader: BlobReader) -> LintReport | None:
+def lint_commit(store: Store, repo: Path, changes: list[Change], reader: BlobReader,
+                named: list[str] | None = None) -> LintReport | None:
     """The lint of what the commit would hold in this store (suppressions applied), or None when the
     commit touches none of the store's documents and not its schema."""
     from docir.services.lint import checks
 
-    part = staged_store(store, repo, changes, reader)
+    part = staged_store(store, repo, changes, reader, named)
     if part is None:
         return None
     report, _schema, corpus = checks.lint_store(store, staged=part)
@@ -164,10 +176,13 @@ def lint_commit(store: Store, repo: Path, changes: list[Change], reader: BlobRea
     return report
 
 
-def lint_staged(store: Store, repo: Path) -> LintReport | None:
-    """lint_commit for the changes staged in `repo` now."""
+def lint_stores(stores: list[Store], repo: Path, named: list[str] | None = None) -> list[tuple[Path, LintReport]]:
+    """lint_commit of each store for the changes staged in `repo` now: one `git diff`, one
+    `git cat-file` for them all; the stores the commit does not touch are left out."""
     reader = BlobReader(repo)
     try:
-        return lint_commit(store, repo, staged_changes(repo), reader)
+        changes = staged_changes(repo)
+        found = [(store.root, lint_commit(store, repo, changes, reader, named)) for store in stores]
     finally:
         reader.close()
+    return [(root, report) for root, report in found if report is not None]
