@@ -79,6 +79,7 @@ class Session:
         if self.read_only:
             raise RuntimeError("a peer store is never refreshed: its index is read-only")
         current = sync.scan(self.store.root, self.store.docs_dir, self.catalog)
+        conflicted = current.plan.conflicted
         if current.plan.empty:
             report = sync.SyncReport(unchanged=current.files)
         else:
@@ -89,6 +90,8 @@ class Session:
                 self.catalog.check_current()  # a long apply landed in the file that is the index now
             for path, reason in report.skipped:
                 self.warnings.append(f"{path} skipped: {reason}")
+        newly = {path for path, _ in report.skipped}
+        self.warnings.extend(f"{path} skipped: {reason}" for path, reason in conflicted if path not in newly)
         self.last_sync = report
         return report
 

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple, TypedDict
 
 from docir.documents import frontmatter, globs
+from docir.documents.conflicts import conflict_markers, ours
 from docir.documents.files import MAX_DOCUMENT_BYTES, decode, read_text
 from docir.documents.frontmatter import FrontmatterError
 from docir.documents.ids import ID_RE
@@ -94,6 +95,7 @@ class Parsed(NamedTuple):
     doc: Document | None
     lines: dict[str, int]  # top-level key -> file line
     body_line: int = 1  # the file line the body starts on
+    conflicted: bool = False  # `doc` is the first side of a merge conflict: known to the others, not checked
 
 
 class Suppression:
@@ -340,6 +342,13 @@ def _load_corpus(store: Store, paths: list[str], out: _Collector,
         except OSError as exc:
             out.add(path, 1, 1, "DOC016", exc.strerror or str(exc))
             continue
+        markers = conflict_markers(text)
+        if markers:
+            for line, marker in markers:
+                out.add(path, line, 1, "DOC023", f"unresolved merge conflict marker '{marker}'; keep one side "
+                                                 "and delete the marker lines")
+            corpus[path] = Parsed(path, text, _first_side(path, text), {}, conflicted=True)
+            continue
         try:
             meta, parts = frontmatter.parse(text)
         except FrontmatterError as exc:
@@ -352,6 +361,14 @@ def _load_corpus(store: Store, paths: list[str], out: _Collector,
     return corpus
 
 
+def _first_side(path: str, text: str) -> Document | None:
+    try:
+        meta, parts = frontmatter.parse(ours(text))
+    except FrontmatterError:
+        return None
+    return Document(path, meta, parts.body)
+
+
 def check(schema: Schema, corpus: Mapping[str, Parsed], today: dt.date,
           severities: Mapping[str, str] | None = None, facts: Facts | None = None) -> list[Finding]:
     """The document checks over a parsed corpus (documents only: a reference chunk is not a Parsed); what
@@ -359,7 +376,7 @@ def check(schema: Schema, corpus: Mapping[str, Parsed], today: dt.date,
     out = _Collector(dict(severities or {}))
     facts = facts or facts_of(schema, _identities(corpus))
     for parsed in corpus.values():
-        if parsed.doc is not None:
+        if parsed.doc is not None and not parsed.conflicted:
             _check_one(schema, parsed, facts.by_id, corpus, facts.successors, out, today)
     return out.found
 
@@ -457,7 +474,7 @@ def _check_applies_to(store: Store, corpus: Mapping[str, Parsed], out: _Collecto
     files: list[str] | None = None  # listed once, and only when some document has applies_to
     for parsed in corpus.values():
         doc = parsed.doc
-        if doc is None or globs.FIELD not in doc.meta or is_archived_path(parsed.path):
+        if doc is None or parsed.conflicted or globs.FIELD not in doc.meta or is_archived_path(parsed.path):
             continue
         line = parsed.lines.get(globs.FIELD, 1)
         written = globs.as_globs(doc.meta[globs.FIELD])

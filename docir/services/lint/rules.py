@@ -80,6 +80,11 @@ RULES: dict[str, Rule] = {
              "or only {placeholder} prompts. docir does not index such a section, so it never matches. Write it, "
              "or delete the heading. Stores whose template keeps empty sections on purpose turn the rule off in "
              "docs-schema.yaml:\n  lint:\n    severity: {DOC022: off}"),
+        Rule("DOC023", "conflict-markers", "error", "The file holds unresolved merge conflict markers.",
+             "git could not merge this file and wrote both sides into it between '<<<<<<<', '=======' and "
+             "'>>>>>>>' lines. The finding points at each marker. Keep the text that is right, delete the "
+             "marker lines, then 'git add' the file. Until then reads skip the document with a warning that "
+             "it is in conflict."),
         Rule("DOC020", "invalid-schema", "error", "docs-schema.yaml is invalid.",
              "The finding names the line and what is wrong; fix the schema first, as every other check depends on it."),
         Rule("DOC030", "near-duplicate", "warning", "Two active documents are nearly the same (lint --deep).",
