@@ -371,3 +371,16 @@ def test_a_commit_of_no_store_s_files_starts_no_python(monorepo: Path, tmp_path:
     git(monorepo, "add", "-A")
     assert git(monorepo, "commit", "-qm", "doc", env=env).returncode == 0
     assert starts.read_text().count("start") >= 1  # the probe does see the lint of a document
+
+
+def test_a_tab_indenting_frontmatter_is_named_as_a_tab_at_its_line(repo: Path) -> None:
+    install(repo)
+    text = GOOD.format(id="adr-0000000007ab", title="Tabbed").replace(
+        "status: accepted\n", "status: accepted\nrelated:\n\t- relates-to: adr-0000000000a0\n")
+    (repo / "docs/decisions/tabbed.md").write_text(text)
+    git(repo, "add", "-A")
+    done = git(repo, "commit", "-qm", "tabbed", check=False)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert ("docs/decisions/tabbed.md:8:1: DOC001 invalid YAML: a tab indents this line; YAML does not allow "
+            "tabs for indentation, indent with spaces (in frontmatter)") in done.stdout + done.stderr
+    assert "cannot start any token" not in done.stdout + done.stderr
