@@ -110,7 +110,7 @@ def _lint_staged(root: Path | None, files: Sequence[Path] | None, deep: bool, ou
     PATHS, the staged text of those files (the pre-commit framework passes them, --all-files too)."""
     from docir.errors import UsageError
     from docir.services.integrations import githooks
-    from docir.services.lint import checks, staged
+    from docir.services.lint import staged
     from docir.store import Store, open_store
 
     if deep:
@@ -122,11 +122,9 @@ def _lint_staged(root: Path | None, files: Sequence[Path] | None, deep: bool, ou
         repo = githooks.repo_root(Path.cwd(), required=True)
         roots = githooks.store_roots(repo) or [open_store(None).root]
     named = None if files is None else [_top_level(repo, f) for f in files]
-    reports = staged.lint_stores([Store(r) for r in roots], repo, named) or [(roots[0], checks.LintReport())]
-    for store_root, report in reports:
-        print_findings(report, store_root, output)
-    failed = any(report.errors for _, report in reports)
-    return EXIT_FINDINGS if failed and not exit_zero else EXIT_OK
+    report = staged.merged(staged.lint_stores([Store(r) for r in roots], repo, named), Path.cwd())
+    print_findings(report, Path.cwd(), output)
+    return EXIT_FINDINGS if report.errors and not exit_zero else EXIT_OK
 
 
 def _top_level(repo: Path, path: Path) -> str:

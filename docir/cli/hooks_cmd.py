@@ -84,9 +84,11 @@ def _refresh(s: Session) -> dict[str, int]:
 
 def _lint_staged(repo: Path, roots: list[Path]) -> int:
     reports = staged.lint_stores([Store(root) for root in roots], repo)
-    for root, report in reports:
-        print_findings(report, root, Format.text)
-    if any(report.errors for _, report in reports):
+    if not reports:
+        return EXIT_OK
+    report = staged.merged(reports, Path.cwd())
+    print_findings(report, Path.cwd(), Format.text)
+    if report.errors:
         sys.stdout.write("docir: fix the errors above, or commit with DOCIR=0 to skip this check\n")
         return 1
     return EXIT_OK

@@ -384,3 +384,17 @@ def test_a_tab_indenting_frontmatter_is_named_as_a_tab_at_its_line(repo: Path) -
     assert ("docs/decisions/tabbed.md:8:1: DOC001 invalid YAML: a tab indents this line; YAML does not allow "
             "tabs for indentation, indent with spaces (in frontmatter)") in done.stdout + done.stderr
     assert "cannot start any token" not in done.stdout + done.stderr
+
+
+def test_lint_staged_reports_every_store_in_one_json_document(monorepo: Path) -> None:
+    for name in ("api", "web"):
+        (monorepo / f"services/{name}/docs/decisions/bad.md").write_text(
+            GOOD.format(id="adr-00000000dead", title="Bad").replace("status: accepted", "status: done"))
+    git(monorepo, "add", "-A")
+    done = subprocess.run([sys.executable, "-m", "docir", "lint", "--staged", "--format", "json"], cwd=monorepo,
+                          capture_output=True, text=True)
+    assert done.returncode == 1, done.stderr
+    report = json.loads(done.stdout)
+    assert [(f["path"], f["code"]) for f in report["findings"]] == [
+        ("services/api/docs/decisions/bad.md", "DOC008"), ("services/web/docs/decisions/bad.md", "DOC008")]
+    assert report["summary"]["files"] == 2

@@ -186,3 +186,14 @@ def lint_stores(stores: list[Store], repo: Path, named: list[str] | None = None)
     finally:
         reader.close()
     return [(root, report) for root, report in found if report is not None]
+
+
+def merged(reports: list[tuple[Path, LintReport]], base: Path) -> LintReport:
+    """The stores' reports as one, each path relative to `base`: one summary, one JSON document."""
+    from docir.services.lint.checks import LintReport
+
+    report = LintReport(files=sum(r.files for _, r in reports))
+    for root, each in reports:
+        report.findings.extend(f._replace(path=Path(os.path.relpath(root / f.path, base)).as_posix())
+                               for f in each.findings)
+    return report
