@@ -36,8 +36,7 @@ def load(text: str) -> Any:
     try:
         return yaml.load(text, Loader=Loader)
     except yaml.MarkedYAMLError as exc:
-        line, col = _position(exc)
-        raise YamlProblem(f"invalid YAML: {exc.problem or exc}", line, col) from None
+        raise _problem(exc, text) from None
     except yaml.YAMLError as exc:
         raise YamlProblem(f"invalid YAML: {exc}", 1, 1) from None
     except (ValueError, TypeError, OverflowError) as exc:
@@ -54,8 +53,33 @@ def _refuse_aliases(text: str) -> None:
                 raise YamlProblem("anchors and aliases (&name, *name) are not allowed; write the value out",
                                   mark.line + 1, mark.column + 1)
     except yaml.MarkedYAMLError as exc:
-        line, col = _position(exc)
-        raise YamlProblem(f"invalid YAML: {exc.problem or exc}", line, col) from None
+        raise _problem(exc, text) from None
+
+
+def _problem(exc: yaml.MarkedYAMLError, text: str) -> YamlProblem:
+    tab = _indenting_tab(exc, text)
+    if tab is not None:
+        # The parser says "found character that cannot start any token", which names neither the
+        # tab nor the fix.
+        return YamlProblem("invalid YAML: a tab indents this line; YAML does not allow tabs for indentation, "
+                           "indent with spaces", *tab)
+    line, col = _position(exc)
+    return YamlProblem(f"invalid YAML: {exc.problem or exc}", line, col)
+
+
+def _indenting_tab(exc: yaml.MarkedYAMLError, text: str) -> tuple[int, int] | None:
+    """(line, col) of the tab the parser stopped at, when a tab in a line's indentation is the problem."""
+    mark = exc.problem_mark
+    if mark is None or "\t" not in text:
+        return None
+    lines = text.split("\n")
+    if mark.line >= len(lines):
+        return None
+    line = lines[mark.line]
+    indent = line[: len(line) - len(line.lstrip(" \t"))]
+    if "\t" not in indent or mark.column > len(indent):
+        return None
+    return mark.line + 1, indent.index("\t") + 1
 
 
 def _position(exc: yaml.MarkedYAMLError) -> tuple[int, int]:

@@ -82,11 +82,14 @@ def query(doc_type: Sequence[str] | None = None, status: Sequence[str] | None = 
 
 
 def lint(files: Sequence[Path] | None = None, deep: bool = False, output: Format = Format.text,
-         exit_zero: bool = False, require_model: bool = False, root: Path | None = None) -> int:
+         exit_zero: bool = False, require_model: bool = False, root: Path | None = None,
+         staged: bool = False) -> int:
     from docir.services.indexing.session import Session
     from docir.services.lint import checks
     from docir.store import open_store
 
+    if staged:
+        return _lint_staged(root, files, deep, output, exit_zero)
     store = open_store(root)
     paths = None if files is None else [_store_relative(store.root, f) for f in files]
     report, schema, corpus = checks.lint_store(store, paths)
@@ -104,6 +107,33 @@ def lint(files: Sequence[Path] | None = None, deep: bool = False, output: Format
     checks.apply_suppressions(report, corpus, paths)
     print_findings(report, store.root, output)
     return EXIT_FINDINGS if report.errors and not exit_zero else EXIT_OK
+
+
+def _lint_staged(root: Path | None, files: Sequence[Path] | None, deep: bool, output: Format,
+                 exit_zero: bool) -> int:
+    """--staged: the store at --root, else every store of the repository the commit touches; with
+    PATHS, the staged text of those files (the pre-commit framework passes them, --all-files too)."""
+    from docir.errors import UsageError
+    from docir.services.integrations import githooks
+    from docir.services.lint import staged
+    from docir.store import Store, open_store
+
+    if deep:
+        raise UsageError("--staged reads no embeddings; run 'docir lint --deep' without it")
+    if root is not None:
+        roots = [open_store(root).root]
+        repo = githooks.repo_root(roots[0], required=True)
+    else:
+        repo = githooks.repo_root(Path.cwd(), required=True)
+        roots = githooks.store_roots(repo) or [open_store(None).root]
+    named = None if files is None else [_top_level(repo, f) for f in files]
+    report = staged.merged(staged.lint_stores([Store(r) for r in roots], repo, named), Path.cwd())
+    print_findings(report, Path.cwd(), output)
+    return EXIT_FINDINGS if report.errors and not exit_zero else EXIT_OK
+
+
+def _top_level(repo: Path, path: Path) -> str:
+    return Path(os.path.relpath((Path.cwd() / path).resolve(), repo.resolve())).as_posix()
 
 
 def _store_relative(root: Path, path: Path) -> str:

@@ -17,9 +17,9 @@ from docir.errors import EXIT_OK
 from docir.services.indexing import reindex, session
 from docir.services.indexing.session import Session
 from docir.services.integrations import githooks
-from docir.services.lint import checks
+from docir.services.lint import staged
 from docir.services.vectors import query_source
-from docir.store import Store, find_root
+from docir.store import Store
 from docir.worker import paths
 
 app = typer.Typer(help="Plain git hooks: lint staged documents before a commit, "
@@ -50,14 +50,20 @@ def run(event: Annotated[str, typer.Argument(help="The git hook being run.")],
         args: Annotated[Optional[list[str]], typer.Argument(help="The hook's own arguments.")] = None) -> int:
     """What an installed hook runs. Refresh events always exit 0."""
     repo = githooks.repo_root(Path.cwd())
-    root = find_root(repo)
-    if root is None:
+    roots = githooks.store_roots(repo)
+    if not roots:
         return EXIT_OK  # this repository holds no docir store
     if event == "pre-commit":
-        return _lint_staged(repo, root)
+        return _lint_staged(repo, roots)
     if event == "auto":
         event = githooks.event_from_pre_commit(dict(os.environ))
     reason = githooks.refresh_skip_reason(event, args or [], dict(os.environ), repo)
+    for root in roots:
+        _refresh_store(root, event, reason)
+    return EXIT_OK
+
+
+def _refresh_store(root: Path, event: str, reason: str | None) -> None:
     try:
         if reason is None:
             counts = session.run(root, _refresh, refresh=False, warn=render.warn)
@@ -65,8 +71,7 @@ def run(event: Annotated[str, typer.Argument(help="The git hook being run.")],
         else:
             _log(root, f"{event}: skipped ({reason})")
     except Exception as exc:  # a refresh must never fail the git command that ran it
-        render.warn(f"index refresh after {event} failed ({exc}); run 'docir reindex'")
-    return EXIT_OK
+        render.warn(f"index refresh of {root} after {event} failed ({exc}); run 'docir reindex' there")
 
 
 def _refresh(s: Session) -> dict[str, int]:
@@ -77,17 +82,12 @@ def _refresh(s: Session) -> dict[str, int]:
     return {k: int(v) for k, v in result.items() if isinstance(v, int)}
 
 
-def _lint_staged(repo: Path, root: Path) -> int:
-    staged = []
-    for path in githooks.staged_paths(repo):
-        relative = os.path.relpath(repo / path, root)
-        if relative == "docs-schema.yaml" or (relative.startswith("docs/") and relative.endswith(".md")):
-            staged.append(relative)
-    if not staged:
+def _lint_staged(repo: Path, roots: list[Path]) -> int:
+    reports = staged.lint_stores([Store(root) for root in roots], repo)
+    if not reports:
         return EXIT_OK
-    report, _schema, corpus = checks.lint_store(Store(root), staged)
-    checks.apply_suppressions(report, corpus, staged)
-    print_findings(report, root, Format.text)
+    report = staged.merged(reports, Path.cwd())
+    print_findings(report, Path.cwd(), Format.text)
     if report.errors:
         sys.stdout.write("docir: fix the errors above, or commit with DOCIR=0 to skip this check\n")
         return 1

@@ -1,4 +1,4 @@
-"""docir lint [PATHS] [--deep] [--format text|json|github] [--exit-zero]"""
+"""docir lint [PATHS] [--staged] [--deep] [--format text|json|github] [--exit-zero]"""
 
 from __future__ import annotations
 
@@ -30,7 +30,13 @@ def command(
     require_model: Annotated[
         bool, typer.Option("--require-model", help="With --deep: fail (exit 2) when no embedding model is available."),
     ] = False,
+    staged: Annotated[
+        bool, typer.Option("--staged", help="Check what the next commit would hold: the documents and schema "
+                                            "staged in git's index, not the files on disk (what the "
+                                            "pre-commit hook runs)."),
+    ] = False,
     root: RootOption = None,
 ) -> int:
     """Check the schema and the documents: exit 1 on errors, 0 on warnings only. See 'docir rule CODE'."""
-    return bodies.lint(files, deep=deep, output=output, exit_zero=exit_zero, require_model=require_model, root=root)
+    return bodies.lint(files, deep=deep, output=output, exit_zero=exit_zero, require_model=require_model, root=root,
+                       staged=staged)

@@ -59,7 +59,7 @@ SPECS = {
     "lint": Spec("lint", positional="files", many=True, optional_positional=True,
                  values={"--format": "output", **_READ},
                  flags={"--deep": ("deep", True), "--exit-zero": ("exit_zero", True),
-                        "--require-model": ("require_model", True)},
+                        "--require-model": ("require_model", True), "--staged": ("staged", True)},
                  paths=frozenset({"root"}), choices={"output": ("text", "json", "github")}, walks_with="files"),
 }
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import shutil
 import subprocess
@@ -208,3 +209,192 @@ def test_init_with_hooks_installs_them(cli, tmp_path: Path) -> None:  # type: ig
     assert all(githooks.is_ours(root / ".git" / "hooks" / name) for name in githooks.HOOKS)
     outside = tmp_path / "not-a-repo"
     assert cli("init", "--root", str(outside), "--hooks").code == 2  # one line: run 'git init' first
+
+
+# --- the commit hook lints what the commit holds, not the files on disk (adr-b6dd1c2330ab) ---------------
+
+def commit(repo: Path, message: str) -> subprocess.CompletedProcess[str]:
+    return git(repo, "commit", "-qm", message, check=False)
+
+
+def test_a_broken_status_staged_then_fixed_only_on_disk_is_still_blocked(repo: Path) -> None:
+    install(repo)
+    bad = repo / "docs/decisions/bad.md"
+    bad.write_text(GOOD.format(id="adr-00000000dead", title="Bad").replace("status: accepted", "status: nonsense"))
+    git(repo, "add", "docs/decisions/bad.md")
+    bad.write_text(GOOD.format(id="adr-00000000dead", title="Bad"))  # fixed, but not staged (git add -p)
+    done = commit(repo, "bad")
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "docs/decisions/bad.md:6:1: DOC008 status 'nonsense' is not allowed" in done.stdout + done.stderr
+    assert git(repo, "rev-list", "--count", "HEAD").stdout.strip() == "1"
+
+
+def test_a_valid_staged_document_commits_beside_broken_work_on_disk(repo: Path) -> None:
+    install(repo)
+    doc = repo / "docs/decisions/wip.md"
+    doc.write_text(GOOD.format(id="adr-0000000000a9", title="Work in progress"))
+    git(repo, "add", "docs/decisions/wip.md")
+    doc.write_text("---\nid: adr-0000000000a9\nstatus: [unclosed\n---\n")  # half-written, not staged
+    done = commit(repo, "good")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "status: accepted" in git(repo, "show", "HEAD:docs/decisions/wip.md").stdout
+
+
+def test_deleting_a_linked_document_reports_the_link_not_the_deleted_file(repo: Path) -> None:
+    install(repo)
+    git(repo, "rm", "-q", "docs/architecture/billing-pipeline.md")
+    done = commit(repo, "drop billing")
+    output = done.stdout + done.stderr
+    assert done.returncode == 1, output
+    assert ("docs/issues/slow-invoice-export.md:9:1: DOC011 relates-to: arch-0000000000b2 points at no document"
+            in output)
+    assert "billing-pipeline.md" not in output
+    # Kept on disk but deleted from the commit (git rm --cached): the link still breaks in HEAD.
+    git(repo, "reset", "-q", "HEAD", "--", "docs/architecture/billing-pipeline.md")
+    git(repo, "checkout", "-q", "--", "docs/architecture/billing-pipeline.md")
+    git(repo, "rm", "-q", "--cached", "docs/architecture/billing-pipeline.md")
+    again = commit(repo, "untrack billing")
+    assert again.returncode == 1, again.stdout + again.stderr
+    assert "slow-invoice-export.md:9:1: DOC011" in again.stdout + again.stderr
+
+
+def test_the_staged_schema_is_the_one_documents_are_checked_against(repo: Path) -> None:
+    install(repo)
+    schema = repo / "docs-schema.yaml"
+    original = schema.read_text()
+    assert "statuses: [proposed, accepted" in original
+    schema.write_text(original.replace("statuses: [proposed, accepted", "statuses: [piloting, proposed, accepted", 1))
+    doc = repo / "docs/decisions/pilot.md"
+    doc.write_text(GOOD.format(id="adr-0000000000b9", title="Pilot").replace("status: accepted", "status: piloting"))
+    git(repo, "add", "docs/decisions/pilot.md")  # the schema edit that allows 'piloting' stays unstaged
+    done = commit(repo, "pilot")
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "docs/decisions/pilot.md:6:1: DOC008 status 'piloting'" in done.stdout + done.stderr
+    git(repo, "add", "docs-schema.yaml")
+    assert commit(repo, "pilot with its status").returncode == 0
+
+
+def test_lint_staged_by_hand_reads_git_s_index(repo: Path) -> None:
+    bad = repo / "docs/decisions/bad.md"
+    bad.write_text(GOOD.format(id="adr-00000000dead", title="Bad").replace("status: accepted", "status: nonsense"))
+    git(repo, "add", "docs/decisions/bad.md")
+    bad.write_text(GOOD.format(id="adr-00000000dead", title="Bad"))
+    staged = subprocess.run([sys.executable, "-m", "docir", "lint", "--staged"], cwd=repo / "docs",
+                            capture_output=True, text=True)
+    assert staged.returncode == 1, staged.stdout + staged.stderr
+    assert staged.stdout.splitlines()[0] == "decisions/bad.md:6:1: DOC008 status 'nonsense' is not allowed " \
+        "for decision; use one of: proposed, accepted, rejected, deprecated, superseded"
+    on_disk = subprocess.run([sys.executable, "-m", "docir", "lint", "docs/decisions/bad.md"], cwd=repo,
+                             capture_output=True, text=True)
+    assert on_disk.returncode == 0, on_disk.stdout
+    named = subprocess.run([sys.executable, "-m", "docir", "lint", "--staged", "docs/decisions/bad.md"], cwd=repo,
+                           capture_output=True, text=True)  # as the pre-commit framework passes files
+    assert named.returncode == 1 and "docs/decisions/bad.md:6:1: DOC008" in named.stdout, named.stdout
+    wrong = subprocess.run([sys.executable, "-m", "docir", "lint", "--staged", "--deep"], cwd=repo,
+                           capture_output=True, text=True)
+    assert wrong.returncode == 2 and len(wrong.stderr.strip().splitlines()) == 1, wrong.stderr
+
+
+# --- every store of a monorepo is served by the one set of hooks (adr-a9d6f450a4d1) ----------------------
+
+@pytest.fixture
+def monorepo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A repository with no store at its top and two below it, each set up with `docir init --hooks`."""
+    for key, value in {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com",
+                       "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com"}.items():
+        monkeypatch.setenv(key, value)
+    top = tmp_path / "mono"
+    top.mkdir()
+    git(top, "init", "-q", "-b", "main")
+    (top / "README.md").write_text("mono\n")
+    actions = []
+    for name in ("api", "web"):
+        store = top / "services" / name
+        shutil.copytree(FIXTURES / "stores" / "sample", store)
+        done = subprocess.run([sys.executable, "-m", "docir", "init", "--hooks", "--json"], cwd=store,
+                              capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr
+        assert json.loads(done.stdout)["root"] == str(store)
+        actions.append({h["name"]: h["action"] for h in json.loads(done.stdout)["hooks"]})
+    assert actions[0]["pre-commit"] == "installed"
+    assert actions[1]["pre-commit"] == "updated"  # the same repository hooks, reused
+    assert githooks.is_ours(top / ".git" / "hooks" / "pre-commit")
+    git(top, "add", "-A")
+    git(top, "commit", "-qm", "start", "--no-verify")
+    monkeypatch.chdir(top)
+    return top
+
+
+def test_a_bad_document_in_a_store_below_the_top_level_blocks_the_commit(monorepo: Path) -> None:
+    bad = monorepo / "services/api/docs/decisions/bad.md"
+    bad.write_text(GOOD.format(id="adr-00000000dead", title="Bad").replace("status: accepted", "status: done"))
+    (monorepo / "services/web/docs/decisions/fine.md").write_text(GOOD.format(id="adr-00000000f1e0", title="Fine"))
+    git(monorepo, "add", "-A")
+    done = git(monorepo, "commit", "-qm", "bad", check=False)
+    output = done.stdout + done.stderr
+    assert done.returncode == 1, output
+    assert "services/api/docs/decisions/bad.md:6:1: DOC008 status 'done' is not allowed" in output
+    assert "fine.md" not in output
+    bad.write_text(GOOD.format(id="adr-00000000dead", title="Good now"))
+    git(monorepo, "add", "-A")
+    assert git(monorepo, "commit", "-qm", "good", check=False).returncode == 0
+
+
+def test_checkouts_refresh_every_store_of_the_repository(monorepo: Path) -> None:
+    git(monorepo, "checkout", "-qb", "feature")
+    for name in ("api", "web"):
+        (monorepo / f"services/{name}/docs/decisions/new.md").write_text(
+            GOOD.format(id="adr-00000000beef", title=f"New in {name}"))
+    git(monorepo, "add", "-A")
+    git(monorepo, "commit", "-qm", "feature work", "--no-verify")
+    git(monorepo, "checkout", "-q", "main")
+    for name in ("api", "web"):
+        store = monorepo / "services" / name
+        assert index_matches_files(store), name
+        assert len(refreshes(store)) == 1, name
+    git(monorepo, "checkout", "-q", "feature")
+    assert all(index_matches_files(monorepo / "services" / name) for name in ("api", "web"))
+
+
+def test_a_commit_of_no_store_s_files_starts_no_python(monorepo: Path, tmp_path: Path) -> None:
+    # Every Python start imports sitecustomize from PYTHONPATH: its log counts the starts.
+    probe = tmp_path / "probe"
+    probe.mkdir()
+    starts = tmp_path / "python-starts.log"
+    (probe / "sitecustomize.py").write_text(f"open({str(starts)!r}, 'a').write('start\\n')\n")
+    env = {"PYTHONPATH": str(probe)}
+    (monorepo / "README.md").write_text("mono, changed\n")
+    git(monorepo, "add", "README.md")
+    assert git(monorepo, "commit", "-qm", "readme", env=env).returncode == 0
+    assert not starts.exists()
+    (monorepo / "services/web/docs/decisions/fine.md").write_text(GOOD.format(id="adr-00000000f1e0", title="Fine"))
+    git(monorepo, "add", "-A")
+    assert git(monorepo, "commit", "-qm", "doc", env=env).returncode == 0
+    assert starts.read_text().count("start") >= 1  # the probe does see the lint of a document
+
+
+def test_a_tab_indenting_frontmatter_is_named_as_a_tab_at_its_line(repo: Path) -> None:
+    install(repo)
+    text = GOOD.format(id="adr-0000000007ab", title="Tabbed").replace(
+        "status: accepted\n", "status: accepted\nrelated:\n\t- relates-to: adr-0000000000a0\n")
+    (repo / "docs/decisions/tabbed.md").write_text(text)
+    git(repo, "add", "-A")
+    done = git(repo, "commit", "-qm", "tabbed", check=False)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert ("docs/decisions/tabbed.md:8:1: DOC001 invalid YAML: a tab indents this line; YAML does not allow "
+            "tabs for indentation, indent with spaces (in frontmatter)") in done.stdout + done.stderr
+    assert "cannot start any token" not in done.stdout + done.stderr
+
+
+def test_lint_staged_reports_every_store_in_one_json_document(monorepo: Path) -> None:
+    for name in ("api", "web"):
+        (monorepo / f"services/{name}/docs/decisions/bad.md").write_text(
+            GOOD.format(id="adr-00000000dead", title="Bad").replace("status: accepted", "status: done"))
+    git(monorepo, "add", "-A")
+    done = subprocess.run([sys.executable, "-m", "docir", "lint", "--staged", "--format", "json"], cwd=monorepo,
+                          capture_output=True, text=True)
+    assert done.returncode == 1, done.stderr
+    report = json.loads(done.stdout)
+    assert [(f["path"], f["code"]) for f in report["findings"]] == [
+        ("services/api/docs/decisions/bad.md", "DOC008"), ("services/web/docs/decisions/bad.md", "DOC008")]
+    assert report["summary"]["files"] == 2

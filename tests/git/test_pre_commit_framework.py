@@ -67,3 +67,19 @@ def test_lint_hook_fails_a_broken_document_and_passes_a_good_one(consumer: tuple
     passed = try_repo(root, env, "docir-lint")
     assert passed.returncode == 0, passed.stdout + passed.stderr
     assert "docir lint" in passed.stdout and "Passed" in passed.stdout
+
+
+def test_lint_hook_checks_links_against_what_the_commit_holds(consumer: tuple[Path, dict[str, str]]) -> None:
+    root, env = consumer
+    # The link target exists on disk but was never added: the commit would hold a broken link.
+    (root / "docs/decisions/target.md").write_text(GOOD.replace("adr-00000000f00d", "adr-00000000beef"))
+    linking = GOOD.replace("status: accepted\n", "status: accepted\nrelated:\n  - relates-to: adr-00000000beef\n")
+    (root / "docs/decisions/linking.md").write_text(linking)
+    run(root, "git", "add", "docs/decisions/linking.md", env=env)
+    failed = try_repo(root, env, "docir-lint")
+    assert failed.returncode == 1, failed.stdout + failed.stderr
+    assert ("docs/decisions/linking.md:8:1: DOC011 relates-to: adr-00000000beef points at no document"
+            in failed.stdout)
+    run(root, "git", "add", "docs/decisions/target.md", env=env)
+    passed = try_repo(root, env, "docir-lint")
+    assert passed.returncode == 0, passed.stdout + passed.stderr

@@ -9,7 +9,9 @@ from typing import Any
 
 from docir.documents import frontmatter
 from docir.documents.chunk import body_key, written_sections
+from docir.documents.conflicts import IN_CONFLICT, conflict_markers
 from docir.documents.files import read_text
+from docir.documents.frontmatter import FrontmatterError
 from docir.documents.model import Document, embedded_text, text_sha
 from docir.documents.visible import Visible
 from docir.index.records import DocRow, SectionSpan
@@ -27,6 +29,9 @@ def load_document(root: Path, relpath: str) -> tuple[Document, str, str]:
     Raises InputError (binary, too large, not UTF-8) or FrontmatterError.
     """
     text, sha = read_text(root / relpath)
+    markers = conflict_markers(text)
+    if markers:
+        raise FrontmatterError(IN_CONFLICT, markers[0][0], 1)
     meta, parts = frontmatter.parse(text)
     return Document(relpath, meta, parts.body), text, sha
 

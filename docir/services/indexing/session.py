@@ -80,6 +80,7 @@ class Session:
         if self.read_only:
             raise RuntimeError("a peer store is never refreshed: its index is read-only")
         current = sync.scan(self.store.root, self.store.docs_dir, self.catalog)
+        conflicted = current.plan.conflicted
         if current.plan.empty:
             report = sync.SyncReport(unchanged=current.files)
         else:
@@ -88,10 +89,14 @@ class Session:
                 current = sync.rescan(self.catalog, current)
                 report = sync.apply(self.store.root, self.catalog, current)
                 self.catalog.check_current()  # a long apply landed in the file that is the index now
-        # A symlink the walk does not follow hides what it points at: said on every read, not only when
-        # first met (adr-7c2e94a0d5b1). The index remembers it among the skipped files.
+        # Said on every read, not only when first met: a symlink the walk does not follow hides what it
+        # points at (adr-7c2e94a0d5b1; the index remembers it among the skipped files), and a document in
+        # conflict stays out until it is resolved (the plan's `conflicted`).
         links = _unfollowed(self.catalog)
-        for path, reason in [*(s for s in report.skipped if s not in links), *links]:
+        said = [*(s for s in report.skipped if s not in links), *links]
+        newly = {path for path, _ in said}
+        said += [(path, reason) for path, reason in conflicted if path not in newly]
+        for path, reason in said:
             self.warnings.append(f"{path} skipped: {reason}")
         self.last_sync = report
         return report

@@ -12,6 +12,7 @@ import os
 from pathlib import Path
 from typing import NamedTuple
 
+from docir.documents.conflicts import IN_CONFLICT
 from docir.documents.files import MAX_DOCUMENT_BYTES
 from docir.documents.scan import LINK_REASONS, FileStat
 from docir.errors import InputError
@@ -26,6 +27,8 @@ class StatPlan(NamedTuple):
     to_read: tuple[str, ...]  # new on disk, or stat differs from the index
     gone: tuple[str, ...]  # indexed, no longer on disk
     gone_skipped: tuple[str, ...]  # remembered as unreadable, no longer on disk
+    # Remembered as in conflict and unchanged since: every read warns of them, not only the first.
+    conflicted: tuple[tuple[str, str], ...] = ()  # (path, reason)
 
     @property
     def empty(self) -> bool:
@@ -104,10 +107,13 @@ def plan_scan(disk: dict[str, FileStat], docs: DocsTable) -> Scan:
     whole states (with their hashes) are never read here: rescan reads those of the planned files.
     """
     indexed = docs.stats()
-    skipped = {path: (s.size, s.mtime_ns) for path, s in docs.skipped_files().items()}
+    remembered = docs.skipped_files()
+    skipped = {path: (s.size, s.mtime_ns) for path, s in remembered.items()}
     if not skipped and indexed == disk:
         return Scan(len(disk), disk, {}, _NOTHING)
-    return Scan(len(disk), disk, {}, plan_stats(disk, indexed, skipped))
+    conflicted = tuple(sorted((path, s.reason) for path, s in remembered.items()
+                              if IN_CONFLICT in s.reason and disk.get(path) == skipped[path]))
+    return Scan(len(disk), disk, {}, plan_stats(disk, indexed, skipped)._replace(conflicted=conflicted))
 
 
 def scan(root: Path, docs_dir: Path, catalog: Catalog) -> Scan:

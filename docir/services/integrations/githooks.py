@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from docir.errors import UsageError
+from docir.store import DOCS_DIR, SCHEMA_FILE, STATE_DIR, find_root
 
 MARKER = "# docir-managed hook: `docir hooks uninstall` removes it and restores any hook it chained."
 CHAINED_SUFFIX = ".docir-chained"
@@ -33,6 +34,12 @@ fi
 """
 # Without starting Python (~170 ms): a file checkout ($3 = 0) or one that stays on the same commit.
 POST_CHECKOUT_SHORTCUT = '[ "$3" = "0" ] || [ "$1" = "$2" ] && exit 0\n'
+# Without starting Python: a commit that stages no document and no schema of any store, wherever the
+# stores sit in the repository (adr-a9d6f450a4d1). Deletions count: they can break links.
+# A path git still quotes (one with '"' or a control character) may carry a quote at either end.
+PRE_COMMIT_SHORTCUT = ("git -c core.quotePath=false diff --cached --name-only --no-renames"
+                       " | grep -qE '(^\"?|/)(docs/.*[.]md|docs-schema[.]yaml)\"?$' || exit 0\n")
+SHORTCUTS = {"post-checkout": POST_CHECKOUT_SHORTCUT, "pre-commit": PRE_COMMIT_SHORTCUT}
 
 
 @dataclass(frozen=True)
@@ -48,7 +55,7 @@ def render(name: str, command: str = "docir") -> str:
         marker=MARKER, name=name, suffix=CHAINED_SUFFIX, run=command,
         on_chained_failure="exit $?" if blocking else "true",
         tail="" if blocking else " || true\nexit 0",
-        shortcut=POST_CHECKOUT_SHORTCUT if name == "post-checkout" else "",
+        shortcut=SHORTCUTS.get(name, ""),
     )
 
 
@@ -164,10 +171,16 @@ def staged_paths(repo: Path) -> list[str]:
     return [p for p in out.decode("utf-8", "replace").split("\0") if p]
 
 
-def repo_root(start: Path) -> Path:
+def repo_root(start: Path, required: bool = False) -> Path:
+    """The top level of the git repository holding `start`; `start` itself outside any, unless
+    `required` (then UsageError)."""
     out = subprocess.run(["git", "rev-parse", "--show-toplevel"], cwd=start, capture_output=True, text=True,
                          check=False)
-    return Path(out.stdout.strip()) if out.returncode == 0 and out.stdout.strip() else start
+    if out.returncode == 0 and out.stdout.strip():
+        return Path(out.stdout.strip())
+    if required:
+        raise UsageError(f"{start} is not inside a git repository; --staged reads git's index")
+    return start
 
 
 def event_from_pre_commit(env: dict[str, str]) -> str:
@@ -177,3 +190,20 @@ def event_from_pre_commit(env: dict[str, str]) -> str:
     if "PRE_COMMIT_REWRITE_COMMAND" in env:
         return "post-rewrite"
     return "post-merge"
+
+
+def store_roots(repo: Path) -> list[Path]:
+    """Every docir store the hooks serve in this repository (adr-a9d6f450a4d1): each folder where
+    git's index holds a docs-schema.yaml beside a docs/ folder and docir is set up (.docir/ exists,
+    so a sample store kept as test data is left alone), and the store enclosing the top level."""
+    done = subprocess.run(["git", "ls-files", "--cached", "-z", "--", f":(glob)**/{SCHEMA_FILE}"], cwd=repo,
+                          capture_output=True, check=False)
+    roots = set()
+    for path in done.stdout.decode("utf-8", "surrogateescape").split("\0"):
+        folder = (repo / path).parent
+        if path and (folder / DOCS_DIR).is_dir() and (folder / STATE_DIR).is_dir():
+            roots.add(folder.resolve())
+    enclosing = find_root(repo)
+    if enclosing is not None:
+        roots.add(enclosing)
+    return sorted(roots)

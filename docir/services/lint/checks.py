@@ -15,10 +15,11 @@ import re
 import subprocess
 from collections.abc import Mapping
 from pathlib import Path
-from typing import NamedTuple, TypedDict
+from typing import TYPE_CHECKING, NamedTuple, TypedDict
 
 from docir.documents import frontmatter, globs
-from docir.documents.files import read_text
+from docir.documents.conflicts import conflict_markers, ours
+from docir.documents.files import MAX_DOCUMENT_BYTES, decode, read_text
 from docir.documents.frontmatter import FrontmatterError
 from docir.documents.ids import ID_RE
 from docir.documents.model import Document, as_date
@@ -31,6 +32,9 @@ from docir.services.lint.rules import RULES
 from docir.services.lint.template_text import template_only_sections
 from docir.services.retrieval.skeleton import is_stale
 from docir.store import SCHEMA_FILE, Store
+
+if TYPE_CHECKING:
+    from docir.services.lint.staged import Staged
 
 SUPPRESS_RE = re.compile(r"<!--\s*docir:\s*ignore\[([^\]]*)\]\s*-->")
 DATE_FIELDS = ("verified", "date")
@@ -91,6 +95,7 @@ class Parsed(NamedTuple):
     doc: Document | None
     lines: dict[str, int]  # top-level key -> file line
     body_line: int = 1  # the file line the body starts on
+    conflicted: bool = False  # `doc` is the first side of a merge conflict: known to the others, not checked
 
 
 class Suppression:
@@ -121,10 +126,13 @@ class Facts(NamedTuple):
     successors: dict[str, list[str]]  # id -> ids of the active documents that replace it
 
 
-def lint_store(store: Store, paths: list[str] | None = None,
-               today: dt.date | None = None) -> tuple[LintReport, Schema | None, dict[str, Parsed]]:
-    """Lint the schema and every document, or, given `paths` (store-relative), those documents only."""
+def lint_store(store: Store, paths: list[str] | None = None, today: dt.date | None = None,
+               staged: Staged | None = None) -> tuple[LintReport, Schema | None, dict[str, Parsed]]:
+    """Lint the schema and every document, or, given `paths` (store-relative), those documents only,
+    or, given `staged`, the documents and schema a commit would hold (`paths` is then ignored)."""
     today = today or dt.date.today()
+    if staged is not None:
+        return _lint_staged(store, staged, today)
     schema_text = _read(store.schema_path)
     # Through the session's cache: a lint of named files opens a session next, which then finds it parsed.
     schema, problems = parsed_schema(schema_text, store.schema_cache_path) if schema_text is not None else (None, ())
@@ -171,17 +179,95 @@ def _broken_target(message: str) -> str:
     return message.partition(": ")[2].partition(" ")[0]
 
 
+def _lint_staged(store: Store, staged: Staged,
+                 today: dt.date) -> tuple[LintReport, Schema | None, dict[str, Parsed]]:
+    """The staged documents, checked against the staged schema and, for the rest of the store, the
+    index limited to what git tracks; documents linking to one the commit deletes are checked for
+    those links only (adr-b6dd1c2330ab)."""
+    schema_text = _decoded(staged.schema) if staged.schema is not None else _read(store.schema_path)
+    schema, problems = parsed_schema(schema_text, store.schema_cache_path) if schema_text is not None else (None, ())
+    out = _Collector(dict(schema.lint.severity) if schema else {})
+    if schema_text is None:
+        out.add(SCHEMA_FILE, 1, 1, "DOC020", f"{SCHEMA_FILE} is missing or not UTF-8; run 'docir init'")
+    for problem in problems:
+        out.add(SCHEMA_FILE, problem.line, problem.col, "DOC020", problem.message)
+    texts = {p: data for p, data in staged.texts.items() if _is_document_path(store, p)}
+    corpus = _load_corpus(store, sorted(texts), out, texts)
+    gone = {_document_id(data) for data in staged.deleted.values()} - {None}
+    linkers: set[str] = set()
+    if schema is not None:
+        facts, linker_ids = _staged_facts(store, schema, corpus, staged, {i for i in gone if i})
+        linkers = set(linker_ids)
+        if linkers:
+            found = {p: staged.read(p) for p in sorted(linkers)}
+            corpus.update(_load_corpus(store, sorted(p for p, d in found.items() if d is not None), _Collector({}),
+                                       {p: d for p, d in found.items() if d is not None}))
+        out.found.extend(_outside_checkout_resolved(store, check(schema, corpus, today, out.severities, facts)))
+    _check_applies_to(store, {p: v for p, v in corpus.items() if p not in linkers}, out)
+    wanted = set(texts) | {SCHEMA_FILE}
+    report = LintReport(files=len(corpus) - len(linkers))
+    report.findings = [f for f in out.found
+                       if f.path in wanted or (f.path in linkers and f.code == "DOC011"
+                                               and any(i in f.message for i in gone if i))]
+    return report, schema, corpus
+
+
+def _staged_facts(store: Store, schema: Schema, corpus: Mapping[str, Parsed], staged: Staged,
+                  gone: set[str]) -> tuple[Facts, list[str]]:
+    """Facts as the commit would have them, and the paths of the documents that link to a deleted id.
+    The index knows the working tree: paths git does not track, or that the commit deletes, are left out."""
+    from docir.services.indexing import session
+
+    mine = _identities(corpus)
+    ids = {d.id for d in mine if d.id} | {target for d in mine for _, target in d.related}
+    if not ids and not gone:
+        return facts_of(schema, []), []
+
+    def neighbours(s: session.Session) -> tuple[list[Identity], list[Identity]]:
+        near = s.catalog.docs.identities(ids, edges_to={d.id for d in mine if d.id}, kinds=schema.successor_kinds)
+        linking = s.catalog.docs.identities((), edges_to=gone, kinds=schema.relations) if gone else []
+        return near, linking
+
+    near, linking = session.run(store.root, neighbours)
+    candidates = {d.path: d for d in near + linking if d.path not in corpus and d.path not in staged.deleted}
+    kept = staged.tracked(sorted(candidates))
+    others = [d for p, d in candidates.items() if p in kept]
+    linkers = sorted({d.path for d in linking if d.path in kept})
+    return facts_of(schema, others + mine), linkers
+
+
+def _document_id(data: bytes) -> str | None:
+    text = _decoded(data)
+    try:
+        meta, _ = frontmatter.parse(text or "")
+    except FrontmatterError:
+        return None
+    value = meta.get("id")
+    return value if isinstance(value, str) else None
+
+
+def _decoded(data: bytes) -> str | None:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
+def _is_document_path(store: Store, path: str) -> bool:
+    """Whether the walk of docs/ would take this store-relative path for a document, by its name alone."""
+    prefix = store.docs_dir.relative_to(store.root).as_posix() + "/"
+    return path.startswith(prefix) and path.endswith(".md") and not any(p.startswith(".") for p in path.split("/"))
+
+
 def _is_document(store: Store, path: str) -> bool:
     """Whether the walk of docs/ would find this store-relative path: a regular `*.md` file below docs/,
     through no dot-folder and only symlinks the walk follows (docir/documents/scan.py walks the same way)."""
-    prefix = store.docs_dir.relative_to(store.root).as_posix() + "/"
-    parts = path.split("/")
-    if not path.startswith(prefix) or not path.endswith(".md") or any(p.startswith(".") for p in parts):
+    if not _is_document_path(store, path):
         return False
     links: Links | None = None
     chain: frozenset[str] = frozenset()
     current = store.root
-    for part in parts:
+    for part in path.split("/"):
         folder, current = current, current / part
         if current.is_symlink():
             if current.parent == store.root or not str(current).startswith(str(store.docs_dir)):
@@ -258,6 +344,13 @@ def apply_suppressions(report: LintReport, corpus: Mapping[str, Parsed], paths: 
     report.findings = sorted(kept, key=lambda f: (f.path, f.line, f.col, f.code))
 
 
+def _staged_text(data: bytes, path: str) -> str:
+    if len(data) > MAX_DOCUMENT_BYTES:
+        raise InputError(f"{Path(path).name} is {len(data) // (1024 * 1024)} MB; documents are limited to "
+                         f"{MAX_DOCUMENT_BYTES // (1024 * 1024)} MB, move it out of docs/")
+    return decode(data, Path(path).name)
+
+
 def _read(path: Path) -> str | None:
     try:
         return path.read_text(encoding="utf-8")
@@ -265,16 +358,26 @@ def _read(path: Path) -> str | None:
         return None
 
 
-def _load_corpus(store: Store, paths: list[str], out: _Collector) -> dict[str, Parsed]:
+def _load_corpus(store: Store, paths: list[str], out: _Collector,
+                 texts: Mapping[str, bytes] | None = None) -> dict[str, Parsed]:
+    """Parse the documents at `paths`: read from disk, or taken from `texts` (staged bytes) when given."""
     corpus: dict[str, Parsed] = {}
     for path in paths:
         try:
-            text, _sha = read_text(store.root / path)
+            text = (read_text(store.root / path)[0] if texts is None
+                    else _staged_text(texts[path], path))
         except InputError as exc:
             out.add(path, 1, 1, "DOC016", exc.message)
             continue
         except OSError as exc:
             out.add(path, 1, 1, "DOC016", exc.strerror or str(exc))
+            continue
+        markers = conflict_markers(text)
+        if markers:
+            for line, marker in markers:
+                out.add(path, line, 1, "DOC023", f"unresolved merge conflict marker '{marker}'; keep one side "
+                                                 "and delete the marker lines")
+            corpus[path] = Parsed(path, text, _first_side(path, text), {}, conflicted=True)
             continue
         try:
             meta, parts = frontmatter.parse(text)
@@ -288,6 +391,14 @@ def _load_corpus(store: Store, paths: list[str], out: _Collector) -> dict[str, P
     return corpus
 
 
+def _first_side(path: str, text: str) -> Document | None:
+    try:
+        meta, parts = frontmatter.parse(ours(text))
+    except FrontmatterError:
+        return None
+    return Document(path, meta, parts.body)
+
+
 def check(schema: Schema, corpus: Mapping[str, Parsed], today: dt.date,
           severities: Mapping[str, str] | None = None, facts: Facts | None = None) -> list[Finding]:
     """The document checks over a parsed corpus (documents only: a reference chunk is not a Parsed); what
@@ -295,7 +406,7 @@ def check(schema: Schema, corpus: Mapping[str, Parsed], today: dt.date,
     out = _Collector(dict(severities or {}))
     facts = facts or facts_of(schema, _identities(corpus))
     for parsed in corpus.values():
-        if parsed.doc is not None:
+        if parsed.doc is not None and not parsed.conflicted:
             _check_one(schema, parsed, facts.by_id, corpus, facts.successors, out, today)
     return out.found
 
@@ -393,7 +504,7 @@ def _check_applies_to(store: Store, corpus: Mapping[str, Parsed], out: _Collecto
     files: list[str] | None = None  # listed once, and only when some document has applies_to
     for parsed in corpus.values():
         doc = parsed.doc
-        if doc is None or globs.FIELD not in doc.meta or is_archived_path(parsed.path):
+        if doc is None or parsed.conflicted or globs.FIELD not in doc.meta or is_archived_path(parsed.path):
             continue
         line = parsed.lines.get(globs.FIELD, 1)
         written = globs.as_globs(doc.meta[globs.FIELD])

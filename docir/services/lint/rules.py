@@ -87,6 +87,11 @@ RULES: dict[str, Rule] = {
              "itself or points at nothing is not followed, so whatever documents it was meant to bring in are "
              "not indexed, linted or found; reads warn about it too. Copy the documents in, point the link "
              "inside the repository, or read the other tree as a peer store (.docir/stores.yaml)."),
+        Rule("DOC023", "conflict-markers", "error", "The file holds unresolved merge conflict markers.",
+             "git could not merge this file and wrote both sides into it between '<<<<<<<', '=======' and "
+             "'>>>>>>>' lines. The finding points at each marker. Keep the text that is right, delete the "
+             "marker lines, then 'git add' the file. Until then reads skip the document with a warning that "
+             "it is in conflict."),
         Rule("DOC020", "invalid-schema", "error", "docs-schema.yaml is invalid.",
              "The finding names the line and what is wrong; fix the schema first, as every other check depends on it."),
         Rule("DOC030", "near-duplicate", "warning", "Two active documents are nearly the same (lint --deep).",

@@ -1,0 +1,199 @@
+"""What a commit would hold: a store's documents and schema as git's index has them.
+
+The pre-commit hook and `docir lint --staged` check these staged blobs, never the files on
+disk, so an unstaged edit neither blocks nor excuses a commit (adr-b6dd1c2330ab). git is
+run as the `git` command (adr-37de4436d256): one `git diff --cached` names the changes, one
+`git cat-file --batch` reads every blob the lint needs, however many files.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+from typing import IO, TYPE_CHECKING, NamedTuple
+
+from docir.store import SCHEMA_FILE, Store
+
+if TYPE_CHECKING:
+    from docir.services.lint.checks import LintReport
+
+ABSENT = "0" * 40
+# Modes git stores for a regular file; a symlink (120000) or a submodule (160000) is no document.
+FILE_MODES = ("100644", "100755")
+
+
+class Change(NamedTuple):
+    """One path of `git diff --cached --raw`: relative to the repository's top level."""
+
+    path: str
+    status: str  # git's letter: A added, M modified, D deleted, T type changed
+    old_blob: str  # in HEAD (ABSENT for an added path)
+    new_blob: str  # staged (ABSENT for a deleted path)
+    new_mode: str
+
+
+def staged_changes(repo: Path) -> list[Change]:
+    """The paths this commit changes. Renames come as a deletion and an addition, so the old path
+    of a moved document counts as gone and the new one is checked. Works before the first commit."""
+    done = subprocess.run(["git", "diff", "--cached", "--raw", "-z", "--no-renames", "--no-abbrev",
+                           "--no-ext-diff", "--ignore-submodules"], cwd=repo, capture_output=True, check=False)
+    fields = done.stdout.decode("utf-8", "surrogateescape").split("\0")
+    changes: list[Change] = []
+    for header, path in zip(fields[0::2], fields[1::2], strict=False):  # the trailing empty field has no pair
+        parts = header.lstrip(":").split()
+        if len(parts) == 5:
+            _old_mode, new_mode, old_blob, new_blob, status = parts
+            changes.append(Change(path, status[:1], old_blob, new_blob, new_mode))
+    return changes
+
+
+class BlobReader:
+    """One `git cat-file --batch` process kept open for every read of a lint. Each request is
+    answered before the next is written, so neither pipe can fill while the other waits."""
+
+    def __init__(self, repo: Path) -> None:
+        self.repo = repo
+        self._process: subprocess.Popen[bytes] | None = None
+
+    def read(self, name: str) -> bytes | None:
+        """The object's bytes (`name`: a blob id, or `:path` for the staged file at a top-level
+        path), or None when git has no such object."""
+        if "\n" in name:
+            return None
+        process = self._start()
+        stdin, stdout = _pipes(process)
+        stdin.write(name.encode("utf-8", "surrogateescape") + b"\n")
+        stdin.flush()
+        header = stdout.readline().split()
+        if len(header) != 3:
+            return None  # "<name> missing" or "ambiguous"
+        data = stdout.read(int(header[2]))
+        stdout.read(1)  # the newline after the object
+        return data
+
+    def close(self) -> None:
+        if self._process is not None:
+            stdin, _ = _pipes(self._process)
+            stdin.close()
+            self._process.wait()
+            self._process = None
+
+    def _start(self) -> subprocess.Popen[bytes]:
+        if self._process is None:
+            self._process = subprocess.Popen(["git", "cat-file", "--batch"], cwd=self.repo, stdin=subprocess.PIPE,
+                                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        return self._process
+
+
+def _pipes(process: subprocess.Popen[bytes]) -> tuple[IO[bytes], IO[bytes]]:
+    assert process.stdin is not None and process.stdout is not None
+    return process.stdin, process.stdout
+
+
+class Staged(NamedTuple):
+    """One store as the commit would hold it; every path store-relative."""
+
+    texts: dict[str, bytes]  # documents added or changed in git's index -> their staged bytes
+    schema: bytes | None  # docs-schema.yaml as staged; None when git does not track it
+    deleted: dict[str, bytes]  # documents the commit deletes -> their bytes in HEAD
+    read: Callable[[str], bytes | None]  # any other staged file of the store
+    tracked: Callable[[list[str]], set[str]]  # which of these paths git's index holds
+
+
+def top_level_prefix(repo: Path, root: Path) -> str | None:
+    """The store's folder relative to the repository's top level ('' at the top, None outside it)."""
+    relative = os.path.relpath(root.resolve(), repo.resolve())
+    if relative == ".":
+        return ""
+    return None if relative.startswith("..") else Path(relative).as_posix() + "/"
+
+
+def staged_store(store: Store, repo: Path, changes: list[Change], reader: BlobReader,
+                 named: list[str] | None = None) -> Staged | None:
+    """The store's part of the commit, or None when the commit touches none of its files. `named`
+    (top-level paths, as the pre-commit framework passes them, `--all-files` too): check the staged
+    text of these documents rather than of the ones the commit changes; deletions still count."""
+    prefix = top_level_prefix(repo, store.root)
+    if prefix is None:
+        return None
+    docs = f"{prefix}docs/"
+    schema_path = f"{prefix}{SCHEMA_FILE}"
+    texts: dict[str, bytes] = {}
+    deleted: dict[str, bytes] = {}
+    touched = False
+    for path in named or ():
+        if path == schema_path or (path.startswith(docs) and path.endswith(".md")):
+            touched = True
+            data = reader.read(f":{path}") if path != schema_path else None
+            if data is not None:
+                texts[path[len(prefix):]] = data
+    for change in changes:
+        if change.path == schema_path:
+            touched = True
+            continue
+        if not (change.path.startswith(docs) and change.path.endswith(".md")):
+            continue
+        relative = change.path[len(prefix):]
+        if change.new_blob != ABSENT and change.new_mode in FILE_MODES:
+            if named is None:
+                texts[relative] = reader.read(change.new_blob) or b""
+                touched = True
+        elif change.old_blob != ABSENT:
+            touched = True
+            old = reader.read(change.old_blob)
+            if old is not None:
+                deleted[relative] = old
+    if not touched:
+        return None
+
+    def read(path: str) -> bytes | None:
+        return reader.read(f":{prefix}{path}")
+
+    def tracked(paths: list[str]) -> set[str]:
+        if not paths:
+            return set()
+        done = subprocess.run(["git", "--literal-pathspecs", "ls-files", "--cached", "-z", "--",
+                               *(prefix + p for p in paths)], cwd=repo, capture_output=True, check=False)
+        listed = done.stdout.decode("utf-8", "surrogateescape").split("\0")
+        return {p[len(prefix):] for p in listed if p.startswith(prefix) and p}
+
+    return Staged(texts, read(SCHEMA_FILE), deleted, read, tracked)
+
+
+def lint_commit(store: Store, repo: Path, changes: list[Change], reader: BlobReader,
+                named: list[str] | None = None) -> LintReport | None:
+    """The lint of what the commit would hold in this store (suppressions applied), or None when the
+    commit touches none of the store's documents and not its schema."""
+    from docir.services.lint import checks
+
+    part = staged_store(store, repo, changes, reader, named)
+    if part is None:
+        return None
+    report, _schema, corpus = checks.lint_store(store, staged=part)
+    checks.apply_suppressions(report, corpus, [*part.texts, SCHEMA_FILE])
+    return report
+
+
+def lint_stores(stores: list[Store], repo: Path, named: list[str] | None = None) -> list[tuple[Path, LintReport]]:
+    """lint_commit of each store for the changes staged in `repo` now: one `git diff`, one
+    `git cat-file` for them all; the stores the commit does not touch are left out."""
+    reader = BlobReader(repo)
+    try:
+        changes = staged_changes(repo)
+        found = [(store.root, lint_commit(store, repo, changes, reader, named)) for store in stores]
+    finally:
+        reader.close()
+    return [(root, report) for root, report in found if report is not None]
+
+
+def merged(reports: list[tuple[Path, LintReport]], base: Path) -> LintReport:
+    """The stores' reports as one, each path relative to `base`: one summary, one JSON document."""
+    from docir.services.lint.checks import LintReport
+
+    report = LintReport(files=sum(r.files for _, r in reports))
+    for root, each in reports:
+        report.findings.extend(f._replace(path=Path(os.path.relpath(root / f.path, base)).as_posix())
+                               for f in each.findings)
+    return report
