@@ -84,7 +84,9 @@ def test_stale_status_file_is_cleaned(warm_store: Path) -> None:
     dead = subprocess.Popen([sys.executable, "-c", "pass"])
     dead.wait()
     paths.run_dir(warm_store).mkdir(parents=True, exist_ok=True)
-    paths.status_path(warm_store).write_text(json.dumps({"pid": dead.pid, "socket": "/nonexistent/x.sock"}))
+    paths.lock_path(warm_store).touch()  # a worker of this store ran here: the record names this store
+    paths.status_path(warm_store).write_text(json.dumps({"pid": dead.pid, "socket": "/nonexistent/x.sock",
+                                                         "store": paths.store_identity(warm_store)}))
     assert status(warm_store)["running"] is False
     assert not paths.status_path(warm_store).exists()
 
