@@ -117,6 +117,11 @@ def run_via_worker(argv: list[str]) -> int | None:
         reply = request(root, {
             "cmd": "run", "argv": argv, "cwd": str(cwd), "stdin": stdin, "env": env,
             "stdout_tty": sys.stdout.isatty(), "stderr_tty": sys.stderr.isatty(),
+            # The rest of what rich renders by: the terminal's size (80 columns in the worker otherwise) and
+            # the streams' encodings (ASCII boxes off UTF-8), so the output is DOCIR_WORKER=0's byte for byte
+            # (adr-46c331c4a44c).
+            "terminal": protocol.terminal_sizes(),
+            "stdout_encoding": sys.stdout.encoding, "stderr_encoding": sys.stderr.encoding,
         })
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED  # the socket is closed by now: the worker drops or stops the command

@@ -144,6 +144,7 @@ def test_one_clients_terminal_settings_never_reach_the_next_command(monkeypatch:
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("TERM", "worker-term")
     client_env = {"COLUMNS": "33", "LINES": "11", "NO_COLOR": "1", "FORCE_COLOR": "1", "TERM": "xterm",
+                  "COLORTERM": "truecolor", "TTY_COMPATIBLE": "1", "TTY_INTERACTIVE": "0",
                   "DOCIR_X": "1", "HOME": "/elsewhere"}
     first = protocol.forwarded_env(client_env)
     assert "HOME" not in first and set(first) == {*protocol.TERMINAL_ENV, "DOCIR_X"}
