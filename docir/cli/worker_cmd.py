@@ -95,6 +95,11 @@ def serve(root: RootOption = None,
                                               help="Exit after this many idle seconds.")] = IDLE_SECONDS) -> int:
     """Run the worker in the foreground (what `start` runs in the background)."""
     single_threaded_blas()
+    from docir.worker import context
+
+    # The per-command stand-ins go in before anything keeps a reference to os.environ: rich's Console
+    # takes it when rich.console is first imported, and would read the worker's COLUMNS, not the client's.
+    context.install()
     from docir.cli.main import main as run_cli
     from docir.schema import load_schema
     from docir.services.indexing.session import open_session

@@ -34,6 +34,8 @@ def connect(root: Path, timeout: float = HANDSHAKE_SECONDS, any_version: bool = 
     frame within `timeout` counts as absent: the caller goes on without it. A worker
     of another docir version is asked to stop and counts as absent too (unless
     `any_version`): it may not read this docir's index the same way (identity.py).
+    A worker of another store (a record copied with the store, paths.read_status) is
+    absent whatever its version: nothing here asks it, stops it or removes its socket.
     """
     status = paths.read_status(root)
     if status is None:
@@ -54,8 +56,8 @@ def connect(root: Path, timeout: float = HANDSHAKE_SECONDS, any_version: bool = 
     except (OSError, protocol.ProtocolError, ValueError):
         sock.close()
         return None
-    if not ready.get("ready"):
-        sock.close()
+    if not ready.get("ready") or ready.get("store") != status["store"]:
+        sock.close()  # the record names this store: the worker on its socket must name it too
         return None
     if not any_version and ready.get("version") != identity.VERSION:
         _stop_other_version(sock)
@@ -115,6 +117,11 @@ def run_via_worker(argv: list[str]) -> int | None:
         reply = request(root, {
             "cmd": "run", "argv": argv, "cwd": str(cwd), "stdin": stdin, "env": env,
             "stdout_tty": sys.stdout.isatty(), "stderr_tty": sys.stderr.isatty(),
+            # The rest of what rich renders by: the terminal's size (80 columns in the worker otherwise) and
+            # the streams' encodings (ASCII boxes off UTF-8), so the output is DOCIR_WORKER=0's byte for byte
+            # (adr-46c331c4a44c).
+            "terminal": protocol.terminal_sizes(),
+            "stdout_encoding": sys.stdout.encoding, "stderr_encoding": sys.stderr.encoding,
         })
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED  # the socket is closed by now: the worker drops or stops the command

@@ -7,10 +7,13 @@ Python, so instead of swapping them around each command (which forces the
 commands to run one at a time), `install()` replaces them once with
 stand-ins that read a context variable: `sys.stdout` writes to the calling
 command's stream, `os.environ` answers forwarded names from the command's
-own environment, and `os.getcwd()` (and through it `Path.cwd()`,
+own environment, `os.getcwd()` (and through it `Path.cwd()`,
 `Path.absolute()`, `os.path.abspath()` and `Path.resolve()`) answers the
-client's folder. Outside a command, and in every process that never calls
-`install()`, everything behaves as usual.
+client's folder, and `os.get_terminal_size()` (and through it
+`shutil.get_terminal_size()`) answers the size of the client's terminal for
+descriptors 0, 1 and 2, which rich sizes its output by (adr-46c331c4a44c).
+Outside a command, and in every process that never calls `install()`,
+everything behaves as usual.
 
 A thread started inside a command does not inherit the context (threads start
 with an empty one); whatever such a thread prints goes to the worker's log.
@@ -19,6 +22,7 @@ with an empty one); whatever such a thread prints goes to the worker's log.
 from __future__ import annotations
 
 import contextvars
+import errno
 import io
 import os
 import sys
@@ -41,11 +45,13 @@ class ClientContext:
     stdout: IO[str]
     stderr: IO[str]
     cancelled: threading.Event = field(default_factory=threading.Event)
+    terminal: dict[int, os.terminal_size] = field(default_factory=dict)  # the client's fds that are terminals
 
 
 _CURRENT: contextvars.ContextVar[ClientContext | None] = contextvars.ContextVar("docir_client", default=None)
 _INSTALL_LOCK = threading.Lock()
 _real_getcwd: Callable[[], str] = os.getcwd
+_real_get_terminal_size: Callable[[int], os.terminal_size] = os.get_terminal_size
 
 
 def current() -> ClientContext | None:
@@ -177,6 +183,15 @@ def _getcwd() -> str:
     return _real_getcwd() if ctx is None else ctx.cwd
 
 
+def _get_terminal_size(fd: int = 1) -> os.terminal_size:
+    ctx = _CURRENT.get()
+    if ctx is None or fd not in protocol.STD_FDS:
+        return _real_get_terminal_size(fd)
+    if fd in ctx.terminal:
+        return ctx.terminal[fd]
+    raise OSError(errno.ENOTTY, os.strerror(errno.ENOTTY))  # what the client's own descriptor answers
+
+
 def install() -> None:
     """Put the context-reading stand-ins in place once (again if something replaced them since)."""
     with _INSTALL_LOCK:
@@ -188,10 +203,16 @@ def install() -> None:
             os.environ = _Environ(os.environ)  # type: ignore[assignment]  # noqa: B003 (an overlay, not a reset)
         if os.getcwd is not _getcwd:
             os.getcwd = _getcwd
+        if os.get_terminal_size is not _get_terminal_size:
+            os.get_terminal_size = _get_terminal_size
 
 
 def client_context(request: Mapping[str, Any], stdout: IO[str], stderr: IO[str]) -> ClientContext:
-    """The context of a forwarded `run` request: the client's folder, forwarded environment and stdin."""
+    """The context of a forwarded `run` request: the client's folder, forwarded environment, stdin and
+    terminal sizes."""
     env = {str(k): str(v) for k, v in dict(request.get("env", {})).items() if protocol.is_forwarded(str(k))}
+    terminal = {int(fd): os.terminal_size((int(columns), int(lines)))
+                for fd, columns, lines in request.get("terminal", [])}
     return ClientContext(cwd=str(request.get("cwd") or _real_getcwd()), env=env,
-                         stdin=io.StringIO(str(request.get("stdin", ""))), stdout=stdout, stderr=stderr)
+                         stdin=io.StringIO(str(request.get("stdin", ""))), stdout=stdout, stderr=stderr,
+                         terminal=terminal)

@@ -1,4 +1,10 @@
-"""Where a store's worker lives: socket in a short per-user folder, status and log in .docir/run/."""
+"""Where a store's worker lives: socket in a short per-user folder, status and log in .docir/run/.
+
+And which store a worker belongs to. `cp -a`, a restored backup or an image layer copies
+.docir/run/worker.json along with the store; the copy's record names the original's
+worker. So the record (and the worker's ready frame) carries the store's identity, and a
+record naming another store is no record at all here (adr-121c73e3f21e).
+"""
 
 from __future__ import annotations
 
@@ -21,10 +27,12 @@ def runtime_dir() -> Path:
     return folder
 
 
-def socket_path(root: Path) -> Path:
+def socket_path(store: dict[str, Any]) -> Path:
+    """The socket of the worker of `store` (a store_identity): a store put where another one was, while
+    that one's worker still runs, gets a socket of its own, so its worker never unlinks the other's."""
     import hashlib  # the server's need; the thin client reads the path from the status file
 
-    digest = hashlib.sha256(str(root.resolve()).encode()).hexdigest()[:16]
+    digest = hashlib.sha256(json.dumps(store, sort_keys=True).encode()).hexdigest()[:16]
     return runtime_dir() / f"{digest}.sock"
 
 
@@ -54,12 +62,46 @@ def log_path(root: Path) -> Path:
     return run_dir(root) / "worker.log"
 
 
-def read_status(root: Path) -> dict[str, Any] | None:
+def store_identity(root: Path) -> dict[str, Any] | None:
+    """Which store a worker belongs to: the real path of its folder and the (device, inode) of its
+    worker lock file, the file the worker holds locked for life. None while no lock file exists.
+
+    The lock file, not index.db: a copy, a restore or an image layer makes a new one, but nothing
+    replaces it under a running worker, while a damaged index is set aside and rebuilt under a worker
+    that goes on serving (adr-121c73e3f21e). Stdlib only, a few stat calls: every warm call makes it.
+    """
+    try:
+        lock = os.stat(lock_path(root))
+    except OSError:
+        return None
+    return identity_of(root, lock)
+
+
+def identity_of(root: Path, lock: os.stat_result) -> dict[str, Any]:
+    """store_identity with the lock file's stat given (the worker's, from the file it holds open)."""
+    return {"root": os.path.realpath(root), "lock": [lock.st_dev, lock.st_ino]}
+
+
+def read_record(root: Path) -> dict[str, Any] | None:
+    """The status record in this store's run folder, whichever worker wrote it."""
     try:
         data = json.loads(status_path(root).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
     return data if isinstance(data, dict) else None
+
+
+def read_status(root: Path) -> dict[str, Any] | None:
+    """The status record of this store's own worker, or None.
+
+    A record naming another store (copied with the store, or left by an older docir that named
+    none) is ignored, never removed: its pid and socket are another store's worker, which no
+    client here may ask, stop or clean up after; this store's own worker writes over it.
+    """
+    data = read_record(root)
+    if data is None or not data.get("store") or data.get("store") != store_identity(root):
+        return None
+    return data
 
 
 def pid_alive(pid: int) -> bool:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import struct
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
@@ -11,8 +12,24 @@ if TYPE_CHECKING:  # the sockets are the caller's: the cold client path never im
     import socket
 
 MAX_FRAME = 256 * 1024 * 1024
-# The caller's environment a forwarded command may depend on: docir's settings and the terminal's.
-TERMINAL_ENV = ("COLUMNS", "LINES", "NO_COLOR", "FORCE_COLOR", "TERM")
+# The caller's environment a forwarded command may depend on: docir's settings and the terminal's, every
+# name rich reads to size and colour its output (rich/console.py), so the worker prints what the caller would.
+TERMINAL_ENV = ("COLUMNS", "LINES", "NO_COLOR", "FORCE_COLOR", "TERM", "COLORTERM", "TTY_COMPATIBLE",
+                "TTY_INTERACTIVE")
+# The descriptors whose terminal size rich asks for, in its order; in the worker they are not the client's.
+STD_FDS = (0, 1, 2)
+
+
+def terminal_sizes() -> list[list[int]]:
+    """[fd, columns, lines] of each of stdin, stdout and stderr that is a terminal (a few ioctls)."""
+    sizes = []
+    for fd in STD_FDS:
+        try:
+            columns, lines = os.get_terminal_size(fd)
+        except (OSError, ValueError):
+            continue
+        sizes.append([fd, columns, lines])
+    return sizes
 
 
 def is_forwarded(name: str) -> bool:

@@ -6,9 +6,10 @@ removed before the stop reply, so a client never sees a worker that is gone.
 
 Every accepted connection gets its own thread, so a long command (a flush,
 `reindex --full`, `lint --deep`) never holds up `status`, `stop` or a read.
-The first frame on a connection is the server's `{"ready": true, "version": ...}`:
+The first frame on a connection is the server's `{"ready": true, "version": ..., "store": ...}`:
 a client that does not get it within a fraction of a second, or gets another docir
-version's, runs its command itself (docir/worker/identity.py).
+version's, runs its command itself (docir/worker/identity.py); one that gets another
+store's hangs up without a word (paths.store_identity, adr-121c73e3f21e).
 """
 
 from __future__ import annotations
@@ -64,7 +65,8 @@ class Server:
         self.watch = watch  # a reason to exit (the store is gone), checked every half second
         self._code = identity.code_stamp()  # the files this process loaded its code from
         self._code_checked = time.monotonic()
-        self.socket_path = paths.socket_path(root)
+        self.store: dict[str, Any] | None = None  # the store this worker belongs to, once it holds the lock
+        self.socket_path = Path()  # named after the store: set by claim()
         self._stop = threading.Event()
         self._lock_fd: int | None = None
         self._active = 0
@@ -82,6 +84,8 @@ class Server:
             os.close(fd)
             raise AlreadyRunning(str(lock)) from None
         self._lock_fd = fd
+        self.store = paths.identity_of(self.root, os.fstat(fd))
+        self.socket_path = paths.socket_path(self.store)
 
     def serve(self, extra: dict[str, Any]) -> None:
         """Bind, publish the status file, and answer until stopped, idle, or the store is gone."""
@@ -105,7 +109,7 @@ class Server:
                     conn, _ = listener.accept()
                     self._start(conn)
                     continue
-                gone = self.watch()
+                gone = self.watch() or self._moved()
                 if gone and gone_before:  # twice in a row: a rebuild replaces a damaged index in between
                     self.log(f"{gone}; exiting")
                     break
@@ -124,6 +128,14 @@ class Server:
                 pass
             self._wait_for_requests()
             self.handler.close()
+
+    def _moved(self) -> str | None:
+        """The store at this worker's path is no longer the one it locked: the folder was moved away,
+        or another store (a copy, a restore) was put in its place. Its clients look for a worker with
+        their own identity; this one would only hold a lock no store uses."""
+        if paths.store_identity(self.root) != self.store:
+            return f"{self.root} is no longer the store this worker started for"
+        return None
 
     def _code_changed(self) -> bool:
         """docir was upgraded or edited under this process: exit before taking another command, so the
@@ -166,7 +178,7 @@ class Server:
 
     def _answer(self, conn: socket.socket) -> str:
         try:
-            protocol.send(conn, {"ready": True, "version": identity.VERSION})
+            protocol.send(conn, {"ready": True, "version": identity.VERSION, "store": self.store})
             request = protocol.receive(conn)
         except (OSError, protocol.ProtocolError, ValueError) as exc:
             self.log(f"bad request: {exc}")
@@ -201,15 +213,17 @@ class Server:
         return name
 
     def _publish(self, extra: dict[str, Any]) -> None:
-        status = {"pid": os.getpid(), "socket": str(self.socket_path), "started": time.time(), **extra}
+        status = {"pid": os.getpid(), "socket": str(self.socket_path), "store": self.store, "started": time.time(),
+                  **extra}
         target = paths.status_path(self.root)
         tmp = target.with_suffix(".tmp")
         tmp.write_text(json.dumps(status), encoding="utf-8")
         os.replace(tmp, target)
 
     def _unpublish(self) -> None:
-        status = paths.read_status(self.root)
-        if status is not None and int(status.get("pid", 0)) == os.getpid():
+        # Only its own record: a copy of it put at this path names this pid too, but another store.
+        status = paths.read_record(self.root)
+        if status is not None and int(status.get("pid", 0)) == os.getpid() and status.get("store") == self.store:
             try:
                 os.unlink(paths.status_path(self.root))
             except FileNotFoundError:

@@ -84,7 +84,9 @@ def test_stale_status_file_is_cleaned(warm_store: Path) -> None:
     dead = subprocess.Popen([sys.executable, "-c", "pass"])
     dead.wait()
     paths.run_dir(warm_store).mkdir(parents=True, exist_ok=True)
-    paths.status_path(warm_store).write_text(json.dumps({"pid": dead.pid, "socket": "/nonexistent/x.sock"}))
+    paths.lock_path(warm_store).touch()  # a worker of this store ran here: the record names this store
+    paths.status_path(warm_store).write_text(json.dumps({"pid": dead.pid, "socket": "/nonexistent/x.sock",
+                                                         "store": paths.store_identity(warm_store)}))
     assert status(warm_store)["running"] is False
     assert not paths.status_path(warm_store).exists()
 
@@ -142,6 +144,7 @@ def test_one_clients_terminal_settings_never_reach_the_next_command(monkeypatch:
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("TERM", "worker-term")
     client_env = {"COLUMNS": "33", "LINES": "11", "NO_COLOR": "1", "FORCE_COLOR": "1", "TERM": "xterm",
+                  "COLORTERM": "truecolor", "TTY_COMPATIBLE": "1", "TTY_INTERACTIVE": "0",
                   "DOCIR_X": "1", "HOME": "/elsewhere"}
     first = protocol.forwarded_env(client_env)
     assert "HOME" not in first and set(first) == {*protocol.TERMINAL_ENV, "DOCIR_X"}

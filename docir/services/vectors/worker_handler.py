@@ -34,14 +34,20 @@ RunCli = Callable[[list[str]], int]
 
 
 class _Captured(io.StringIO):
-    """A stdout/stderr stand-in that answers isatty() as the client's terminal would."""
+    """A stdout/stderr stand-in that answers isatty() and encoding as the client's stream would (rich draws
+    ASCII boxes for a stream that is not UTF-8)."""
 
-    def __init__(self, tty: bool) -> None:
+    def __init__(self, tty: bool, encoding: str = "utf-8") -> None:
         super().__init__()
         self._tty = tty
+        self._encoding = encoding
 
     def isatty(self) -> bool:
         return self._tty
+
+    @property
+    def encoding(self) -> str:  # type: ignore[override]
+        return self._encoding
 
 
 class WarmWorker:
@@ -317,11 +323,13 @@ def _slices(texts: list[str], most: int, chars: int) -> Iterator[list[str]]:
 def run_captured(run_cli: RunCli, request: dict[str, Any]) -> dict[str, Any]:
     """Run one CLI command in this process as if in the caller's terminal; return its output and exit code.
 
-    `request` carries argv, cwd, env (DOCIR_*), stdin and whether stdout/stderr are terminals.
+    `request` carries argv, cwd, env (DOCIR_*), stdin, whether stdout/stderr are terminals, their
+    encodings and the sizes of the client's terminals.
     The command sees them through docir.worker.context, never by changing the process's own
     folder, environment or streams, so commands run side by side on their own threads.
     """
-    out, err = _Captured(bool(request.get("stdout_tty"))), _Captured(bool(request.get("stderr_tty")))
+    out = _Captured(bool(request.get("stdout_tty")), str(request.get("stdout_encoding") or "utf-8"))
+    err = _Captured(bool(request.get("stderr_tty")), str(request.get("stderr_encoding") or "utf-8"))
     ctx = context.client_context(request, out, err)
     cancelled = request.get("_cancelled")
     if isinstance(cancelled, threading.Event):
