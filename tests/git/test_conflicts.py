@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import FIXTURES
-from tests.git.test_hooks import git, install
+from tests.git.test_hooks import git, git_identity, install, sample_in_git
 
 DOC = "docs/decisions/keep-sessions-in-the-database.md"
 
@@ -22,15 +20,8 @@ def docir(repo: Path, *args: str) -> subprocess.CompletedProcess[str]:
 @pytest.fixture
 def conflicted(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """The sample store in git, mid-merge: two branches set the same status and edit the same body line."""
-    for key, value in {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com",
-                       "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com"}.items():
-        monkeypatch.setenv(key, value)
-    root = tmp_path / "repo"
-    shutil.copytree(FIXTURES / "stores" / "sample", root)
-    git(root, "init", "-q", "-b", "main")
-    assert docir(root, "init").returncode == 0
-    git(root, "add", "-A")
-    git(root, "commit", "-qm", "start")
+    git_identity(monkeypatch)
+    root = sample_in_git(tmp_path / "repo")
     path = root / DOC
     original = path.read_text()
     assert "status: accepted\n" in original and "\n## Decision\n\n" in original

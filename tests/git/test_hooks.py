@@ -39,19 +39,29 @@ def git(repo: Path, *args: str, check: bool = True,
                           env={**os.environ, **(env or {})})
 
 
-@pytest.fixture
-def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A git repository whose root is the sample docir store, with one commit on main."""
+def git_identity(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A fixed author and committer, whatever the machine's git configuration says."""
     for key, value in {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com",
                        "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com"}.items():
         monkeypatch.setenv(key, value)
-    root = tmp_path / "repo"
+
+
+def sample_in_git(root: Path) -> Path:
+    """The sample docir store copied to `root`, set up by `docir init` and committed on main."""
     shutil.copytree(FIXTURES / "stores" / "sample", root)
     git(root, "init", "-q", "-b", "main")
     # As after `docir init`: .docir/.gitignore is committed, so derived files never are.
     subprocess.run([sys.executable, "-m", "docir", "init", "--root", str(root)], capture_output=True, check=True)
     git(root, "add", "-A")
     git(root, "commit", "-qm", "start")
+    return root
+
+
+@pytest.fixture
+def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A git repository whose root is the sample docir store, with one commit on main."""
+    git_identity(monkeypatch)
+    root = sample_in_git(tmp_path / "repo")
     monkeypatch.chdir(root)
     return root
 
@@ -300,9 +310,7 @@ def test_lint_staged_by_hand_reads_git_s_index(repo: Path) -> None:
 @pytest.fixture
 def monorepo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A repository with no store at its top and two below it, each set up with `docir init --hooks`."""
-    for key, value in {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com",
-                       "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com"}.items():
-        monkeypatch.setenv(key, value)
+    git_identity(monkeypatch)
     top = tmp_path / "mono"
     top.mkdir()
     git(top, "init", "-q", "-b", "main")
