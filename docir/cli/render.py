@@ -10,6 +10,8 @@ import sys
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from docir.services.retrieval.need import FORMS
+
 
 def wants_json(flag: bool) -> bool:
     return flag or not sys.stdout.isatty()
@@ -111,7 +113,7 @@ def _why(item: Mapping[str, Any]) -> str | None:
         parts.append(part)
     if not parts:
         return None
-    weights = [f"{form} weight {explain[form]['weight']:.2f}" for form in ("sketch", "terms")
+    weights = [f"{form} weight {explain[form]['weight']:.2f}" for form in FORMS
                if isinstance(explain.get(form), Mapping)]
     return f"score {item['score']:.2f} = " + " + ".join(parts) + "".join(f"; {w}" for w in weights)
 

@@ -16,7 +16,7 @@ from docir.index.records import Filters
 from docir.requests import INCLUDE_INACTIVE, LIMIT_MAX, STORE, Option, check_ranges
 from docir.services.indexing.session import Session
 from docir.services.retrieval import budget, federation
-from docir.services.retrieval.need import Need
+from docir.services.retrieval.need import FORMS, Need
 from docir.services.retrieval.results import ContextResult, GetResult, QueryResult, SearchResult
 
 Warn = Callable[[str], None]
@@ -140,7 +140,7 @@ def context(session: Session, request: ContextRequest, warn: Warn) -> ContextRes
     if request.changed:
         paths = list(dict.fromkeys([*paths, *governing.changed_paths(root)]))
     if not request.task.strip():
-        given = [f"--{name}" for name in ("sketch", "terms", "also") if getattr(request, name)]
+        given = [f"--{name}" for name in (*FORMS[1:], "also") if getattr(request, name)]
         if given:
             raise UsageError(f"{given[0]} adds to a task; give the task first")
         if not request.path and not request.changed:

@@ -13,11 +13,6 @@ lexically. `--also` gives several different needs, which take turns at the head 
 from collections.abc import Sequence
 from typing import NamedTuple
 
-TASK, SKETCH, TERMS = "task", "sketch", "terms"
-FORMS = (TASK, SKETCH, TERMS)  # the order of every per-form listing (explain, embedding)
-EMBEDDED = FORMS  # the forms with a query vector
-BY_VECTOR = (TASK, SKETCH)  # the forms ranked by it: terms are matched by their words, their vector only weighs them
-
 
 class Need(NamedTuple):
     task: str
@@ -29,6 +24,13 @@ class Need(NamedTuple):
         return [(form, text) for form, text in zip(FORMS, self, strict=True) if text.strip()]
 
 
+# The forms are the need's fields, in the order of every per-form listing (explain, embedding). Every
+# form given gets a query vector; terms are ranked by their words alone, their vector only weighs them.
+FORMS: tuple[str, ...] = Need._fields
+TASK, SKETCH, TERMS = FORMS
+BY_VECTOR = (TASK, SKETCH)  # the forms ranked by their vector too
+
+
 def needs_of(queries: Sequence[Need | str]) -> list[Need]:
     """Plain strings are needs with a task alone."""
     return [q if isinstance(q, Need) else Need(q) for q in queries]
@@ -36,5 +38,4 @@ def needs_of(queries: Sequence[Need | str]) -> list[Need]:
 
 def embedded_texts(needs: list[Need]) -> list[tuple[int, str, str]]:
     """(need index, form, text) of every text that gets a query vector, in one batch's order."""
-    return [(index, form, text) for index, need in enumerate(needs)
-            for form, text in need.forms() if form in EMBEDDED]
+    return [(index, form, text) for index, need in enumerate(needs) for form, text in need.forms()]

@@ -10,7 +10,7 @@ The README's "JSON shapes" table describes these types.
 # string when the class is made, on every cold command (adr-d5e80517405b).
 from typing import Any, Literal, NamedTuple, NotRequired, TypedDict
 
-from docir.services.retrieval.need import Need
+from docir.services.retrieval.need import TASK, Need
 
 
 class Size(TypedDict):
@@ -251,7 +251,7 @@ class ContextResult:
 
     def to_json(self) -> ContextJSON:
         first = self.queries[0] if self.queries else Need("")
-        forms = {form: text for form, text in (("sketch", first.sketch), ("terms", first.terms)) if text}
+        forms = {form: text for form, text in first.forms() if form != TASK}
         return {"query": first.task, **forms, "also": [need.task for need in self.queries[1:]],  # type: ignore[typeddict-item]
                 "semantic": self.semantic, "pending": self.pending, "sections_pending": self.sections_pending,
                 "results": self.results, "count": len(self.results), "omitted": self.omitted,
