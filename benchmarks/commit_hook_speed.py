@@ -27,10 +27,8 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
-import shutil
 import statistics
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -38,7 +36,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 from generate import generate_store  # benchmarks/ is not a package
-from hook_speed import BenchmarkError, git, run
+from hook_speed import git, in_temp_repo, run
 from speed import FLOOR_ARGV, machine_info, percentile, write_results
 
 SEED = 7
@@ -128,23 +126,13 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if not 1 <= args.renames <= args.docs - 1 or args.repeat < 1 or args.warmup < 0:
         parser.error("--renames between 1 and --docs - 1, --repeat positive")
-    if shutil.which("git") is None:
-        print("commit_hook_speed: git is not installed", file=sys.stderr)
-        return 1
     started = time.perf_counter()
     machine = machine_info()
-    tmp = Path(tempfile.mkdtemp(prefix="docir-commit-bench-")).resolve()
-    repo, empty_hooks = tmp / "repo", tmp / "no-hooks"
-    empty_hooks.mkdir()
-    try:
-        print(f"commit_hook_speed: building {repo}", file=sys.stderr)
-        files = build_repo(repo, args.docs, SEED)
-        floor, samples = measure(repo, files, args.renames, empty_hooks, args.repeat, args.warmup)
-    except BenchmarkError as exc:
-        print(f"commit_hook_speed: {exc}", file=sys.stderr)
+    done = in_temp_repo("commit_hook_speed", False, lambda repo, empty_hooks: measure(
+        repo, build_repo(repo, args.docs, SEED), args.renames, empty_hooks, args.repeat, args.warmup))
+    if done is None:
         return 1
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+    floor, samples = done
 
     floor_median = statistics.median(floor)
     medians = {case: statistics.median(values) for case, values in samples.items()}

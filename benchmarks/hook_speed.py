@@ -32,7 +32,9 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
@@ -41,6 +43,7 @@ from generate import generate_store  # benchmarks/ is not a package
 from speed import FLOOR_ARGV, PYCACHE, child_env, machine_info, percentile, write_results
 
 SEED = 7
+T = TypeVar("T")
 COMMANDS: tuple[tuple[str, str], ...] = (
     ("git-checkout-nohook", "git checkout, no hooks (reference)"),
     ("hook-changed", "post-checkout hook, {n} documents changed"),
@@ -74,6 +77,29 @@ def run(argv: list[str], cwd: Path, *, what: str) -> tuple[float, bytes]:
         stderr = proc.stderr.decode(errors="replace").strip()
         raise BenchmarkError(f"{what} failed (exit {proc.returncode}): {' '.join(argv)}\n{stderr[-2000:]}")
     return elapsed, proc.stdout
+
+
+def in_temp_repo(name: str, keep: bool, work: Callable[[Path, Path], T]) -> T | None:
+    """`work(repo, empty_hooks)` in a temporary folder (`repo` not made yet; `empty_hooks` an empty
+    folder for `core.hooksPath`), removed afterwards unless `keep`. None, with the reason on stderr,
+    when git is missing or a step failed."""
+    if shutil.which("git") is None:
+        print(f"{name}: git is not installed", file=sys.stderr)
+        return None
+    tmp = Path(tempfile.mkdtemp(prefix=f"docir-{name}-")).resolve()
+    repo, empty_hooks = tmp / "repo", tmp / "no-hooks"
+    empty_hooks.mkdir()
+    try:
+        print(f"{name}: building {repo}", file=sys.stderr)
+        return work(repo, empty_hooks)
+    except BenchmarkError as exc:
+        print(f"{name}: {exc}", file=sys.stderr)
+        return None
+    finally:
+        if keep:
+            print(f"{name}: kept {tmp}", file=sys.stderr)
+        else:
+            shutil.rmtree(tmp, ignore_errors=True)
 
 
 def git(repo: Path, *args: str) -> str:
@@ -221,27 +247,14 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.docs < 1 or args.repeat < 1 or args.warmup < 0 or not 1 <= args.changed <= args.docs:
         parser.error("--docs and --repeat must be positive, --changed between 1 and --docs")
-    if shutil.which("git") is None:
-        print("hook_speed: git is not installed", file=sys.stderr)
-        return 1
-
     started = time.perf_counter()
     machine = machine_info()
-    tmp = Path(tempfile.mkdtemp(prefix="docir-hook-bench-")).resolve()
-    repo, empty_hooks = tmp / "repo", tmp / "no-hooks"
-    empty_hooks.mkdir()
-    try:
-        print(f"hook_speed: building {repo}", file=sys.stderr)
-        setup = build_repo(repo, args.docs, args.changed, args.seed)
-        measured = measure(repo, empty_hooks, args.changed, args.repeat, args.warmup)
-    except BenchmarkError as exc:
-        print(f"hook_speed: {exc}", file=sys.stderr)
+    done = in_temp_repo("hook_speed", args.keep, lambda repo, empty_hooks: (
+        build_repo(repo, args.docs, args.changed, args.seed),
+        measure(repo, empty_hooks, args.changed, args.repeat, args.warmup)))
+    if done is None:
         return 1
-    finally:
-        if args.keep:
-            print(f"hook_speed: kept {tmp}", file=sys.stderr)
-        else:
-            shutil.rmtree(tmp, ignore_errors=True)
+    setup, measured = done
 
     floor = measured["floor"]
     samples = measured["samples"]
