@@ -80,7 +80,7 @@ class Session:
         if self.read_only:
             raise RuntimeError("a peer store is never refreshed: its index is read-only")
         current = sync.scan(self.store.root, self.store.docs_dir, self.catalog)
-        conflicted = current.plan.conflicted
+        unresolved = current.plan.unresolved
         if current.plan.empty:
             report = sync.SyncReport(unchanged=current.files)
         else:
@@ -89,25 +89,15 @@ class Session:
                 current = sync.rescan(self.catalog, current)
                 report = sync.apply(self.store.root, self.catalog, current)
                 self.catalog.check_current()  # a long apply landed in the file that is the index now
-        # Said on every read, not only when first met: a symlink the walk does not follow hides what it
-        # points at (adr-7c2e94a0d5b1; the index remembers it among the skipped files), and a document in
-        # conflict stays out until it is resolved (the plan's `conflicted`).
-        links = _unfollowed(self.catalog)
-        said = [*(s for s in report.skipped if s not in links), *links]
-        newly = {path for path, _ in said}
-        said += [(path, reason) for path, reason in conflicted if path not in newly]
-        for path, reason in said:
+        # What was skipped now, and what stays skipped and is said on every read (StatPlan.unresolved).
+        newly = {path for path, _ in report.skipped}
+        for path, reason in [*report.skipped, *(s for s in unresolved if s[0] not in newly)]:
             self.warnings.append(f"{path} skipped: {reason}")
         self.last_sync = report
         return report
 
     def close(self) -> None:
         self.catalog.conn.close()
-
-
-def _unfollowed(catalog: Catalog) -> list[tuple[str, str]]:
-    """The symlinks the walk did not follow, remembered with their LINK_* code as size (scan.py)."""
-    return [(s.path, s.reason) for s in catalog.docs.skipped_files().values() if s.size < 0]
 
 
 def open_session(root: Path | None, *, refresh: bool = True) -> Session:

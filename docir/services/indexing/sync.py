@@ -27,8 +27,10 @@ class StatPlan(NamedTuple):
     to_read: tuple[str, ...]  # new on disk, or stat differs from the index
     gone: tuple[str, ...]  # indexed, no longer on disk
     gone_skipped: tuple[str, ...]  # remembered as unreadable, no longer on disk
-    # Remembered as in conflict and unchanged since: every read warns of them, not only the first.
-    conflicted: tuple[tuple[str, str], ...] = ()  # (path, reason)
+    # Skipped files every read warns of, not only the first, while they stay as they were: a document
+    # in conflict (it is out until resolved) and a symlink the walk does not follow (it hides what it
+    # points at, adr-7c2e94a0d5b1).
+    unresolved: tuple[tuple[str, str], ...] = ()  # (path, reason)
 
     @property
     def empty(self) -> bool:
@@ -111,9 +113,9 @@ def plan_scan(disk: dict[str, FileStat], docs: DocsTable) -> Scan:
     skipped = {path: (s.size, s.mtime_ns) for path, s in remembered.items()}
     if not skipped and indexed == disk:
         return Scan(len(disk), disk, {}, _NOTHING)
-    conflicted = tuple(sorted((path, s.reason) for path, s in remembered.items()
-                              if IN_CONFLICT in s.reason and disk.get(path) == skipped[path]))
-    return Scan(len(disk), disk, {}, plan_stats(disk, indexed, skipped)._replace(conflicted=conflicted))
+    unresolved = tuple(sorted((path, s.reason) for path, s in remembered.items()
+                              if (s.size < 0 or IN_CONFLICT in s.reason) and disk.get(path) == skipped[path]))
+    return Scan(len(disk), disk, {}, plan_stats(disk, indexed, skipped)._replace(unresolved=unresolved))
 
 
 def scan(root: Path, docs_dir: Path, catalog: Catalog) -> Scan:
@@ -161,7 +163,7 @@ def apply(root: Path, catalog: Catalog, current: Scan) -> SyncReport:
     skipped: list[SkippedFile] = []
     for path in stat_plan.to_read:
         size, mtime_ns = disk[path]
-        if size < 0:  # a symlink the walk did not follow: remembered, and said on every read (Session.refresh)
+        if size < 0:  # a symlink the walk did not follow: remembered, and said on every read (StatPlan.unresolved)
             skipped.append(SkippedFile(path, size, mtime_ns, LINK_REASONS.get(size, "symlink not followed")))
             continue
         try:
