@@ -65,6 +65,17 @@ def split(text: str) -> Split:
     return Split(text, opening.end(), closing.start(), closing.end(), newline)
 
 
+def declared_id(data: bytes) -> str | None:
+    """The `id` a file's bytes declare, or None: not UTF-8, no frontmatter, or no string id. For
+    files read out of git (a staged or a sparse-checkout blob), which are not in the index."""
+    try:
+        meta, _ = parse(data.decode("utf-8"))
+    except (UnicodeDecodeError, InputError):
+        return None
+    value = meta.get("id")
+    return value if isinstance(value, str) else None
+
+
 def parse(text: str) -> tuple[dict[str, Any], Split]:
     """The frontmatter mapping and the split; raise FrontmatterError at the YAML's line."""
     parts = split(text)

@@ -164,13 +164,6 @@ def refresh_skip_reason(event: str, args: list[str], env: dict[str, str], repo: 
     return f"{event} is not a refresh event"
 
 
-def staged_paths(repo: Path) -> list[str]:
-    """Paths (relative to the repository) staged for this commit: added, copied, modified, renamed."""
-    out = subprocess.run(["git", "diff", "--cached", "--name-only", "--diff-filter=ACMR", "-z"], cwd=repo,
-                         capture_output=True, check=False).stdout
-    return [p for p in out.decode("utf-8", "replace").split("\0") if p]
-
-
 def repo_root(start: Path, required: bool = False) -> Path:
     """The top level of the git repository holding `start`; `start` itself outside any, unless
     `required` (then UsageError)."""

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, NamedTuple, TypedDict
 from docir.documents import frontmatter, globs
 from docir.documents.conflicts import conflict_markers, ours
 from docir.documents.files import MAX_DOCUMENT_BYTES, decode, read_text
-from docir.documents.frontmatter import FrontmatterError
+from docir.documents.frontmatter import FrontmatterError, declared_id
 from docir.documents.ids import ID_RE
 from docir.documents.model import Document, as_date
 from docir.documents.scan import LINK_REASONS, Links, scan_docs
@@ -168,7 +168,7 @@ def _outside_checkout_resolved(store: Store, found: list[Finding]) -> list[Findi
         return found
     from docir.services.indexing.checkout import outside_checkout
 
-    outside = outside_checkout(store.root, store.docs_dir.relative_to(store.root).as_posix())
+    outside = outside_checkout(store)
     if not outside:
         return found
     return [f for f in found if f.code != "DOC011" or _broken_target(f.message) not in outside]
@@ -193,7 +193,7 @@ def _lint_staged(store: Store, staged: Staged,
         out.add(SCHEMA_FILE, problem.line, problem.col, "DOC020", problem.message)
     texts = {p: data for p, data in staged.texts.items() if _is_document_path(store, p)}
     corpus = _load_corpus(store, sorted(texts), out, texts)
-    gone = {_document_id(data) for data in staged.deleted.values()} - {None}
+    gone = {declared_id(data) for data in staged.deleted.values()} - {None}
     linkers: set[str] = set()
     if schema is not None:
         facts, linker_ids = _staged_facts(store, schema, corpus, staged, {i for i in gone if i})
@@ -234,16 +234,6 @@ def _staged_facts(store: Store, schema: Schema, corpus: Mapping[str, Parsed], st
     others = [d for p, d in candidates.items() if p in kept]
     linkers = sorted({d.path for d in linking if d.path in kept})
     return facts_of(schema, others + mine), linkers
-
-
-def _document_id(data: bytes) -> str | None:
-    text = _decoded(data)
-    try:
-        meta, _ = frontmatter.parse(text or "")
-    except FrontmatterError:
-        return None
-    value = meta.get("id")
-    return value if isinstance(value, str) else None
 
 
 def _decoded(data: bytes) -> str | None:

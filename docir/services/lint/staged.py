@@ -9,11 +9,12 @@ run as the `git` command (adr-37de4436d256): one `git diff --cached` names the c
 from __future__ import annotations
 
 import os
-import subprocess
 from collections.abc import Callable
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
+from docir import gitio
+from docir.gitio import BlobReader
 from docir.store import SCHEMA_FILE, Store
 
 if TYPE_CHECKING:
@@ -37,9 +38,9 @@ class Change(NamedTuple):
 def staged_changes(repo: Path) -> list[Change]:
     """The paths this commit changes. Renames come as a deletion and an addition, so the old path
     of a moved document counts as gone and the new one is checked. Works before the first commit."""
-    done = subprocess.run(["git", "diff", "--cached", "--raw", "-z", "--no-renames", "--no-abbrev",
-                           "--no-ext-diff", "--ignore-submodules"], cwd=repo, capture_output=True, check=False)
-    fields = done.stdout.decode("utf-8", "surrogateescape").split("\0")
+    out = gitio.run(["diff", "--cached", "--raw", "-z", "--no-renames", "--no-abbrev", "--no-ext-diff",
+                     "--ignore-submodules"], repo) or b""
+    fields = out.decode("utf-8", "surrogateescape").split("\0")
     changes: list[Change] = []
     for header, path in zip(fields[0::2], fields[1::2], strict=False):  # the trailing empty field has no pair
         parts = header.lstrip(":").split()
@@ -47,49 +48,6 @@ def staged_changes(repo: Path) -> list[Change]:
             _old_mode, new_mode, old_blob, new_blob, status = parts
             changes.append(Change(path, status[:1], old_blob, new_blob, new_mode))
     return changes
-
-
-class BlobReader:
-    """One `git cat-file --batch` process kept open for every read of a lint. Each request is
-    answered before the next is written, so neither pipe can fill while the other waits."""
-
-    def __init__(self, repo: Path) -> None:
-        self.repo = repo
-        self._process: subprocess.Popen[bytes] | None = None
-
-    def read(self, name: str) -> bytes | None:
-        """The object's bytes (`name`: a blob id, or `:path` for the staged file at a top-level
-        path), or None when git has no such object."""
-        if "\n" in name:
-            return None
-        process = self._start()
-        stdin, stdout = _pipes(process)
-        stdin.write(name.encode("utf-8", "surrogateescape") + b"\n")
-        stdin.flush()
-        header = stdout.readline().split()
-        if len(header) != 3:
-            return None  # "<name> missing" or "ambiguous"
-        data = stdout.read(int(header[2]))
-        stdout.read(1)  # the newline after the object
-        return data
-
-    def close(self) -> None:
-        if self._process is not None:
-            stdin, _ = _pipes(self._process)
-            stdin.close()
-            self._process.wait()
-            self._process = None
-
-    def _start(self) -> subprocess.Popen[bytes]:
-        if self._process is None:
-            self._process = subprocess.Popen(["git", "cat-file", "--batch"], cwd=self.repo, stdin=subprocess.PIPE,
-                                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-        return self._process
-
-
-def _pipes(process: subprocess.Popen[bytes]) -> tuple[IO[bytes], IO[bytes]]:
-    assert process.stdin is not None and process.stdout is not None
-    return process.stdin, process.stdout
 
 
 class Staged(NamedTuple):
@@ -154,9 +112,9 @@ def staged_store(store: Store, repo: Path, changes: list[Change], reader: BlobRe
     def tracked(paths: list[str]) -> set[str]:
         if not paths:
             return set()
-        done = subprocess.run(["git", "--literal-pathspecs", "ls-files", "--cached", "-z", "--",
-                               *(prefix + p for p in paths)], cwd=repo, capture_output=True, check=False)
-        listed = done.stdout.decode("utf-8", "surrogateescape").split("\0")
+        out = gitio.run(["--literal-pathspecs", "ls-files", "--cached", "-z", "--", *(prefix + p for p in paths)],
+                        repo) or b""
+        listed = out.decode("utf-8", "surrogateescape").split("\0")
         return {p[len(prefix):] for p in listed if p.startswith(prefix) and p}
 
     return Staged(texts, read(SCHEMA_FILE), deleted, read, tracked)

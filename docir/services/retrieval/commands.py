@@ -194,8 +194,7 @@ def _outside_checkout(session: Session, rows: Iterable[Mapping[str, object]], mi
         return {}
     from docir.services.indexing.checkout import outside_checkout
 
-    store = session.store
-    outside = outside_checkout(store.root, store.docs_dir.relative_to(store.root).as_posix())
+    outside = outside_checkout(session.store)
     for source, kind, target in unresolved:
         if target in outside:
             session.warnings.append(f"{source} {kind} {target}, which is outside this sparse checkout "
