@@ -1,17 +1,34 @@
 """Documents git has that a sparse checkout left off disk (adr-5d0b7e31c9a6).
 
 A link to such a document is not broken: the document exists in the repository, this
-checkout only does not hold it. Git is asked only when a link is otherwise unresolved,
-so a store whose links all resolve never runs git here.
+checkout only does not hold it. Git is asked only when a link is otherwise unresolved and
+the checkout is sparse (`is_sparse`, from files alone), so an ordinary read never runs git
+here, nor a query.
 """
 
 from __future__ import annotations
 
-from docir import gitio
-from docir.documents.frontmatter import declared_id
+import os
+
+from docir.documents.scan import repository_root
 from docir.store import Store
 
 _SKIP_WORKTREE = "S"  # `git ls-files -t`: the path is in git's index, the checkout leaves it off disk
+
+
+def is_sparse(store: Store) -> bool:
+    """Whether the checkout holding the store was made sparse: its git folder holds
+    info/sparse-checkout (`git sparse-checkout set` writes it). A few stats, no git process."""
+    top = repository_root(store.root)
+    dot_git = os.path.join(top, ".git")
+    git_dir = dot_git
+    if os.path.isfile(dot_git):  # a linked worktree or a submodule: "gitdir: <its git folder>"
+        try:
+            with open(dot_git, encoding="utf-8") as handle:
+                git_dir = os.path.join(top, handle.readline().partition("gitdir:")[2].strip())
+        except (OSError, UnicodeDecodeError):
+            return False
+    return os.path.isfile(os.path.join(git_dir, "info", "sparse-checkout"))
 
 
 def outside_checkout(store: Store) -> dict[str, str]:
@@ -20,6 +37,10 @@ def outside_checkout(store: Store) -> dict[str, str]:
 
     Not kept between calls: a long-lived worker would miss a `git sparse-checkout add`.
     """
+    # Only a sparse checkout with a broken link pays for these (a cold `get` imports neither).
+    from docir import gitio
+    from docir.documents.frontmatter import declared_id
+
     root = store.root
     listed = gitio.run(["ls-files", "-s", "-t", "-z", "--", store.docs_dir.relative_to(root).as_posix()], root)
     if listed is None:

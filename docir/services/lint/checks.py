@@ -166,9 +166,9 @@ def _outside_checkout_resolved(store: Store, found: list[Finding]) -> list[Findi
     in the repository (adr-5d0b7e31c9a6). Git is asked only when some link is broken."""
     if not any(f.code == "DOC011" for f in found):
         return found
-    from docir.services.indexing.checkout import outside_checkout
+    from docir.services.indexing.checkout import is_sparse, outside_checkout
 
-    outside = outside_checkout(store)
+    outside = outside_checkout(store) if is_sparse(store) else {}
     if not outside:
         return found
     return [f for f in found if f.code != "DOC011" or _broken_target(f.message) not in outside]

@@ -181,8 +181,12 @@ def context(session: Session, request: ContextRequest, warn: Warn) -> ContextRes
 
 def _outside_checkout(session: Session, rows: Iterable[Mapping[str, object]], missing: list[str]) -> dict[str, str]:
     """Say, one warning each, which links of the local `rows` point at a document a sparse checkout left
-    off disk; return those of the `missing` ids, with their paths (adr-5d0b7e31c9a6). Git is asked only
-    when a link or an id is otherwise unresolved."""
+    off disk; return those of the `missing` ids, with their paths (adr-5d0b7e31c9a6). Nothing is read
+    outside a sparse checkout; in one, git is asked only when a link or an id is otherwise unresolved."""
+    from docir.services.indexing.checkout import is_sparse, outside_checkout
+
+    if not is_sparse(session.store):
+        return {}
     links: list[tuple[str, str, str]] = []
     for row in rows:
         related = row.get("related")
@@ -192,8 +196,6 @@ def _outside_checkout(session: Session, rows: Iterable[Mapping[str, object]], mi
     unresolved = [link for link in links if link[2] not in known]
     if not unresolved and not missing:
         return {}
-    from docir.services.indexing.checkout import outside_checkout
-
     outside = outside_checkout(session.store)
     for source, kind, target in unresolved:
         if target in outside:
