@@ -20,11 +20,8 @@ class Original(NamedTuple):
     bom: str  # BOM or ""
     lines: list[str]  # keepends, BOM removed
     newline: str  # the dominant ending, for lines an edit adds
-
-    @property
-    def lf_text(self) -> str:
-        """The text the writers edit: no BOM, every CRLF made LF."""
-        return "".join(_lf(line) for line in self.lines)
+    lf_text: str  # the text the writers edit: no BOM, every CRLF made LF
+    crlf: int  # how many lines end in CRLF: none, and there is nothing to map back
 
 
 def read(text: str) -> Original:
@@ -32,12 +29,12 @@ def read(text: str) -> Original:
     body = text[len(bom):]
     crlf = body.count("\r\n")
     newline = "\r\n" if crlf and crlf * 2 >= body.count("\n") else "\n"
-    return Original(bom, _lines(body), newline)
+    return Original(bom, _lines(body), newline, body.replace("\r\n", "\n") if crlf else body, crlf)
 
 
 def restore(original: Original, edited: str) -> str:
     """`edited` (LF text derived from `original.lf_text`) in the original's bytes and endings."""
-    if original.newline == "\n" and not any(line.endswith("\r\n") for line in original.lines):
+    if not original.crlf:
         return original.bom + edited  # the common LF file: nothing to map
     import difflib  # only CRLF and mixed files pay for the diff
 

@@ -20,6 +20,13 @@ LINK_REASONS = {
     LINK_LOOPS: "symlink loops back on itself; not followed",
     LINK_BROKEN: "symlink points at nothing",
 }
+
+
+def link_reason(size: int) -> str:
+    """What a symlink the walk did not follow is reported with, from the LINK_* code kept as its size."""
+    return LINK_REASONS.get(size, "symlink not followed")
+
+
 Verdict = Literal["file", "dir"] | int | None  # follow as a file, as a folder; a LINK_* code; or leave it
 
 

@@ -14,7 +14,7 @@ from typing import NamedTuple
 
 from docir.documents.conflicts import IN_CONFLICT
 from docir.documents.files import MAX_DOCUMENT_BYTES
-from docir.documents.scan import LINK_REASONS, FileStat
+from docir.documents.scan import FileStat, link_reason
 from docir.errors import InputError
 from docir.index.catalog import Catalog
 from docir.index.docs_table import DocsTable
@@ -164,7 +164,7 @@ def apply(root: Path, catalog: Catalog, current: Scan) -> SyncReport:
     for path in stat_plan.to_read:
         size, mtime_ns = disk[path]
         if size < 0:  # a symlink the walk did not follow: remembered, and said on every read (StatPlan.unresolved)
-            skipped.append(SkippedFile(path, size, mtime_ns, LINK_REASONS.get(size, "symlink not followed")))
+            skipped.append(SkippedFile(path, size, mtime_ns, link_reason(size)))
             continue
         try:
             if size > MAX_DOCUMENT_BYTES:

@@ -23,7 +23,7 @@ from docir.documents.files import MAX_DOCUMENT_BYTES, decode, read_text
 from docir.documents.frontmatter import FrontmatterError, declared_id
 from docir.documents.ids import ID_RE
 from docir.documents.model import Document, as_date
-from docir.documents.scan import LINK_REASONS, Links, scan_docs
+from docir.documents.scan import Links, link_reason, scan_docs
 from docir.errors import InputError
 from docir.index.records import Identity
 from docir.schema import CORE_REQUIRED, Schema, parsed_schema
@@ -146,7 +146,7 @@ def lint_store(store: Store, paths: list[str] | None = None, today: dt.date | No
         disk = scan_docs(store.root, store.docs_dir)
         for path, (size, _) in sorted(disk.items()):
             if size < 0:  # a symlink the walk did not follow (scan.py, adr-7c2e94a0d5b1)
-                out.add(path, 1, 1, "DOC024", LINK_REASONS.get(size, "symlink not followed"))
+                out.add(path, 1, 1, "DOC024", link_reason(size))
         corpus = _load_corpus(store, sorted(p for p, (size, _) in disk.items() if size >= 0), out)
         facts = None  # check() takes them from the corpus
     else:
