@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from docir.worker.protocol import TERMINAL_ENV
 from tests.worker.helpers import ID, start_worker, status, wait_for
 
 READS = (["query"], ["get", ID], ["context", "sessions lost on deploy"])
@@ -69,8 +70,7 @@ def in_terminal(argv: list[str], columns: int, env: dict[str, str], stderr: Path
                          ids=["terminal", "environment", "encoding"])
 def test_reads_in_a_terminal_print_the_same_bytes_through_the_worker(warm_store: Path, tmp_path: Path,
                                                                     extra: dict[str, str]) -> None:
-    base = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES", "NO_COLOR", "FORCE_COLOR",
-                                                              "COLORTERM", "TTY_COMPATIBLE", "TTY_INTERACTIVE")}
+    base = {k: v for k, v in os.environ.items() if k not in TERMINAL_ENV or k == "TERM"}
     base.update({"TERM": "xterm-256color", **extra})
     start_worker(warm_store)
     assert wait_for(lambda: status(warm_store)["due"] == 0)  # nothing embeds meanwhile: each run meets the same index
