@@ -28,6 +28,20 @@ def git(cwd: Path, *args: str) -> str:
 def moved(tmp_path: Path, cli) -> Path:  # type: ignore[no-untyped-def]
     """A store with a peer that is a git submodule, indexed at one commit, then checked out at an older one
     where one document does not exist yet and the other had another title."""
+    root, old = with_submodule_peer(tmp_path, cli)
+    move(root, old)
+    return root
+
+
+def move(root: Path, commit: str) -> None:
+    """Check the submodule out at `commit`; nothing runs docir in it."""
+    peer = root / "peer"
+    git(peer, "checkout", "-q", commit)
+    assert not (peer / "docs" / "decisions" / "dropped.md").exists()
+
+
+def with_submodule_peer(tmp_path: Path, cli) -> tuple[Path, str]:  # type: ignore[no-untyped-def]
+    """A store whose peer is a git submodule indexed at its newer commit; and the older commit."""
     source = tmp_path / "peer-source"
     source.mkdir()
     git(source, "init", "-q")
@@ -54,10 +68,7 @@ def moved(tmp_path: Path, cli) -> Path:  # type: ignore[no-untyped-def]
     (root / ".docir" / "stores.yaml").write_text("stores:\n  - path: peer\n", encoding="utf-8")
     found = cli("search", "zeppelins", "--root", str(root), "--json")
     assert [r["id"] for r in found.json()["results"]] == [DROPPED]  # type: ignore[index]
-
-    git(peer, "checkout", "-q", old)  # the submodule moves; nothing runs docir in it
-    assert not (peer / "docs" / "decisions" / "dropped.md").exists()
-    return root
+    return root, old
 
 
 WARNING = ("docir: warning: peer: its index is behind its files (1 new or changed, 1 gone); "
@@ -91,3 +102,27 @@ def test_get_answers_from_the_peer_files(moved: Path, cli) -> None:  # type: ign
     assert kept.err.splitlines() == [WARNING]
     document_ = kept.json()["documents"][0]  # type: ignore[index]
     assert document_["title"] == "Old title of the kept one" and document_["store"] == "peer"
+
+
+
+def test_a_warm_worker_answers_from_the_peer_files_after_the_submodule_moves(
+        tmp_path: Path, cli, model_cache: Path) -> None:  # type: ignore[no-untyped-def]
+    """The same move while this store's warm worker serves: the worker keeps no peer from one command to the next."""
+    import json
+    import os
+
+    from tests.worker.helpers import docir, start_worker
+
+    root, old = with_submodule_peer(tmp_path, cli)
+    warm = {**os.environ, "DOCIR_WORKER": "1", "DOCIR_WORKER_IDLE": "60", "XDG_CACHE_HOME": str(model_cache)}
+    start_worker(root, warm)
+    try:
+        before = docir(root, "search", "zeppelins", "--json", env=warm)
+        assert [r["id"] for r in json.loads(before.stdout)["results"]] == [DROPPED]
+        move(root, old)
+        after = docir(root, "search", "zeppelins", "--json", env=warm)
+        assert after.returncode == 0 and json.loads(after.stdout)["results"] == []
+        assert after.stderr.splitlines() == [WARNING]
+        assert json.loads(docir(root, "worker", "status", env=warm).stdout)["running"]  # it was the worker's answer
+    finally:
+        docir(root, "worker", "stop", env=warm, timeout=60)
