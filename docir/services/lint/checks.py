@@ -13,7 +13,7 @@ import datetime as dt
 import os
 import re
 import subprocess
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple, TypedDict
 
@@ -133,15 +133,7 @@ def lint_store(store: Store, paths: list[str] | None = None, today: dt.date | No
     today = today or dt.date.today()
     if staged is not None:
         return _lint_staged(store, staged, today)
-    schema_text = _read(store.schema_path)
-    # Through the session's cache: a lint of named files opens a session next, which then finds it parsed.
-    schema, problems = parsed_schema(schema_text, store.schema_cache_path) if schema_text is not None else (None, ())
-    severities = dict(schema.lint.severity) if schema else {}
-    out = _Collector(severities)
-    if schema_text is None:
-        out.add(SCHEMA_FILE, 1, 1, "DOC020", f"{SCHEMA_FILE} is missing; run 'docir init'")
-    for problem in problems:
-        out.add(SCHEMA_FILE, problem.line, problem.col, "DOC020", problem.message)
+    schema, out = _schema_checked(store, _read(store.schema_path))
     if paths is None:
         disk = scan_docs(store.root, store.docs_dir)
         for path, (size, _) in sorted(disk.items()):
@@ -153,7 +145,7 @@ def lint_store(store: Store, paths: list[str] | None = None, today: dt.date | No
         corpus = _load_corpus(store, [p for p in sorted(set(paths)) if _is_document(store, p)], out)
         facts = None if schema is None else _facts_from_index(store, schema, corpus)
     if schema is not None:
-        out.found.extend(_outside_checkout_resolved(store, check(schema, corpus, today, out.severities, facts)))
+        out.found.extend(check(schema, corpus, today, out.severities, facts, _outside_lookup(store)))
     _check_applies_to(store, corpus, out)
     wanted = None if paths is None else set(paths)
     report = LintReport(files=len(corpus))
@@ -161,22 +153,34 @@ def lint_store(store: Store, paths: list[str] | None = None, today: dt.date | No
     return report, schema, corpus
 
 
-def _outside_checkout_resolved(store: Store, found: list[Finding]) -> list[Finding]:
-    """The findings without the DOC011 of links to documents a sparse checkout left off disk: they exist
-    in the repository (adr-5d0b7e31c9a6). Git is asked only when some link is broken."""
-    if not any(f.code == "DOC011" for f in found):
-        return found
-    from docir.services.indexing.checkout import is_sparse, outside_checkout
+def _schema_checked(store: Store, schema_text: str | None) -> tuple[Schema | None, _Collector]:
+    """The schema parsed, and a collector that holds its findings (DOC020) and its severities.
 
-    outside = outside_checkout(store) if is_sparse(store) else {}
-    if not outside:
-        return found
-    return [f for f in found if f.code != "DOC011" or _broken_target(f.message) not in outside]
+    Through the session's cache: a lint of named files opens a session next, which then finds it parsed."""
+    schema, problems = parsed_schema(schema_text, store.schema_cache_path) if schema_text is not None else (None, ())
+    out = _Collector(dict(schema.lint.severity) if schema else {})
+    if schema_text is None:
+        out.add(SCHEMA_FILE, 1, 1, "DOC020", f"{SCHEMA_FILE} is missing or not UTF-8; run 'docir init'")
+    for problem in problems:
+        out.add(SCHEMA_FILE, problem.line, problem.col, "DOC020", problem.message)
+    return schema, out
 
 
-def _broken_target(message: str) -> str:
-    """The target id of a DOC011 message: '<kind>: <target> points at no document'."""
-    return message.partition(": ")[2].partition(" ")[0]
+def _outside_lookup(store: Store) -> Callable[[str], bool]:
+    """Whether an id is a document's that a sparse checkout left off disk: it exists in the repository,
+    so a link to it is not broken (adr-5d0b7e31c9a6). Git is asked once, at the first link that is
+    otherwise broken, and only in a sparse checkout."""
+    found: dict[str, str] | None = None
+
+    def outside(doc_id: str) -> bool:
+        nonlocal found
+        if found is None:
+            from docir.services.indexing.checkout import is_sparse, outside_checkout
+
+            found = outside_checkout(store) if is_sparse(store) else {}
+        return doc_id in found
+
+    return outside
 
 
 def _lint_staged(store: Store, staged: Staged,
@@ -184,13 +188,8 @@ def _lint_staged(store: Store, staged: Staged,
     """The staged documents, checked against the staged schema and, for the rest of the store, the
     index limited to what git tracks; documents linking to one the commit deletes are checked for
     those links only (adr-b6dd1c2330ab)."""
-    schema_text = _decoded(staged.schema) if staged.schema is not None else _read(store.schema_path)
-    schema, problems = parsed_schema(schema_text, store.schema_cache_path) if schema_text is not None else (None, ())
-    out = _Collector(dict(schema.lint.severity) if schema else {})
-    if schema_text is None:
-        out.add(SCHEMA_FILE, 1, 1, "DOC020", f"{SCHEMA_FILE} is missing or not UTF-8; run 'docir init'")
-    for problem in problems:
-        out.add(SCHEMA_FILE, problem.line, problem.col, "DOC020", problem.message)
+    schema, out = _schema_checked(store, _decoded(staged.schema) if staged.schema is not None
+                                  else _read(store.schema_path))
     texts = {p: data for p, data in staged.texts.items() if _is_document_path(store, p)}
     corpus = _load_corpus(store, sorted(texts), out, texts)
     gone = {declared_id(data) for data in staged.deleted.values()} - {None}
@@ -202,7 +201,7 @@ def _lint_staged(store: Store, staged: Staged,
             found = {p: staged.read(p) for p in sorted(linkers)}
             corpus.update(_load_corpus(store, sorted(p for p, d in found.items() if d is not None), _Collector({}),
                                        {p: d for p, d in found.items() if d is not None}))
-        out.found.extend(_outside_checkout_resolved(store, check(schema, corpus, today, out.severities, facts)))
+        out.found.extend(check(schema, corpus, today, out.severities, facts, _outside_lookup(store)))
     _check_applies_to(store, {p: v for p, v in corpus.items() if p not in linkers}, out)
     wanted = set(texts) | {SCHEMA_FILE}
     report = LintReport(files=len(corpus) - len(linkers))
@@ -390,19 +389,22 @@ def _first_side(path: str, text: str) -> Document | None:
 
 
 def check(schema: Schema, corpus: Mapping[str, Parsed], today: dt.date,
-          severities: Mapping[str, str] | None = None, facts: Facts | None = None) -> list[Finding]:
+          severities: Mapping[str, str] | None = None, facts: Facts | None = None,
+          outside: Callable[[str], bool] = lambda _id: False) -> list[Finding]:
     """The document checks over a parsed corpus (documents only: a reference chunk is not a Parsed); what
-    they know of other documents is `facts`, by default the corpus's own."""
+    they know of other documents is `facts`, by default the corpus's own, and `outside` tells an id git
+    holds off disk (a sparse checkout), asked only for a link that is otherwise broken."""
     out = _Collector(dict(severities or {}))
     facts = facts or facts_of(schema, _identities(corpus))
     for parsed in corpus.values():
         if parsed.doc is not None and not parsed.conflicted:
-            _check_one(schema, parsed, facts.by_id, corpus, facts.successors, out, today)
+            _check_one(schema, parsed, facts.by_id, corpus, facts.successors, out, today, outside)
     return out.found
 
 
 def _check_one(schema: Schema, parsed: Parsed, by_id: dict[str, list[str]], corpus: Mapping[str, Parsed],
-               successors: dict[str, list[str]], out: _Collector, today: dt.date) -> None:
+               successors: dict[str, list[str]], out: _Collector, today: dt.date,
+               outside: Callable[[str], bool]) -> None:
     doc, path, lines = parsed.doc, parsed.path, parsed.lines
     assert doc is not None
 
@@ -434,7 +436,7 @@ def _check_one(schema: Schema, parsed: Parsed, by_id: dict[str, list[str]], corp
     for key in DATE_FIELDS:
         if key in doc.meta and doc.meta[key] is not None and as_date(doc.meta[key]) is None:
             out.add(path, at(key), 1, "DOC009", f"{key} '{doc.meta[key]}' is not a YYYY-MM-DD date")
-    _check_related(schema, parsed, by_id, corpus, out)
+    _check_related(schema, parsed, by_id, corpus, out, outside)
     if doc.description:
         size = len(doc.description)
         low, high = schema.lint.description_min, schema.lint.description_max
@@ -466,7 +468,7 @@ def _check_one(schema: Schema, parsed: Parsed, by_id: dict[str, list[str]], corp
 
 
 def _check_related(schema: Schema, parsed: Parsed, by_id: dict[str, list[str]], corpus: Mapping[str, Parsed],
-                   out: _Collector) -> None:
+                   out: _Collector, outside: Callable[[str], bool]) -> None:
     doc = parsed.doc
     assert doc is not None
     raw = doc.meta.get("related")
@@ -484,7 +486,8 @@ def _check_related(schema: Schema, parsed: Parsed, by_id: dict[str, list[str]], 
                     f"unknown relation kind '{edge.kind}'; the schema has: {', '.join(schema.relations)}")
         targets = by_id.get(edge.target)
         if not targets:
-            out.add(parsed.path, line, 1, "DOC011", f"{edge.kind}: {edge.target} points at no document")
+            if not outside(edge.target):  # off disk in a sparse checkout: no broken link
+                out.add(parsed.path, line, 1, "DOC011", f"{edge.kind}: {edge.target} points at no document")
         elif all(is_archived_path(p) for p in targets) and not is_archived_path(parsed.path):
             out.add(parsed.path, line, 1, "DOC012", f"{edge.kind}: {edge.target} is archived ({targets[0]})")
 
