@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from docir import gitio
 from docir.gitio import BlobReader
-from docir.store import SCHEMA_FILE, Store
+from docir.store import DOCS_DIR, SCHEMA_FILE, Store
 
 if TYPE_CHECKING:
     from docir.services.lint.checks import LintReport
@@ -76,13 +76,17 @@ def staged_store(store: Store, repo: Path, changes: list[Change], reader: BlobRe
     prefix = top_level_prefix(repo, store.root)
     if prefix is None:
         return None
-    docs = f"{prefix}docs/"
+    docs = f"{prefix}{DOCS_DIR}/"
     schema_path = f"{prefix}{SCHEMA_FILE}"
+
+    def document(path: str) -> bool:  # by name: checks decides which of them the walk would take
+        return path.startswith(docs) and path.endswith(".md")
+
     texts: dict[str, bytes] = {}
     deleted: dict[str, bytes] = {}
     touched = False
     for path in named or ():
-        if path == schema_path or (path.startswith(docs) and path.endswith(".md")):
+        if path == schema_path or document(path):
             touched = True
             data = reader.read(f":{path}") if path != schema_path else None
             if data is not None:
@@ -91,7 +95,7 @@ def staged_store(store: Store, repo: Path, changes: list[Change], reader: BlobRe
         if change.path == schema_path:
             touched = True
             continue
-        if not (change.path.startswith(docs) and change.path.endswith(".md")):
+        if not document(change.path):
             continue
         relative = change.path[len(prefix):]
         if change.new_blob != ABSENT and change.new_mode in FILE_MODES:
