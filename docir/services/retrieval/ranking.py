@@ -65,7 +65,6 @@ class Candidate:
     """One document's (or reference chunk's) standing for one query."""
 
     key: Key
-    listing: Listing | None = None
     ref: StoredRefChunk | None = None
     lexical: LexicalCandidate | None = None  # a document's lexical rankings
     ref_lexical: Standing | None = None  # a reference chunk's bm25 ranking
@@ -100,16 +99,19 @@ class Fused:
 
     key: Key
     forms: dict[str, Candidate]  # by form (need.FORMS), the forms that found it
-    weights: dict[str, float]  # each form's weight (need.TASK: 1)
+    gates: dict[str, Gate]  # the weights of the need's forms beside the task, and their reasons
     listing: Listing | None = None
     ref: StoredRefChunk | None = None
     loan: Loan | None = None  # what the candidates that build on this document lend it
-    gates: dict[str, Gate] | None = None  # the weights of the need's forms beside the task, and their reasons
     evidence: float = 0.0  # the weighted sum of its forms' scores, once they are all in (`_combine`)
+
+    def weight(self, form: str) -> float:
+        """The task counts in full; each other form with its gate's weight."""
+        return 1.0 if form == TASK else self.gates[form].weight
 
     def part(self, form: str) -> float:
         found = self.forms.get(form)
-        return 0.0 if found is None else self.weights[form] * found.score
+        return 0.0 if found is None else self.weight(form) * found.score
 
     @property
     def loan_part(self) -> float:
@@ -255,14 +257,13 @@ def _gates(by_form: dict[str, list[Candidate]], vectors: dict[str, np.ndarray]) 
 
 def _combine(by_form: dict[str, list[Candidate]], gates: dict[str, Gate]) -> list[Fused]:
     """One ranking of a need: each candidate's forms, weighted; ties keep the task's order, then the others'."""
-    weights = {TASK: 1.0, **{form: gate.weight for form, gate in gates.items()}}
     fused: dict[Key, Fused] = {}
     order: dict[Key, int] = {}
     for form in FORMS:
         for cand in by_form.get(form, ()):
             mine = fused.get(cand.key)
             if mine is None:
-                mine = fused[cand.key] = Fused(cand.key, {}, weights, ref=cand.ref, gates=gates)
+                mine = fused[cand.key] = Fused(cand.key, {}, gates, ref=cand.ref)
                 order[cand.key] = len(order)
             mine.forms[form] = cand
     for mine in fused.values():  # summed once: sorting and lending read it many times
@@ -430,9 +431,10 @@ def _contributions(cand: Fused) -> dict[str, float]:
     """What each form's rankings add to the score, weighted as the score weighs them, and the loan."""
     out: dict[str, float] = {}
     for form in FORMS:
-        found, weight = cand.forms.get(form), cand.weights.get(form, 0.0)
+        found = cand.forms.get(form)
         if found is None:
             continue
+        weight = cand.weight(form)
         lex = found.lexical
         if cand.key[0] == "doc":
             out[_named(form, "sections")] = round(weight * lex.section_part, 4) if lex is not None else 0.0
@@ -450,7 +452,7 @@ def _forms(cand: Fused) -> dict[str, Any]:
     return {form: {"weight": round(gate.weight, 3), "agreement": round(gate.agreement, 3),
                    "relatedness": None if gate.relatedness is None else round(gate.relatedness, 3),
                    "confidence": round(gate.confidence, 3)}
-            for form, gate in (cand.gates or {}).items()}
+            for form, gate in cand.gates.items()}
 
 
 def _rankings(session: Session, cand: Fused) -> dict[str, Any]:
