@@ -1,0 +1,94 @@
+"""The organisation database's tables, and the migrations that make them.
+
+Everything lives in the schema `docir`, so the database can hold other things too. `meta` holds
+`schema_version`: every connection reads it and refuses a database older or newer than
+MIGRATIONS (one line, exit 2). A migration is appended, never edited: a database at version N
+runs MIGRATIONS[N:] in one transaction.
+
+One row per document of each repository, keyed (repo, id): ids are unique across an
+organisation's repositories (they are random, adr-style), so a link names its target by id alone
+and a successor may live in another repository. `active` is the status's activity under the
+publishing repository's own schema, computed at publish: the reader's visibility predicate is
+`active AND NOT archived`, one column, whatever the schemas.
+
+Vectors: pgvector's `vector` without a dimension, so one database holds any model; each
+repository records its model id, and the HNSW indexes are partial expression indexes for the
+one dimension docir's offline model gives (384). A reader compares only vectors whose repository
+used the reader's model (`repos.model_id`).
+"""
+
+from __future__ import annotations
+
+DIMENSION = 384  # all-MiniLM-L6-v2, the model docir ships with; another model is searched without HNSW
+
+MIGRATIONS: tuple[str, ...] = (
+    # 1: the first tables
+    f"""
+    CREATE SCHEMA IF NOT EXISTS docir;
+    CREATE TABLE docir.meta (key text PRIMARY KEY, value text NOT NULL);
+    CREATE TABLE docir.repos (
+        name text PRIMARY KEY,               -- from the git remote, or --as
+        remote text NOT NULL,                -- the normalised remote URL; '' when published with --as and none
+        model_id text,                       -- the embedding model of its vectors; NULL: none computed
+        dimension integer,
+        model_window integer,                -- tokens per embedded text
+        chunking text,                       -- how sections were cut, so two publishes compare
+        schema jsonb NOT NULL,               -- the repository's docs-schema, as parsed
+        revision text,                       -- the commit published
+        published_at timestamptz NOT NULL DEFAULT now(),
+        documents integer NOT NULL DEFAULT 0
+    );
+    CREATE TABLE docir.documents (
+        repo text NOT NULL REFERENCES docir.repos(name) ON DELETE CASCADE,
+        id text NOT NULL,
+        path text NOT NULL,                  -- relative to the repository's store root
+        type text NOT NULL,
+        title text NOT NULL,
+        description text NOT NULL,
+        status text,
+        active boolean NOT NULL,             -- the status's activity under the repository's schema
+        archived boolean NOT NULL,
+        tags text[] NOT NULL,
+        owner text,
+        verified text,
+        related jsonb NOT NULL,              -- [[kind, target id], ...] as the local index keeps them
+        applies_to text[] NOT NULL,
+        meta jsonb NOT NULL,                 -- the whole frontmatter
+        body text NOT NULL,                  -- what `docir get` returns
+        sha256 text NOT NULL,                -- of the file: an unchanged document is not rewritten
+        tsv tsvector NOT NULL,               -- title (A), description (B), body (C)
+        vector vector,                       -- the document vector; NULL when not computed yet
+        PRIMARY KEY (repo, id)
+    );
+    CREATE INDEX documents_id ON docir.documents (id);
+    CREATE INDEX documents_tsv ON docir.documents USING gin (tsv);
+    CREATE INDEX documents_vector ON docir.documents
+        USING hnsw ((vector::vector({DIMENSION})) vector_cosine_ops) WHERE vector_dims(vector) = {DIMENSION};
+    CREATE TABLE docir.sections (
+        repo text NOT NULL,
+        doc_id text NOT NULL,
+        ord integer NOT NULL,                -- the section's place in its document
+        heading text[] NOT NULL,             -- its heading path
+        start_line integer NOT NULL,
+        end_line integer NOT NULL,
+        tsv tsvector NOT NULL,
+        vector vector,
+        PRIMARY KEY (repo, doc_id, ord),
+        FOREIGN KEY (repo, doc_id) REFERENCES docir.documents(repo, id) ON DELETE CASCADE
+    );
+    CREATE INDEX sections_tsv ON docir.sections USING gin (tsv);
+    CREATE INDEX sections_vector ON docir.sections
+        USING hnsw ((vector::vector({DIMENSION})) vector_cosine_ops) WHERE vector_dims(vector) = {DIMENSION};
+    CREATE TABLE docir.links (
+        repo text NOT NULL,
+        doc_id text NOT NULL,
+        kind text NOT NULL,                  -- supersedes, depends-on, ... as the schema names them
+        target text NOT NULL,                -- a document id, in any repository
+        PRIMARY KEY (repo, doc_id, kind, target),
+        FOREIGN KEY (repo, doc_id) REFERENCES docir.documents(repo, id) ON DELETE CASCADE
+    );
+    CREATE INDEX links_target ON docir.links (target);
+    """,
+)
+
+SCHEMA_VERSION = len(MIGRATIONS)
