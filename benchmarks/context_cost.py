@@ -34,7 +34,7 @@ sys.path.insert(0, str(HERE / "quality"))
 import run as quality  # noqa: I001  (benchmarks/quality/run.py: corpora, queries, cached stores)
 
 from docir.services.retrieval import budget as budgets
-from docir.services.retrieval import commands
+from docir.services.retrieval import requests as commands
 from docir.services.retrieval.skeleton import cost
 from docir.services.vectors.query_source import LocalModel, register_process_model
 from speed import write_json  # benchmarks/speed.py, beside this file

@@ -1,9 +1,10 @@
-"""Requests: one definition of each command's options, read by the CLI, the MCP server and the tests.
+"""Requests: the one declaration of each command's options, read by the CLI, the MCP server and the tests.
 
 A request is a NamedTuple; each field is one option, its type annotated with an `Option`
-that holds its help text and range, beside its type and default. The CLI takes its help
-from here (`help_of`), the MCP server builds its tools' input schemas from `fields`, and
-tests/test_cli_surface.py fails if a command's options and its request drift apart.
+that holds its help text and range, beside its type and default, and how a terminal spells
+it (`flag`, `positional`, `metavar`, ...). The CLI derives from here both its typer command
+and the parser of its fast path (docir/cli/route.py, docir/cli/typer_command.py); the MCP
+server builds its tools' input schemas from `fields` (adr-55e5e6673c40).
 
 A NamedTuple, not a dataclass: every cold read builds its request, and importing dataclasses
 (which imports inspect, ast and dis) and building the classes cost a cold `get` about a
@@ -26,11 +27,26 @@ LIMIT_MAX = 10_000
 
 
 class Option(NamedTuple):
-    """What a request field says of itself: `Annotated[int, Option("help", min=1)]`."""
+    """What a request field says of itself: `Annotated[int, Option("help", min=1)]`.
+
+    The rest is the terminal's side, read by the CLI alone: the MCP server names a field by its name.
+    """
 
     help: str
     min: int | None = None
     max: int | None = None
+    flag: str | None = None  # its spelling: default `--name-with-dashes`; "--no-x" sets False; "--a/--b" sets either
+    aliases: tuple[str, ...] = ()  # other spellings of the same flag
+    cli_help: str | None = None  # the help a terminal shows, where it differs from the agent's
+    metavar: str | None = None
+    positional: bool = False  # bare words, not an option
+    choices: tuple[str, ...] = ()
+    folder: bool = False  # a folder path as typed, relative to the caller's folder (a file there is refused)
+    # How the terminal gives a value the request holds otherwise: "commas" (one word, split on commas),
+    # "body" (text, '-' for stdin, '@FILE' for a file), "absolute" (paths, made absolute from the caller's
+    # folder), "alone" (a value that may be left out, meaning `alone_means`).
+    typed: str | None = None
+    alone_means: str | None = None
 
 
 class Required:
@@ -41,6 +57,10 @@ class Required:
 
 
 REQUIRED = Required()
+
+# The options several read commands share, for their requests.
+INCLUDE_INACTIVE_OPTION = Option(INCLUDE_INACTIVE, aliases=("--include-resolved",))
+STORE_OPTION = Option(STORE, folder=True)
 
 
 class RequestField(NamedTuple):

@@ -81,13 +81,14 @@ def find_root(start: Path | None = None) -> Path | None:
     return None
 
 
-def open_store(root: Path | None) -> Store:
-    """The store at `root` (from --root) or found upward from the working folder.
+def open_store(root: Path | None, cwd: str | None = None) -> Store:
+    """The store at `root` (from --root) or found upward from the working folder (`cwd`, else this
+    process's).
 
     Raises UsageError when there is none, saying how to make one.
     """
     if root is not None:
-        path = root.expanduser().resolve()
+        path = (Path(cwd, root.expanduser()) if cwd is not None else root.expanduser()).resolve()
         if not path.is_dir():
             raise UsageError(f"--root {root}: no such folder")
         if not (path / SCHEMA_FILE).is_file():
@@ -95,7 +96,7 @@ def open_store(root: Path | None) -> Store:
                 f"{path} is not a docir store (no {SCHEMA_FILE}); run 'docir init' there first"
             )
         return Store(path)
-    found = find_root()
+    found = find_root(Path(cwd) if cwd is not None else None)
     if found is None:
         raise UsageError(
             f"no docir store here or in any parent folder (no {SCHEMA_FILE}); "

@@ -13,7 +13,7 @@ from docir.errors import UsageError
 from docir.services.indexing import session
 from docir.services.indexing.session import Session
 from docir.services.integrations import adopt
-from docir.services.writing.writes import git_user
+from docir.services.writing.store_writes import git_user
 
 
 def command(

@@ -3,8 +3,9 @@
 A command run without a warm worker (a git hook, CI, a sandbox, the first call) pays for
 every module it imports. So the group knows its commands by name (COMMANDS) and imports a
 command's module, and builds its click command from the module's typer signature, only
-when that command is invoked or its help is shown. A new option in a command's signature
-needs no edit here. `docir --help` lists the commands from their docstrings read as source
+when that command is invoked or its help is shown. A declared command's click command is
+derived from its request (typer_command.py); another's from its module's typer signature. A
+new option needs no edit here. `docir --help` lists the commands from their docstrings read as source
 (cli/summaries.py), without importing a single command module (adr-d5e80517405b).
 """
 
@@ -22,6 +23,7 @@ from typer.core import TyperGroup
 from typer.models import CommandInfo, TyperInfo
 
 from docir import __version__
+from docir.cli.route import COMMANDS, DECLARED, declared
 from docir.cli.summaries import summary
 
 HELP = """The right few design documents of a repository, fast.
@@ -32,15 +34,6 @@ you need in one call. Output is JSON when piped, a table on a terminal.
 
 Exit codes: 0 ok, 1 not found / findings, 2 usage or input error, 3 internal error.
 """
-
-# Command name -> its module under docir.cli, in the order --help lists them. A module defines
-# `command` (a typer command function) or, for a group of subcommands, `app` (a typer.Typer).
-COMMANDS = {
-    "init": "init_cmd", "add": "add_cmd", "update": "update_cmd", "archive": "archive_cmd", "get": "get_cmd",
-    "query": "query_cmd", "search": "search_cmd", "context": "context_cmd", "reindex": "reindex_cmd",
-    "embed": "embed_cmd", "lint": "lint_cmd", "rule": "rule_cmd", "mcp": "mcp_cmd", "agents": "agents_cmd",
-    "adopt": "adopt_cmd", "worker": "worker_cmd", "hooks": "hooks_cmd", "ref": "ref_cmd",
-}
 
 # Exactly these read commands may fan out to peer stores (adr-148bb3028835); writes never do.
 FEDERATED_COMMANDS = frozenset({"get", "query", "search", "context"})
@@ -86,6 +79,10 @@ class LazyGroup(TyperGroup):
 
 
 def build_command(name: str) -> click.Command:
+    if name in DECLARED:
+        from docir.cli import typer_command
+
+        return typer_command.command(name, declared(name))
     module = importlib.import_module(f"docir.cli.{COMMANDS[name]}")
     command: click.Command
     if hasattr(module, "app"):

@@ -2,21 +2,21 @@
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 from docir.documents.files import decode
 from docir.errors import UsageError
 
-BODY_HELP = "text, '-' for stdin, '@FILE' for a file"
+if TYPE_CHECKING:
+    from docir.invocation import Invocation
 
 
-def read_body(value: str) -> str:
+
+def read_body(value: str, call: Invocation) -> str:
     if value == "-":
-        return sys.stdin.read()
+        return call.stdin.read()
     if value.startswith("@"):
-        # absolute(): relative to the caller's folder, which in the warm worker is the client's, not the process's
-        path = Path(value[1:]).absolute()
+        path = call.path(value[1:])  # relative to the caller's folder: in the warm worker, the client's
         try:
             return decode(path.read_bytes(), path.name)
         except FileNotFoundError:

@@ -2,22 +2,28 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Optional
-
-import typer
-
-from docir.cli import bodies
-from docir.cli.options import JsonOption, RootOption, StoreOption
-from docir.requests import help_of
-from docir.services.retrieval.commands import GetRequest as R
+from docir.cli import render
+from docir.cli.route import Declared
+from docir.errors import EXIT_FINDINGS, EXIT_OK
+from docir.invocation import Invocation
+from docir.services.retrieval import requests
+from docir.services.retrieval.results import GetResult
 
 
-def command(
-    ids: Annotated[list[str], typer.Argument(help=help_of(R, "ids"), show_default=False)],
-    section: Annotated[Optional[str], typer.Option("--section", help=help_of(R, "section"), show_default=False)] = None,
-    store: StoreOption = None,
-    root: RootOption = None,
-    json_out: JsonOption = False,
-) -> int:
+def run(request: requests.GetRequest, result: GetResult, call: Invocation) -> int:
     """Whole documents (frontmatter and body) by id: any status, archived included; peers too."""
-    return bodies.get(ids, section=section, store=store, root=root, json_out=json_out)
+    for doc_id in result.missing:
+        if doc_id in result.outside:
+            path = result.outside[doc_id]
+            call.error(f"{doc_id} is outside this sparse checkout ({path}); "
+                       f"'git sparse-checkout add {path.rpartition('/')[0]}' brings it in")
+        else:
+            call.error(f"no document with id {doc_id}; find ids with 'docir search' or 'docir query'")
+    if call.wants_json():
+        render.emit_json(result.to_json(), call)
+    else:
+        render.documents(result.documents, call)
+    return EXIT_FINDINGS if result.missing or result.no_section else EXIT_OK
+
+
+DECLARED = Declared(requests.GetRequest, run, serve=requests.get, walks_with="")

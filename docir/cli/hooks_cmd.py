@@ -11,9 +11,9 @@ from typing import Annotated, Optional
 import typer
 
 from docir.cli import render
-from docir.cli.bodies import Format, print_findings
 from docir.cli.options import JsonOption
 from docir.errors import EXIT_OK
+from docir.invocation import here
 from docir.services.indexing import reindex, session
 from docir.services.indexing.session import Session
 from docir.services.integrations import githooks
@@ -87,7 +87,7 @@ def _lint_staged(repo: Path, roots: list[Path]) -> int:
     if not reports:
         return EXIT_OK
     report = staged.merged(reports, Path.cwd())
-    print_findings(report, Path.cwd(), Format.text)
+    render.findings(report, Path.cwd(), "text", here())
     if report.errors:
         sys.stdout.write("docir: fix the errors above, or commit with DOCIR=0 to skip this check\n")
         return 1

@@ -2,41 +2,77 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
-from typing import Annotated, Optional
 
-import typer
+from docir.cli import render
+from docir.cli.route import Declared
+from docir.errors import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE
+from docir.invocation import Invocation
+from docir.services.lint.requests import LintRequest
 
-from docir.cli import bodies
-from docir.cli.bodies import Format
-from docir.cli.options import RootOption
 
-
-def command(
-    files: Annotated[
-        Optional[list[Path]],
-        typer.Argument(metavar="[PATHS]...",
-                       help="Check these files only: they are read, the rest of the store is known from the "
-                            "index (kept fresh by the usual stat walk). Default: every document.",
-                       show_default=False),
-    ] = None,
-    deep: Annotated[
-        bool, typer.Option("--deep", help="Also look for near-duplicate documents by embedding similarity."),
-    ] = False,
-    output: Annotated[
-        Format, typer.Option("--format", help="text (path:line:col: CODE message), json, or github annotations."),
-    ] = Format.text,
-    exit_zero: Annotated[bool, typer.Option("--exit-zero", help="Exit 0 even when there are errors.")] = False,
-    require_model: Annotated[
-        bool, typer.Option("--require-model", help="With --deep: fail (exit 2) when no embedding model is available."),
-    ] = False,
-    staged: Annotated[
-        bool, typer.Option("--staged", help="Check what the next commit would hold: the documents and schema "
-                                            "staged in git's index, not the files on disk (what the "
-                                            "pre-commit hook runs)."),
-    ] = False,
-    root: RootOption = None,
-) -> int:
+def run(request: LintRequest, call: Invocation) -> int:
     """Check the schema and the documents: exit 1 on errors, 0 on warnings only. See 'docir rule CODE'."""
-    return bodies.lint(files, deep=deep, output=output, exit_zero=exit_zero, require_model=require_model, root=root,
-                       staged=staged)
+    from docir.services.indexing import session
+    from docir.services.lint import checks
+    from docir.store import open_store
+
+    files = request.files or None
+    if request.staged:
+        return _staged(request, files, call)
+    store = open_store(call.root, cwd=call.cwd)
+    paths = None if files is None else [_store_relative(store.root, f, call) for f in files]
+    report, schema, corpus = checks.lint_store(store, paths)
+    if request.deep and schema is not None:
+        from docir.services.lint import deep as near_duplicate_check
+        from docir.services.vectors.query_source import query_source
+
+        def action(s: session.Session) -> None:
+            near_duplicate_check.near_duplicates(s, query_source(s.schema.model_path, s.store.root), report, paths)
+        session.run(store.root, action, warn=call.warn)
+        if report.semantic and report.semantic != "on":
+            call.note(f"near-duplicate check skipped: semantic layer is {report.semantic}")
+            if request.require_model:
+                return EXIT_USAGE
+    checks.apply_suppressions(report, corpus, paths)
+    render.findings(report, store.root, request.format, call)
+    return EXIT_FINDINGS if report.errors and not request.exit_zero else EXIT_OK
+
+
+def _staged(request: LintRequest, files: tuple[str, ...] | None, call: Invocation) -> int:
+    """--staged: the store at --root, else every store of the repository the commit touches; with
+    PATHS, the staged text of those files (the pre-commit framework passes them, --all-files too)."""
+    from docir.errors import UsageError
+    from docir.services.integrations import githooks
+    from docir.services.lint import staged
+    from docir.store import Store, open_store
+
+    if request.deep:
+        raise UsageError("--staged reads no embeddings; run 'docir lint --deep' without it")
+    here = Path(call.cwd)
+    if call.root is not None:
+        roots = [open_store(call.root, cwd=call.cwd).root]
+        repo = githooks.repo_root(roots[0], required=True)
+    else:
+        repo = githooks.repo_root(here, required=True)
+        roots = githooks.store_roots(repo) or [open_store(None, cwd=call.cwd).root]
+    named = None if files is None else [_top_level(repo, f, call) for f in files]
+    report = staged.merged(staged.lint_stores([Store(r) for r in roots], repo, named), here)
+    render.findings(report, here, request.format, call)
+    return EXIT_FINDINGS if report.errors and not request.exit_zero else EXIT_OK
+
+
+def _top_level(repo: Path, path: str, call: Invocation) -> str:
+    return Path(os.path.relpath(call.path(path).resolve(), repo.resolve())).as_posix()
+
+
+def _store_relative(root: Path, path: str, call: Invocation) -> str:
+    absolute = call.path(path).resolve()
+    try:
+        return absolute.relative_to(root).as_posix()
+    except ValueError:
+        return Path(path).as_posix()
+
+
+DECLARED = Declared(LintRequest, run, json=False, walks_with="files")

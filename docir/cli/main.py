@@ -1,4 +1,12 @@
-"""The entry point: run the app and map every outcome to one exit code and at most one stderr line."""
+"""The entry point: from argv to the command, and every outcome mapped to one exit code and at most one
+stderr line.
+
+One route, whoever calls: this process for itself (`python -m docir`), or the warm worker for a
+client (docir/worker/handler.py), which hands over the client's folder, environment and streams as
+an Invocation. A declared command's plain form is parsed from its request (route.py) before typer is
+imported; anything else goes to the typer app, whose declared commands are derived from the same
+request (typer_command.py) and call the same function (adr-55e5e6673c40).
+"""
 
 from __future__ import annotations
 
@@ -8,7 +16,9 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from docir.cli import route
 from docir.errors import EXIT_BUG, EXIT_INTERRUPTED, EXIT_USAGE, DocirError, storage_error
+from docir.invocation import Invocation, here
 
 HELP_ARGS: tuple[list[str], ...] = ([], ["--help"])  # what prints the top-level help (`docir` alone: no_args_is_help)
 
@@ -33,25 +43,34 @@ def _command() -> Any:
     return _COMMAND
 
 
-def main(argv: list[str] | None = None) -> int:
-    from docir.cli import render, thin
-
+def main(argv: list[str] | None = None, call: Invocation | None = None) -> int:
+    """Run one command; `call` is whose it is (default: this process's, which, run for itself rather than
+    for a test, may begin its walk of docs/ at once)."""
     args = list(sys.argv[1:] if argv is None else argv)
-    if args[:1] == ["update"]:  # only update needs this pre-parse: importing it would cost every command
-        from docir.cli.update_cmd import optional_value
-
-        args = optional_value(args)
+    call = call if call is not None else here(own_process=argv is None)
     try:
+        if args[:1] == ["update"]:  # only update needs this pre-parse: importing it would cost every command
+            from docir.cli.update_cmd import optional_value
+
+            args = optional_value(args)
         if args in HELP_ARGS:
-            return _top_help()
-        # The plain forms of the everyday reads, parsed before typer is imported; a process of its own
-        # (not the warm worker's thread, not a test) may begin its walk of docs/ at once.
-        result = thin.run(args, own_process=argv is None)
-        if result is None:
-            return _run_typer(args)
-        return result if isinstance(result, int) else 0
+            return _top_help(call)
+        # A declared command's plain form is parsed from its request, before typer is imported; typer
+        # parses the rest: it runs a command without a request itself, and returns a declared one's.
+        parsed = route.parse(args, call) or _run_typer(args, call)
+        if isinstance(parsed, int):
+            return parsed
+        declaration, request, call = parsed
+        if declaration.check is not None:
+            declaration.check(request)
+        if declaration.serve is None:
+            return declaration.run(request, call)
+        from docir.services.indexing import session
+
+        result = session.run(call.store_root(), declaration.serve, request, call.warn, warn=call.warn)
+        return declaration.run(request, result, call)
     except DocirError as exc:
-        render.error(exc.message)
+        call.error(exc.message)
         return exc.exit_code
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED
@@ -63,23 +82,22 @@ def main(argv: list[str] | None = None) -> int:
         # The machine's answer (full disk, read-only or vanished folder, permission): the user's to fix.
         failure = storage_error(exc)
         if failure is None:
-            return _crashed()
-        render.error(failure.message)
+            return _crashed(call)
+        call.error(failure.message)
         return failure.exit_code
     except Exception:
-        return _crashed()
+        return _crashed(call)
 
 
-def _run_typer(args: list[str]) -> int:
+def _run_typer(args: list[str], call: Invocation) -> int | route.Parsed:
     """The command through typer and click, with click's own outcomes mapped here: click (13 ms to
-    import) is loaded only on this path, never by the thin forms."""
+    import) is loaded only on this path, never by the plain forms. A declared command comes back
+    parsed, for main to run."""
     import click
 
-    from docir.cli import render
-
     try:
-        result = _command().main(args=args, prog_name="docir", standalone_mode=False)
-        return result if isinstance(result, int) else 0
+        result = _command().main(args=args, prog_name="docir", standalone_mode=False, obj=call)
+        return result if isinstance(result, (int, route.Parsed)) else 0
     except click.exceptions.Exit as exc:
         return exc.exit_code
     except click.exceptions.NoArgsIsHelpError as exc:  # a group alone (`docir ref`): help on stdout, like --help
@@ -87,13 +105,13 @@ def _run_typer(args: list[str]) -> int:
         return 0
     except click.exceptions.UsageError as exc:
         command = exc.ctx.command_path if exc.ctx else "docir"
-        render.error(f"{exc.format_message()} (see '{command} --help')")
+        call.error(f"{exc.format_message()} (see '{command} --help')")
         return EXIT_USAGE
     except click.exceptions.Abort:
         return EXIT_INTERRUPTED
 
 
-def _top_help() -> int:
+def _top_help(call: Invocation) -> int:
     """`docir --help` (or `docir` alone): as click printed it last time for this width and this code,
     else rendered by click, printed, and kept for the next call (cli/help_cache.py)."""
     from docir.cli.help_cache import Kept
@@ -106,16 +124,14 @@ def _top_help() -> int:
         command = _command()
         text = command.get_help(click.Context(command, info_name="docir")) + "\n"
         kept.keep(text)
-    sys.stdout.write(text)
-    sys.stdout.flush()  # a reader gone (`docir --help | head -1`) is main's BrokenPipeError, here
+    call.stdout.write(text)
+    call.stdout.flush()  # a reader gone (`docir --help | head -1`) is main's BrokenPipeError, here
     return 0
 
 
-def _crashed() -> int:
-    from docir.cli import render
-
+def _crashed(call: Invocation) -> int:
     log = _write_crash_log()
-    render.error(f"internal error ({sys.exc_info()[1]!r}); details in {log}; please report it")
+    call.error(f"internal error ({sys.exc_info()[1]!r}); details in {log}; please report it")
     return EXIT_BUG
 
 

@@ -24,9 +24,9 @@ from docir.cli.options import RootOption
 from docir.errors import DocirError, UsageError
 from docir.requests import REQUIRED, fields
 from docir.services.indexing import session
-from docir.services.retrieval import commands as reads
+from docir.services.retrieval import requests as reads
 from docir.services.retrieval.results import FullDocument, ReferenceText
-from docir.services.writing import commands as writes
+from docir.services.writing import requests as writes
 from docir.store import open_store
 
 INSTRUCTIONS = """docir holds this repository's design decisions, architecture notes, issues and guides.

@@ -6,20 +6,27 @@ rich is imported only when a human is looking, so piped calls stay fast.
 from __future__ import annotations
 
 import json
+import os
 import sys
 from collections.abc import Mapping, Sequence
-from typing import Any
+from pathlib import Path
+from typing import IO, TYPE_CHECKING, Any
 
 from docir.services.retrieval.need import FORMS
+
+if TYPE_CHECKING:
+    from docir.invocation import Invocation
+    from docir.services.lint.checks import LintReport
 
 
 def wants_json(flag: bool) -> bool:
     return flag or not sys.stdout.isatty()
 
 
-def emit_json(payload: Any) -> None:
-    sys.stdout.write(json.dumps(payload, ensure_ascii=False, indent=2) + "\n")
-    sys.stdout.flush()
+def emit_json(payload: Any, call: Invocation | None = None) -> None:
+    out = sys.stdout if call is None else call.stdout
+    out.write(json.dumps(payload, ensure_ascii=False, indent=2) + "\n")
+    out.flush()
 
 
 def warn(message: str) -> None:
@@ -34,18 +41,47 @@ def note(message: str) -> None:
     sys.stderr.write(f"docir: {message}\n")
 
 
-def _console() -> Any:
+def _console(call: Invocation | None = None) -> Any:
     from rich.console import Console
 
-    return Console(highlight=False, soft_wrap=False)
+    if call is None or call.terminal is None:  # this process's own terminal: rich asks it
+        return Console(file=None if call is None else call.stdout, highlight=False, soft_wrap=False)
+    width, height = _size(call)
+    return Console(file=call.stdout, width=width, height=height, _environ=call.env, highlight=False,
+                   soft_wrap=False)
 
 
-def skeleton_table(results: Sequence[Mapping[str, Any]], *, heading: str) -> None:
+def _size(call: Invocation) -> tuple[int, int]:
+    """The size rich takes for the caller's terminal (rich/console.py, Console.size), from the caller's
+    descriptors and environment rather than this process's (adr-46c331c4a44c)."""
+    env = call.env
+    columns, lines = env.get("COLUMNS", ""), env.get("LINES", "")
+    if columns.isdigit() and lines.isdigit():
+        return int(columns), int(lines)
+    if _is_terminal(call.stdout, env) and env.get("TERM", "").lower() in ("dumb", "unknown"):
+        return 80, 25
+    sizes = call.sizes()
+    width, height = (sizes[0][1], sizes[0][2]) if sizes else (0, 0)
+    width = int(columns) if columns.isdigit() else width
+    height = int(lines) if lines.isdigit() else height
+    return width or 80, height or 25
+
+
+def _is_terminal(stream: IO[str], env: Mapping[str, str]) -> bool:
+    compatible = env.get("TTY_COMPATIBLE", "")
+    if compatible in ("0", "1"):
+        return compatible == "1"
+    if env.get("FORCE_COLOR") is not None:
+        return env["FORCE_COLOR"] != ""
+    return stream.isatty()
+
+
+def skeleton_table(results: Sequence[Mapping[str, Any]], *, heading: str, call: Invocation | None = None) -> None:
     """Ranked or filtered skeletons as a table: id, type, status, title over its description."""
     from rich.table import Table
     from rich.text import Text
 
-    console = _console()
+    console = _console(call)
     if not results:
         console.print(f"[dim]{heading}: nothing found[/dim]")
         return
@@ -118,11 +154,11 @@ def _why(item: Mapping[str, Any]) -> str | None:
     return f"score {item['score']:.2f} = " + " + ".join(parts) + "".join(f"; {w}" for w in weights)
 
 
-def documents(docs: Sequence[Mapping[str, Any]]) -> None:
+def documents(docs: Sequence[Mapping[str, Any]], call: Invocation | None = None) -> None:
     from rich.markdown import Markdown
     from rich.rule import Rule
 
-    console = _console()
+    console = _console(call)
     for doc in docs:
         if doc.get("kind") == "reference":
             console.print(Rule(f"[bold]{doc['title']}[/bold]", align="left"))
@@ -200,3 +236,30 @@ class _DrainBar:
         if self._bar is not None:
             self._bar.stop()
             self._bar = None
+
+
+def findings(report: LintReport, root: Path, output: str, call: Invocation) -> None:
+    """Lint findings as text (path:line:col: CODE message), JSON or GitHub annotations."""
+    if output == "json":
+        emit_json({"findings": [dict(f.as_dict(), path=_shown(root, f.path, call.cwd)) for f in report.findings],
+                   "summary": {"errors": report.errors, "warnings": report.warnings, "files": report.files},
+                   "semantic": report.semantic}, call)
+        return
+    for f in report.findings:
+        if output == "github":
+            level = "error" if f.severity == "error" else "warning"
+            call.print(f"::{level} file={_shown(root, f.path, call.cwd)},line={f.line},col={f.col},"
+                       f"title={f.code} {f.alias}::{f.message}")
+        else:
+            call.print(f"{_shown(root, f.path, call.cwd)}:{f.line}:{f.col}: {f.code} {f.message}")
+    if output == "text":
+        if report.findings:
+            call.print(f"Found {report.errors} error(s) and {report.warnings} warning(s) in {report.files} file(s).")
+        else:
+            call.print(f"All checks passed ({report.files} file(s)).")
+
+
+def _shown(root: Path, path: str, cwd: str) -> str:
+    """Paths as the user's shell sees them: relative to the working folder when inside it."""
+    relative = os.path.relpath(root / path, cwd)
+    return path if relative.startswith("..") else relative

@@ -2,26 +2,21 @@
 
 from __future__ import annotations
 
-from typing import Annotated
-
-import typer
-
-from docir.cli import bodies
-from docir.cli.options import IncludeInactiveOption, JsonOption, RootOption, StoreOption
-from docir.requests import help_of, info
-from docir.services.retrieval.commands import SearchRequest as R
-
-_LIMIT = info(R, "limit")
+from docir.cli import render
+from docir.cli.route import Declared
+from docir.errors import EXIT_OK
+from docir.invocation import Invocation
+from docir.services.retrieval import requests
+from docir.services.retrieval.results import SearchResult
 
 
-def command(
-    text: Annotated[str, typer.Argument(help=help_of(R, "text"), show_default=False)],
-    limit: Annotated[int, typer.Option("--limit", min=_LIMIT.min, max=_LIMIT.max, help=_LIMIT.help)] = 10,
-    include_inactive: IncludeInactiveOption = False,
-    store: StoreOption = None,
-    root: RootOption = None,
-    json_out: JsonOption = False,
-) -> int:
+def run(request: requests.SearchRequest, result: SearchResult, call: Invocation) -> int:
     """Full-text search (FTS5, bm25; needs no model). Returns skeletons, never bodies."""
-    return bodies.search(text, limit=limit, include_inactive=include_inactive, store=store, root=root,
-                         json_out=json_out)
+    if call.wants_json():
+        render.emit_json(result.to_json(), call)
+    else:
+        render.skeleton_table(result.results, heading=f"search: {request.text}", call=call)
+    return EXIT_OK
+
+
+DECLARED = Declared(requests.SearchRequest, run, serve=requests.search, walks_with="")

@@ -105,7 +105,7 @@ def serve(root: RootOption = None,
     from docir.services.indexing.session import open_session
     from docir.services.indexing.shared_walk import keep_watch
     from docir.services.vectors.query_source import LocalModel, load_local
-    from docir.services.vectors.worker_handler import WarmWorker
+    from docir.worker.handler import WarmWorker
     from docir.worker.server import AlreadyRunning, Server
 
     store = open_store(root)

@@ -2,6 +2,6 @@
 
 Everything on the client side of this package is stdlib-only, so a command
 that reaches a warm worker pays for little more than Python's own start.
-What the worker does with a request lives in docir.services.vectors.worker_handler;
+What the worker does with a request lives in docir.worker.handler;
 `docir worker` (docir.cli.worker_cmd) starts, stops and inspects it.
 """

@@ -60,7 +60,7 @@ def test_add_without_owner_or_git_user_is_one_usage_error(cli, store: Path,  # t
 
 def test_add_on_a_terminal_prints_the_next_command(cli, store: Path,  # type: ignore[no-untyped-def]
                                                    monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("docir.cli.render.wants_json", lambda flag: flag)  # as if stdout were a terminal
+    monkeypatch.setattr("docir.invocation.Invocation.wants_json", lambda call: call.json)  # as on a terminal
     result = cli("add", "decision", "--title", "Rotate session keys weekly", "--description", DESCRIPTION,
                  "--owner", "@platform", "--root", str(store))
     assert result.code == 0, result.err

@@ -24,7 +24,8 @@ ROW: dict[str, Any] = {
 
 def _shown(rows: list[dict[str, Any]], monkeypatch: pytest.MonkeyPatch) -> str:
     out = io.StringIO()
-    monkeypatch.setattr(render, "_console", lambda: Console(file=out, width=240, highlight=False, soft_wrap=False))
+    monkeypatch.setattr(render, "_console",
+                        lambda call=None: Console(file=out, width=240, highlight=False, soft_wrap=False))
     render.skeleton_table(rows, heading="context: gas cap")
     return out.getvalue()
 

@@ -7,7 +7,7 @@ from pathlib import Path
 from docir.documents.model import EMBEDDED_FIELDS, text_sha
 from docir.services.indexing.session import Session, open_session
 from docir.services.vectors import embedding
-from docir.services.writing import writes
+from docir.services.writing import store_writes as writes
 from tests.fakes import CountingEmbedder
 
 BODY = "## Context\n\nShared context paragraph.\n\n## Decision\n\nWe decide things.\n"

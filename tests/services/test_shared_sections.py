@@ -7,7 +7,7 @@ from pathlib import Path
 
 from docir.services.indexing.session import Session, open_session
 from docir.services.vectors import embedding
-from docir.services.writing import writes
+from docir.services.writing import store_writes as writes
 from tests.conftest import UNDO_M008, as_written_at, remove_index
 from tests.fakes import CountingEmbedder
 

@@ -108,8 +108,8 @@ def test_worker_status_shows_the_running_drain_in_texts(grown: Path, isolated_pr
     import threading
     import time
 
-    from docir.services.vectors.worker_handler import WarmWorker
     from docir.store import open_store
+    from docir.worker.handler import WarmWorker
 
     release = threading.Event()
 
@@ -141,7 +141,7 @@ def test_a_query_goes_before_the_drains_next_slice() -> None:
     import threading
     import time
 
-    from docir.services.vectors.worker_handler import _ModelGate
+    from docir.worker.handler import _ModelGate
 
     gate = _ModelGate()
     stop = threading.Event()

@@ -12,8 +12,8 @@ from pathlib import Path
 
 from docir.services.indexing.session import open_session
 from docir.services.vectors import query_source
-from docir.services.vectors.worker_handler import WarmWorker
 from docir.store import open_store
+from docir.worker.handler import WarmWorker
 from tests.fakes import CountingEmbedder
 from tests.worker.helpers import docir, status, wait_for
 

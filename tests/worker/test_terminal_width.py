@@ -96,15 +96,18 @@ def test_commands_side_by_side_each_see_their_own_clients_terminal(monkeypatch: 
 
     from rich.console import Console
 
-    from docir.services.vectors.worker_handler import run_captured
+    from docir.cli import render
+    from docir.invocation import Invocation
+    from docir.worker.handler import run_captured
 
     for name in ("COLUMNS", "LINES", "TERM"):
         monkeypatch.delenv(name, raising=False)  # rich reads the test process's own environment too
     both_inside = threading.Barrier(2, timeout=30)
 
-    def run_cli(argv: list[str]) -> int:
+    def run_cli(argv: list[str], call: Invocation) -> int:
         both_inside.wait()  # both commands are running now: a size set for the process would show
         print(Console().width, shutil.get_terminal_size().columns, sys.stdout.encoding)
+        print(render._console(call).width, call.stdout.encoding)  # what the commands draw by
         return 0
 
     requests = {"wide": {"terminal": [[0, 200, 50], [1, 200, 50]], "stdout_tty": True, "stdout_encoding": "gb18030"},
@@ -119,5 +122,5 @@ def test_commands_side_by_side_each_see_their_own_clients_terminal(monkeypatch: 
         thread.start()
     for thread in threads:
         thread.join(timeout=60)
-    assert replies["wide"]["stdout"] == "200 200 gb18030\n"
-    assert replies["piped"]["stdout"] == "80 80 utf-8\n"  # rich's and shutil's fallback: no terminal at all
+    assert replies["wide"]["stdout"] == "200 200 gb18030\n200 gb18030\n"
+    assert replies["piped"]["stdout"] == "80 80 utf-8\n80 utf-8\n"  # rich's and shutil's fallback: no terminal at all

@@ -130,14 +130,16 @@ def test_the_mcp_server_runs_in_its_own_process_beside_a_warm_worker(warm_store:
 
 def test_one_clients_terminal_settings_never_reach_the_next_command(monkeypatch: pytest.MonkeyPatch,
                                                                     tmp_path: Path) -> None:
-    """The worker sets exactly what the client forwards, and restores all of it afterwards."""
-    from docir.services.vectors.worker_handler import run_captured
+    """The worker hands the command exactly what the client forwards, and nothing of it outlives the command."""
+    from docir.invocation import Invocation
     from docir.worker.client import protocol
+    from docir.worker.handler import run_captured
 
     seen: list[dict[str, str | None]] = []
 
-    def run_cli(argv: list[str]) -> int:
+    def run_cli(argv: list[str], call: Invocation) -> int:
         seen.append({k: os.environ.get(k) for k in (*protocol.TERMINAL_ENV, "DOCIR_X")})
+        seen.append({k: call.env.get(k) for k in (*protocol.TERMINAL_ENV, "DOCIR_X")})
         return 0
 
     for name in (*protocol.TERMINAL_ENV, "DOCIR_X"):
@@ -150,8 +152,8 @@ def test_one_clients_terminal_settings_never_reach_the_next_command(monkeypatch:
     assert "HOME" not in first and set(first) == {*protocol.TERMINAL_ENV, "DOCIR_X"}
     run_captured(run_cli, {"argv": [], "cwd": str(tmp_path), "env": first})
     run_captured(run_cli, {"argv": [], "cwd": str(tmp_path), "env": {}})
-    assert seen[0] == {k: client_env[k] for k in seen[0]}
-    assert seen[1] == {k: None for k in seen[1]}  # what this client has, not what the last one had
+    assert seen[0] == seen[1] == {k: client_env[k] for k in seen[0]}  # the process's stand-ins and the invocation
+    assert seen[2] == seen[3] == {k: None for k in seen[2]}  # what this client has, not what the last one had
     assert os.environ.get("TERM") == "worker-term" and "LINES" not in os.environ
 
 
@@ -159,12 +161,15 @@ def test_commands_side_by_side_each_see_their_own_folder_environment_and_streams
     """Two forwarded commands running at the same moment on two threads never see each other's state."""
     import threading
 
-    from docir.services.vectors.worker_handler import run_captured
+    from docir.invocation import Invocation
+    from docir.worker.handler import run_captured
 
     both_inside = threading.Barrier(2, timeout=30)
 
-    def run_cli(argv: list[str]) -> int:
+    def run_cli(argv: list[str], call: Invocation) -> int:
         both_inside.wait()  # both commands are running now: any shared state would show
+        call.print(f"{argv[0]} {call.cwd} {call.env.get('DOCIR_X')} {call.path('x').parent}")
+        # What the layers below a command read from the process itself: the same values, for this thread.
         print(f"{argv[0]} {os.getcwd()} {os.environ.get('DOCIR_X')} {Path('x').absolute().parent}")
         sys.stderr.write(argv[0])
         return int(argv[1])
@@ -183,7 +188,7 @@ def test_commands_side_by_side_each_see_their_own_folder_environment_and_streams
         thread.join(timeout=60)
     for name, code in (("a", 3), ("b", 5)):
         folder = tmp_path / name
-        assert replies[name] == {"stdout": f"{name} {folder} {name} {folder}\n", "stderr": name, "exit": code}
+        assert replies[name] == {"stdout": f"{name} {folder} {name} {folder}\n" * 2, "stderr": name, "exit": code}
     assert os.getcwd() != str(tmp_path / "a") and "DOCIR_X" not in os.environ
 
 

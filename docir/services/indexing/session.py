@@ -14,7 +14,7 @@ import sqlite3
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from docir.errors import DocirError, StorageError, storage_error
 from docir.index.catalog import Catalog
@@ -206,9 +206,9 @@ def _checked_peer(peer: Session) -> Session:
     return caught_up
 
 
-def run(root: Path | None, action: Callable[[Session], T], *, refresh: bool = True,
+def run(root: Path | None, action: Callable[..., T], *args: Any, refresh: bool = True,
         warn: Callable[[str], None] | None = None) -> T:
-    """Run `action` in a session, and once more in a new one when the first met one of these:
+    """Run `action(session, *args)` in a session, and once more in a new one when the first met one of these:
 
     - the index turned out damaged mid-way (SQLite says so, or `quick_check` does): set aside, rebuilt;
     - the index path was replaced while the action wrote (IndexReplaced): the work goes to the new file.
@@ -221,7 +221,7 @@ def run(root: Path | None, action: Callable[[Session], T], *, refresh: bool = Tr
         session: Session | None = None
         try:
             session = open_session(root, refresh=refresh)
-            return action(session)
+            return action(session, *args)
         except IndexReplaced as exc:
             if attempt == 2:
                 raise StorageError(f"{exc}; run the command again") from None

@@ -9,13 +9,14 @@ store, so comparing two stores' scores compares the sizes of their corpora.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple, TypeVar
 
 from docir.index.records import Filters
 from docir.services.indexing.session import PeerUnreadable, Session, open_peer
-from docir.services.retrieval import reads
+from docir.services.retrieval import store_reads as reads
 from docir.services.retrieval.need import Need, embedded_texts, needs_of
 from docir.services.retrieval.results import ContextResult, ContextRow, Fetched, GetResult, SearchHit, Skeleton
 from docir.store import STATE_DIR, Store
@@ -77,16 +78,23 @@ def open_peers(local: Store, extra: list[Path], warn: Warn) -> list[Peer]:
 T = TypeVar("T")
 
 
-def with_peers(session: Session, extra: list[Path] | None, warn: Warn, read: Callable[[list[Peer]], T]) -> T:
-    """Run one federated read with the peers open, and close them whatever happens."""
+@contextmanager
+def peers_open(session: Session, extra: list[Path] | None, warn: Warn) -> Iterator[list[Peer]]:
+    """The peers of one federated read, open; closed, their warnings said, whatever happens."""
     peers = open_peers(session.store, list(extra or []), warn)
     try:
-        return read(peers)
+        yield peers
     finally:
         for peer in peers:
             for message in peer.session.warnings:
                 warn(f"{peer.label}: {message}")
             peer.session.close()
+
+
+def with_peers(session: Session, extra: list[Path] | None, warn: Warn, read: Callable[[list[Peer]], T]) -> T:
+    """Run one federated read with the peers open, and close them whatever happens."""
+    with peers_open(session, extra, warn) as peers:
+        return read(peers)
 
 
 # Every kind of row a federated read returns; each carries an optional `store`.
@@ -166,17 +174,6 @@ def query(
         )
         merged.extend(tag(found, peer.label))
     return merged
-
-
-def search(session: Session, peers: list[Peer], text: str, *, include_inactive: bool, limit: int) -> list[SearchHit]:
-    """bm25 ranks within one store only, so stores take turns at the head of the list."""
-    rows = reads.search(session, text, include_inactive=include_inactive, limit=limit)
-    if not peers:
-        return rows
-    groups = [tag(rows, LOCAL)]
-    for peer in peers:
-        groups.append(tag(reads.search(peer.session, text, include_inactive=include_inactive, limit=limit), peer.label))
-    return take_turns(groups, limit)
 
 
 def context(

@@ -1,6 +1,7 @@
 """The write commands as requests: what `docir add|update|archive` and the MCP tools both run.
 
-Each request declares its options once (docir/requests.py). Values arrive as the
+Each request declares its options once (docir/requests.py): the CLI derives its parsers
+from it. The writes themselves are store_writes.py's. Values arrive as the
 words a person types (`KIND:ID`, `KEY=VALUE`, a date or "today") and are checked
 here, so a bad value is the same one-line usage error from the CLI and over MCP.
 """
@@ -15,55 +16,68 @@ from docir.errors import UsageError
 from docir.requests import Option
 from docir.services.indexing.session import Session
 from docir.services.vectors.query_source import after_write
-from docir.services.writing import writes
+from docir.services.writing import store_writes as writes
 
 Warn = Callable[[str], None]
 TODAY = "today"
 WAIT = "Return once its vectors are computed."
 FIELD = "Any other frontmatter field, KEY=VALUE (repeatable); with update, KEY= removes it."
+BODY_HELP = "text, '-' for stdin, '@FILE' for a file"  # what a terminal may give as --body
+RELATED = "KIND:ID"
 
 
 class AddRequest(NamedTuple):
-    type: Annotated[str, Option("A type from docs-schema.yaml, e.g. decision.")]
+    type: Annotated[str, Option("A type from docs-schema.yaml, e.g. decision.", positional=True, metavar="TYPE")]
     title: Annotated[str, Option("The document's title.")]
     description: Annotated[str, Option("One or two sentences that let a reader judge relevance without the body.")]
     status: Annotated[str | None, Option("Default: the type's default_status.")] = None
-    tags: Annotated[tuple[str, ...], Option("Tags, e.g. ranking, context.")] = ()
+    tags: Annotated[tuple[str, ...], Option("Tags, e.g. ranking, context.", typed="commas",
+                                            cli_help="Comma-separated tags, e.g. ranking,context.")] = ()
     related: Annotated[tuple[str, ...], Option(
-        "A typed edge KIND:ID, e.g. supersedes:adr-4c21693aac55 (repeatable).")] = ()
+        "A typed edge KIND:ID, e.g. supersedes:adr-4c21693aac55 (repeatable).", metavar=RELATED)] = ()
     owner: Annotated[str | None, Option(
         "Who answers for it, e.g. @team (default where required: the git user).")] = None
-    body: Annotated[str, Option("The Markdown body.")] = ""
+    body: Annotated[str, Option("The Markdown body.", typed="body", cli_help=f"The Markdown body: {BODY_HELP}.")] = ""
     path: Annotated[str | None, Option(
         "Where to write it under docs/. Default: the type's folder and a slug of the title.")] = None
-    field: Annotated[tuple[str, ...], Option(FIELD)] = ()
+    field: Annotated[tuple[str, ...], Option(FIELD, metavar="KEY=VALUE")] = ()
     wait_embeddings: Annotated[bool, Option(WAIT)] = False
     applies_to: Annotated[tuple[str, ...], Option(
-        "A glob of the files it governs, from the repository root, e.g. src/auth/** (repeatable).")] = ()
+        "A glob of the files it governs, from the repository root, e.g. src/auth/** (repeatable).",
+        metavar="GLOB")] = ()
 
 
 class UpdateRequest(NamedTuple):
-    id: Annotated[str, Option("The document to change.")]
+    id: Annotated[str, Option("The document to change.", positional=True, metavar="ID")]
     title: Annotated[str | None, Option("New title.")] = None
     description: Annotated[str | None, Option("New description.")] = None
     status: Annotated[str | None, Option("New status; must be allowed for the type.")] = None
-    tags: Annotated[tuple[str, ...] | None, Option("Replace the tags (an empty list clears them).")] = None
-    add_related: Annotated[tuple[str, ...], Option("Add an edge KIND:ID (repeatable).")] = ()
-    remove_related: Annotated[tuple[str, ...], Option("Remove an edge KIND:ID (repeatable).")] = ()
+    tags: Annotated[tuple[str, ...] | None, Option("Replace the tags (an empty list clears them).", typed="commas",
+                                                   cli_help="Replace the tags (comma-separated; '' clears).")] = None
+    add_related: Annotated[tuple[str, ...], Option("Add an edge KIND:ID (repeatable).", metavar=RELATED)] = ()
+    remove_related: Annotated[tuple[str, ...], Option("Remove an edge KIND:ID (repeatable).", metavar=RELATED)] = ()
     owner: Annotated[str | None, Option("New owner.")] = None
-    verified: Annotated[str | None, Option("Mark as verified on this date (YYYY-MM-DD), or 'today'.")] = None
-    append_section: Annotated[str | None, Option("Add a '## HEADING' section with body at the end.")] = None
-    replace_section: Annotated[str | None, Option("Replace the '## HEADING' section's content with body.")] = None
-    replace_body: Annotated[bool, Option("Replace the whole body with body.")] = False
-    body: Annotated[str | None, Option("Text for the section or body edit.")] = None
-    field: Annotated[tuple[str, ...], Option(FIELD)] = ()
+    verified: Annotated[str | None, Option("Mark as verified on this date (YYYY-MM-DD), or 'today'.",
+                                           metavar="[DATE]", alone_means=TODAY,
+                                           cli_help="Mark as verified on DATE (YYYY-MM-DD); alone, today.")] = None
+    append_section: Annotated[str | None, Option("Add a '## HEADING' section with body at the end.", metavar="HEADING",
+                                                 cli_help="Add a '## HEADING' section with --body at the end.")] = None
+    replace_section: Annotated[str | None, Option(
+        "Replace the '## HEADING' section's content with body.", metavar="HEADING",
+        cli_help="Replace the '## HEADING' section's content with --body.")] = None
+    replace_body: Annotated[bool, Option("Replace the whole body with body.",
+                                         cli_help="Replace the whole body with --body.")] = False
+    body: Annotated[str | None, Option("Text for the section or body edit.", typed="body",
+                                       cli_help=f"Text for the section or body edit: {BODY_HELP}.")] = None
+    field: Annotated[tuple[str, ...], Option(FIELD, metavar="KEY=VALUE")] = ()
     wait_embeddings: Annotated[bool, Option(WAIT)] = False
     applies_to: Annotated[tuple[str, ...] | None, Option(
-        "Replace the globs of the files it governs (repeatable); --field applies_to= removes them.")] = None
+        "Replace the globs of the files it governs (repeatable); --field applies_to= removes them.",
+        metavar="GLOB")] = None
 
 
 class ArchiveRequest(NamedTuple):
-    id: Annotated[str, Option("The document to archive.")]
+    id: Annotated[str, Option("The document to archive.", positional=True, metavar="ID")]
 
 
 def add(session: Session, request: AddRequest, warn: Warn) -> writes.AddResult:

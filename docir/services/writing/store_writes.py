@@ -1,4 +1,4 @@
-"""The write commands: add, update, archive. Local store only, under the write lock.
+"""The writes themselves: add, update, archive of a document of the local store, under the write lock.
 
 Each write leaves the file, its metadata, FTS and relation rows consistent
 before it returns. The file is written atomically first; if the process dies

@@ -1,4 +1,4 @@
-"""The read commands that need no model: get, query, search."""
+"""One store's own reads, no peers and no model: what get, query and search find in an index."""
 
 from __future__ import annotations
 

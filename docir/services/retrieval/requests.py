@@ -1,8 +1,8 @@
 """The four read commands as requests: what `docir get|query|search|context` and the MCP tools both run.
 
-Each request declares its options once (docir/requests.py); each function here
-opens the peers, runs the read and returns the typed result whose `to_json` is the
-command's output.
+Each request declares its options once (docir/requests.py): the CLI derives its parsers
+from it. Each function here serves one: it opens the peers, runs the store's own reads
+(store_reads.py) and returns the typed result whose `to_json` is the command's output.
 """
 
 # No `from __future__ import annotations`: typing would compile each annotation of these classes as a
@@ -13,9 +13,9 @@ from typing import Annotated, NamedTuple
 
 from docir.errors import UsageError
 from docir.index.records import Filters
-from docir.requests import INCLUDE_INACTIVE, LIMIT_MAX, STORE, Option, check_ranges
+from docir.requests import INCLUDE_INACTIVE_OPTION, LIMIT_MAX, STORE_OPTION, Option, check_ranges
 from docir.services.indexing.session import Session
-from docir.services.retrieval import budget, federation
+from docir.services.retrieval import budget, federation, store_reads
 from docir.services.retrieval.need import FORMS, Need
 from docir.services.retrieval.results import ContextResult, GetResult, QueryResult, SearchResult
 
@@ -26,36 +26,44 @@ _BUDGET_MAX = budget.BUDGET_MAX  # for the annotation below, read where `budget`
 
 class ContextRequest(NamedTuple):
     task: Annotated[str, Option("What you are about to do, in plain words. Without it, --path or --changed "
-                                "list what governs those files.")] = ""
+                                "list what governs those files.", positional=True)] = ""
     sketch: Annotated[str, Option(
         "What the answering document says in its words, as its summary would (1-2 sentences, no question). "
-        "Skip it if you cannot guess.")] = ""
-    terms: Annotated[str, Option("Exact words it contains: identifiers, option names, error strings.")] = ""
+        "Skip it if you cannot guess.", metavar="TEXT")] = ""
+    terms: Annotated[str, Option("Exact words it contains: identifiers, option names, error strings.",
+                                 metavar="WORDS")] = ""
     also: Annotated[tuple[str, ...], Option(
         "Another, different task (repeatable): the tasks take turns at the head of the result.")] = ()
     limit: Annotated[int, Option("How many ranked documents (linked ones come on top).", min=1, max=LIMIT_MAX)] = 8
     explain: Annotated[bool, Option(
         "Show each score's parts (JSON: also raw scores, matched terms, winning chunk).")] = False
     expand: Annotated[bool, Option(
-        "Add documents the results link to (a superseded one's successor).")] = True
-    refs: Annotated[bool, Option("Include reference corpora.")] = True
-    include_inactive: Annotated[bool, Option(INCLUDE_INACTIVE)] = False
-    store: Annotated[tuple[str, ...], Option(STORE)] = ()
+        "Add documents the results link to (a superseded one's successor).", flag="--no-expand",
+        cli_help="Do not add documents linked to the results.")] = True
+    refs: Annotated[bool, Option("Include reference corpora.", flag="--no-refs",
+                                 cli_help="Leave reference corpora out.")] = True
+    include_inactive: Annotated[bool, INCLUDE_INACTIVE_OPTION] = False
+    store: Annotated[tuple[str, ...], STORE_OPTION] = ()
     budget: Annotated[int, Option(
         "At most this many tokens (4 bytes each) of results; omitted counts the rest. 0: none.",
-        min=0, max=_BUDGET_MAX)] = budget.DEFAULT_BUDGET
+        min=0, max=_BUDGET_MAX, metavar="TOKENS")] = budget.DEFAULT_BUDGET
     full_links: Annotated[bool, Option(
         "Full skeletons for linked documents, not compact entries.")] = False
+    # An agent's paths are relative to the repository root (an MCP client has no current folder); typed at
+    # a terminal, a path is relative to the current folder, like git's.
     path: Annotated[tuple[str, ...], Option(
-        "A file you will change, from the repository root (repeatable): documents governing it come first.")] = ()
+        "A file you will change, from the repository root (repeatable): documents governing it come first.",
+        metavar="PATH", typed="absolute",
+        cli_help="A file you will change (repeatable): documents whose applies_to globs match it come first. "
+                 "Without a TASK, lists what governs these files.")] = ()
     changed: Annotated[bool, Option(
         "Also take as paths the files git reports changed, staged or not.")] = False
 
 
 class GetRequest(NamedTuple):
-    ids: Annotated[tuple[str, ...], Option("Document ids: all you need, in one call.")]
+    ids: Annotated[tuple[str, ...], Option("Document ids: all you need, in one call.", positional=True)]
     section: Annotated[str | None, Option("Only the section with this heading (e.g. a matched_section).")] = None
-    store: Annotated[tuple[str, ...], Option(STORE)] = ()
+    store: Annotated[tuple[str, ...], STORE_OPTION] = ()
 
 
 class QueryRequest(NamedTuple):
@@ -64,18 +72,19 @@ class QueryRequest(NamedTuple):
         "Only this status (repeatable); a closed one needs no --include-inactive.")] = ()
     tag: Annotated[tuple[str, ...], Option("Only documents with this tag (repeatable: all must match).")] = ()
     owner: Annotated[str | None, Option("Only documents with this owner.")] = None
-    stale: Annotated[bool | None, Option("Only stale (true) or fresh (false) documents.")] = None
+    stale: Annotated[bool | None, Option("Only stale (true) or fresh (false) documents.", flag="--stale/--fresh",
+                                         cli_help="Only stale (or only fresh) documents.")] = None
     related_to: Annotated[str | None, Option("Only documents with an edge to or from this id.")] = None
     limit: Annotated[int, Option("At most this many results.", min=1, max=LIMIT_MAX)] = 50
-    include_inactive: Annotated[bool, Option(INCLUDE_INACTIVE)] = False
-    store: Annotated[tuple[str, ...], Option(STORE)] = ()
+    include_inactive: Annotated[bool, INCLUDE_INACTIVE_OPTION] = False
+    store: Annotated[tuple[str, ...], STORE_OPTION] = ()
 
 
 class SearchRequest(NamedTuple):
-    text: Annotated[str, Option("Words to look for (plain text, never query syntax).")]
+    text: Annotated[str, Option("Words to look for (plain text, never query syntax).", positional=True)]
     limit: Annotated[int, Option("At most this many results.", min=1, max=LIMIT_MAX)] = 10
-    include_inactive: Annotated[bool, Option(INCLUDE_INACTIVE)] = False
-    store: Annotated[tuple[str, ...], Option(STORE)] = ()
+    include_inactive: Annotated[bool, INCLUDE_INACTIVE_OPTION] = False
+    store: Annotated[tuple[str, ...], STORE_OPTION] = ()
 
 
 def _stores(request: ContextRequest | GetRequest | QueryRequest | SearchRequest) -> list[Path]:
@@ -114,18 +123,16 @@ def query(session: Session, request: QueryRequest, warn: Warn) -> QueryResult:
 
 
 def search(session: Session, request: SearchRequest, warn: Warn) -> SearchResult:
+    """bm25 ranks within one store only, so stores take turns at the head of the list."""
     check_ranges(request)
-    return SearchResult(
-        request.text,
-        federation.with_peers(
-            session,
-            _stores(request),
-            warn,
-            lambda peers: federation.search(
-                session, peers, request.text, include_inactive=request.include_inactive, limit=request.limit
-            ),
-        ),
-    )
+    with federation.peers_open(session, _stores(request), warn) as peers:
+        rows = store_reads.search(session, request.text, include_inactive=request.include_inactive,
+                                  limit=request.limit)
+        if peers:
+            rows = federation.take_turns([federation.tag(rows, federation.LOCAL), *(
+                federation.tag(store_reads.search(peer.session, request.text, include_inactive=request.include_inactive,
+                                                  limit=request.limit), peer.label) for peer in peers)], request.limit)
+    return SearchResult(request.text, rows)
 
 
 def context(session: Session, request: ContextRequest, warn: Warn) -> ContextResult:

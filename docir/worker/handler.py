@@ -1,10 +1,11 @@
 """What the warm worker does: hold the model, drain the embedding queue, answer requests.
 
-The worker runs the same CLI app as a cold process (the command-server
+The worker runs the same CLI entry point as a cold process (the command-server
 pattern of chg and dmypy), so a warm call costs a socket round trip instead
 of imports and a model load. Requests run side by side, each on its own
-thread with its own client context (docir.worker.context) and SQLite
-connection; the drain runs in a background thread with its own connection.
+thread with its own SQLite connection; the client's folder, environment,
+streams and terminal are handed to the command as an Invocation. The drain
+runs in a background thread with its own connection.
 """
 
 from __future__ import annotations
@@ -25,12 +26,13 @@ from docir.embed.protocol import Embedder, WrappedEmbedder
 from docir.errors import EXIT_INTERRUPTED
 from docir.index.catalog import Catalog
 from docir.index.db import IndexReplaced, open_index
+from docir.invocation import Invocation
 from docir.services.vectors import embedding, query_source, transfer
 from docir.services.vectors.query_cache import CachedQueries
 from docir.store import Store
-from docir.worker import context, identity
+from docir.worker import context, identity, protocol
 
-RunCli = Callable[[list[str]], int]
+RunCli = Callable[[list[str], Invocation], int]  # docir.cli.main.main, handed over: nothing here imports the CLI
 
 
 class _Captured(io.StringIO):
@@ -324,9 +326,11 @@ def run_captured(run_cli: RunCli, request: dict[str, Any]) -> dict[str, Any]:
     """Run one CLI command in this process as if in the caller's terminal; return its output and exit code.
 
     `request` carries argv, cwd, env (DOCIR_*), stdin, whether stdout/stderr are terminals, their
-    encodings and the sizes of the client's terminals.
-    The command sees them through docir.worker.context, never by changing the process's own
-    folder, environment or streams, so commands run side by side on their own threads.
+    encodings and the sizes of the client's terminals. The command is handed them as its Invocation,
+    never by changing the process's own folder, environment or streams, so commands run side by side
+    on their own threads. What the layers below a command still read from the process itself (a
+    DOCIR_* setting, a peer's relative path) and the commands declared without a request answer
+    through docir.worker.context's stand-ins, bound to the same values for this thread.
     """
     out = _Captured(bool(request.get("stdout_tty")), str(request.get("stdout_encoding") or "utf-8"))
     err = _Captured(bool(request.get("stderr_tty")), str(request.get("stderr_encoding") or "utf-8"))
@@ -334,10 +338,14 @@ def run_captured(run_cli: RunCli, request: dict[str, Any]) -> dict[str, Any]:
     cancelled = request.get("_cancelled")
     if isinstance(cancelled, threading.Event):
         ctx.cancelled = cancelled
+    own = {k: v for k, v in os.environ.items() if not protocol.is_forwarded(k)}  # the worker's, outside any call
+    call = Invocation(ctx.cwd, {**own, **ctx.env}, ctx.stdin, out, err,
+                      terminal=tuple((fd, size.columns, size.lines) for fd, size in sorted(ctx.terminal.items())),
+                      cancelled=ctx.cancelled)
     with context.bound(ctx):
         try:
             context.check_cancelled()
-            code = run_cli([str(a) for a in request.get("argv", [])])
+            code = run_cli([str(a) for a in request.get("argv", [])], call)
         except KeyboardInterrupt:
             code = EXIT_INTERRUPTED
         except SystemExit as exc:

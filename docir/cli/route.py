@@ -1,0 +1,258 @@
+"""From argv to a command's function: one route, whoever parses the words and wherever it runs.
+
+A command with a request (docir/requests.py) is declared once, by that request: its module under
+docir/cli/ holds a `DECLARED` that names the request and the one function that runs it. Its
+plain forms are parsed here, from the request's fields, before typer is imported: without a warm
+worker every command is a whole process, and importing typer and building a click command cost
+about as much as the bare interpreter (adr-d5e80517405b). Anything unusual — `--help`, an unknown
+option, `--opt=value`, a number that is not one or out of range, a path option naming a file — is
+left to the typer command derived from the same request (typer_command.py): it answers, or refuses
+with its own one-line message. Both parsers make the request with `request_of` and hand it back
+to cli/main.py, which runs it, in this process or in the warm worker alike (adr-55e5e6673c40).
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from docir.invocation import Invocation
+from docir.requests import REQUIRED, RequestField, fields
+
+# Command name -> its module under docir.cli, in the order --help lists them. A module defines
+# `DECLARED` (a command declared by its request), `command` (a typer command function) or, for a
+# group of subcommands, `app` (a typer.Typer).
+COMMANDS = {
+    "init": "init_cmd", "add": "add_cmd", "update": "update_cmd", "archive": "archive_cmd", "get": "get_cmd",
+    "query": "query_cmd", "search": "search_cmd", "context": "context_cmd", "reindex": "reindex_cmd",
+    "embed": "embed_cmd", "lint": "lint_cmd", "rule": "rule_cmd", "mcp": "mcp_cmd", "agents": "agents_cmd",
+    "adopt": "adopt_cmd", "worker": "worker_cmd", "hooks": "hooks_cmd", "ref": "ref_cmd",
+}
+# The commands declared by a request: their modules import no typer, so the fast path may load them.
+DECLARED = frozenset({"get", "search", "query", "context", "lint", "add", "update", "archive"})
+
+ROOT_HELP = "The store's root folder. Default: found upward from the current folder, like git."
+JSON_HELP = "Print JSON. This is the default when stdout is not a terminal."
+
+
+class Declared(NamedTuple):
+    """A command declared by its request (a NamedTuple: a cold command builds one).
+
+    With `serve` (a service function, what the MCP tool runs too), main opens a session of the
+    store at --root, serves the request in it and hands the result to `run(request, result,
+    call)`; without, `run(request, call)` does the whole command. `run`'s docstring is the
+    command's help. Either returns the exit code.
+    """
+
+    request: type[Any]
+    run: Callable[..., int]
+    serve: Callable[..., Any] | None = None
+    json: bool = True  # it takes --json
+    # It walks docs/ before it answers (so a process of its own may begin that walk beside its imports,
+    # adr-b4d840c5ec82), always (""), never (None), or only when this field is given.
+    walks_with: str | None = None
+    check: Callable[[Any], Any] | None = None  # usage errors found before the store is opened
+
+
+class Field(NamedTuple):
+    """A request field as the terminal sees it, read from its Option once per process."""
+
+    name: str
+    kind: str  # "flag", "int", "value", "list" (repeatable value), "words" (positional, several)
+    default: Any
+    spellings: tuple[str, ...]  # for a flag: each spelling; else the option's name(s)
+    sets: tuple[Any, ...]  # for a flag: the value each spelling sets
+    field: RequestField | None  # None for --root and --json
+
+
+_ROOT = Field("root", "value", None, ("--root",), (), None)
+_JSON = Field("json_out", "flag", False, ("--json",), (True,), None)
+
+
+class Table(NamedTuple):
+    flags: Mapping[str, tuple[str, Any]]  # --flag -> (field, the value it sets)
+    values: Mapping[str, Field]  # --option VALUE, once or repeated
+    positional: Field | None
+    fields: tuple[Field, ...]
+
+
+_TABLES: dict[type[Any], Table] = {}
+
+
+def declared(name: str) -> Declared:
+    return importlib.import_module(f"docir.cli.{COMMANDS[name]}").DECLARED  # type: ignore[no-any-return]
+
+
+def spellings(f: RequestField) -> tuple[str, ...]:
+    flag = f.option.flag or "--" + f.name.replace("_", "-")
+    return (*flag.split("/"), *f.option.aliases)
+
+
+def kind_of(f: RequestField) -> str:
+    hint, option = f.hint, f.option
+    args = getattr(hint, "__args__", ())
+    if hint is bool or (bool in args and type(None) in args):
+        return "flag"
+    repeated = getattr(hint, "__origin__", None) is tuple or any(getattr(a, "__origin__", None) is tuple for a in args)
+    if option.positional:
+        return "words" if repeated else "word"
+    if hint is int:
+        return "int"
+    return "list" if repeated and option.typed != "commas" else "value"
+
+
+def table(declaration: Declared) -> Table:
+    """The terminal's view of a request's fields, built once per class and process."""
+    request = declaration.request
+    known = _TABLES.get(request)
+    if known is not None:
+        return known
+    flags: dict[str, tuple[str, Any]] = {}
+    values: dict[str, Field] = {}
+    positional = None
+    found = []
+    for f in fields(request):
+        kind, names = kind_of(f), spellings(f)
+        if kind == "flag":
+            # "--a/--b" sets True then False; "--no-x" (its default True) sets False.
+            sets = (True, False) if len(names) > 1 and f.option.flag and "/" in f.option.flag else \
+                tuple(not names[0].startswith("--no-") for _ in names)
+            item = Field(f.name, kind, f.default, names, sets, f)
+            flags.update((n, (f.name, v)) for n, v in zip(names, sets, strict=True))
+        else:
+            item = Field(f.name, kind, f.default, names, (), f)
+            if kind in ("word", "words"):
+                positional = item
+            else:
+                values.update((n, item) for n in names)
+        found.append(item)
+    values["--root"] = _ROOT
+    found.append(_ROOT)
+    if declaration.json:
+        flags["--json"] = ("json_out", True)
+        found.append(_JSON)
+    made = _TABLES[request] = Table(flags, values, positional, tuple(found))
+    return made
+
+
+class Parsed(NamedTuple):
+    """A declared command's request, as either parser made it, and the call it runs for."""
+
+    declaration: Declared
+    request: Any
+    call: Invocation
+
+
+def parse(argv: list[str], call: Invocation) -> Parsed | None:
+    """The request of a declared command's plain form, or None: the typer command should parse this."""
+    if not argv or argv[0] not in DECLARED:
+        return None
+    declaration = declared(argv[0])
+    known = table(declaration)
+    words: list[str] = []
+    given: dict[str, Any] = {}
+    rest = iter(argv[1:])
+    for arg in rest:
+        if not arg.startswith("-") or arg == "-":
+            words.append(arg)
+        elif arg in known.flags:
+            name, value = known.flags[arg]
+            given[name] = value
+        elif arg in known.values:
+            value = next(rest, None)
+            if value is None or value.startswith("-"):
+                return None  # a missing value: typer's message says which
+            item = known.values[arg]
+            if item.kind == "list":
+                given.setdefault(item.name, []).append(value)
+            else:
+                given[item.name] = value
+        else:
+            return None  # --help, --opt=value, -x, --: typer's to read
+    if not _positional(known.positional, words, given):
+        return None
+    if any(item.default is REQUIRED and item.name not in given for item in known.fields):
+        return None  # a required option left out: typer's message says which
+    if not _checked(known, given, call):
+        return None
+    call = call._replace(root=Path(given["root"]) if "root" in given else None, json=given.get("json_out", False))
+    walks = declaration.walks_with
+    if call.own_process and walks is not None and (walks == "" or given.get(walks)):
+        call = _prewalk(call)
+    return Parsed(declaration, request_of(declaration, given, call), call)
+
+
+def _positional(item: Field | None, words: list[str], given: dict[str, Any]) -> bool:
+    if item is None:
+        return not words
+    required = item.default is REQUIRED
+    if item.kind == "words":
+        if not words and required:
+            return False
+    elif len(words) > 1 or (required and not words):
+        return False
+    if words:
+        given[item.name] = words if item.kind == "words" else words[0]
+    return True
+
+
+def _checked(known: Table, given: dict[str, Any], call: Invocation) -> bool:
+    """The values click would refuse, left to it for its message: numbers, choices, files for folders."""
+    for item in known.fields:
+        if item.name not in given:
+            continue
+        value = given[item.name]
+        option = item.field.option if item.field is not None else None
+        if item.kind == "int":
+            low, high = option.min, option.max  # type: ignore[union-attr]
+            if not (value.isascii() and value.isdigit()) or not (low is None or low <= int(value)) or \
+                    not (high is None or int(value) <= high):
+                return False
+            given[item.name] = int(value)
+        elif option is not None and option.choices and value not in option.choices:
+            return False
+        elif (item is _ROOT or (option is not None and option.folder)) and \
+                any(call.path(v).is_file() for v in (value if isinstance(value, list) else [value])):
+            return False
+    return True
+
+
+def request_of(declaration: Declared, given: Mapping[str, Any], call: Invocation) -> Any:
+    """The request of the words given (by either parser), each field as its Option says the terminal gives it."""
+    kwargs: dict[str, Any] = {}
+    for f in fields(declaration.request):
+        if f.name not in given:
+            continue
+        value, typed = given[f.name], f.option.typed
+        if isinstance(value, (list, tuple)):
+            if f.option.folder:
+                value = tuple(str(Path(v)) for v in value)
+            elif typed == "absolute":
+                value = tuple(str(call.path(v)) for v in value)
+            else:
+                value = tuple(str(v) for v in value)
+        elif typed == "commas":
+            value = tuple(value.split(","))
+        elif typed == "body":
+            from docir.cli.body_input import read_body
+
+            value = read_body(value, call)
+        kwargs[f.name] = value
+    return declaration.request(**kwargs)
+
+
+def _prewalk(call: Invocation) -> Invocation:
+    """Begin the walk of the store's docs/, and hand the command the store's root as found."""
+    from docir.errors import UsageError
+    from docir.services.indexing import prewalk
+    from docir.store import open_store
+
+    try:
+        store = open_store(call.root, cwd=call.cwd)
+    except UsageError:
+        return call  # the command says so, in its own words
+    root = store.root
+    prewalk.start(root, store.docs_dir)
+    return call._replace(root=root)  # found once: the command need not look upward for it again
