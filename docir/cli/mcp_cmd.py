@@ -1,7 +1,7 @@
 """docir mcp: the same reads and writes, as tools for agents that speak the Model Context Protocol.
 
-Each tool is generated from the request its CLI command builds (docir/requests.py): the
-call runs the very service function the command runs and replies with the command's JSON
+Each tool is generated from the request its CLI command is declared by (docir/requests.py,
+cli/route.py): the call runs the very service function the command runs and replies with the command's JSON
 as text. What the client is shown (mcp_schema.py) is kept small, since every agent session
 pays for it before its first answer: input schemas without generated titles, no output
 schemas, descriptions written for an agent. Documents are also resources, `docir://doc/{id}`,
@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Optional
 
+from docir.cli import route
 from docir.cli.mcp_schema import input_schema
 from docir.cli.options import RootOption
 from docir.errors import DocirError, UsageError
@@ -26,7 +27,6 @@ from docir.requests import REQUIRED, fields
 from docir.services.indexing import session
 from docir.services.retrieval import requests as reads
 from docir.services.retrieval.results import FullDocument, ReferenceText
-from docir.services.writing import requests as writes
 from docir.store import open_store
 
 INSTRUCTIONS = """docir holds this repository's design decisions, architecture notes, issues and guides.
@@ -45,19 +45,22 @@ class Tool:
     description: str
 
 
+def _tool(name: str, read_only: bool, description: str) -> Tool:
+    """The tool of a declared command: its request and the service function its CLI command runs."""
+    declared = route.declared(name)
+    if declared.serve is None:
+        raise TypeError(f"{name} serves no request in a session: it cannot be a tool")
+    return Tool(name, declared.request, declared.serve, read_only, description)
+
+
 TOOLS = (
-    Tool("context", reads.ContextRequest, reads.context, True,
-         "The documents that matter for a task: ranked skeletons, with those they link."),
-    Tool("get", reads.GetRequest, reads.get, True,
-         "Whole documents by id, many per call, archived too; or one `section`."),
-    Tool("query", reads.QueryRequest, reads.query, True, "Skeletons by structured filters, unranked."),
-    Tool("search", reads.SearchRequest, reads.search, True,
-         "Full-text search (bm25). Prefer `context` for a task."),
-    Tool("add", writes.AddRequest, writes.add, False, "Create a document; returns its id and path."),
-    Tool("update", writes.UpdateRequest, writes.update, False,
-         "Change a document in place."),
-    Tool("archive", writes.ArchiveRequest, writes.archive, False,
-         "Move a document to docs/archive/: out of search, still returned by `get`."),
+    _tool("context", True, "The documents that matter for a task: ranked skeletons, with those they link."),
+    _tool("get", True, "Whole documents by id, many per call, archived too; or one `section`."),
+    _tool("query", True, "Skeletons by structured filters, unranked."),
+    _tool("search", True, "Full-text search (bm25). Prefer `context` for a task."),
+    _tool("add", False, "Create a document; returns its id and path."),
+    _tool("update", False, "Change a document in place."),
+    _tool("archive", False, "Move a document to docs/archive/: out of search, still returned by `get`."),
 )
 SCHEMAS = {tool.name: input_schema(tool.request) for tool in TOOLS}
 
