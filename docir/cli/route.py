@@ -60,7 +60,7 @@ class Field(NamedTuple):
     """A request field as the terminal sees it, read from its Option once per process."""
 
     name: str
-    kind: str  # "flag", "int", "value", "list" (repeatable value), "words" (positional, several)
+    kind: str  # "flag", "int", "value", "list" (repeatable value), "word" or "words" (positional)
     default: Any
     spellings: tuple[str, ...]  # for a flag: each spelling; else the option's name(s)
     sets: tuple[Any, ...]  # for a flag: the value each spelling sets

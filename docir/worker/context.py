@@ -1,8 +1,13 @@
 """Per-command process state in the warm worker: working folder, environment, streams, cancellation.
 
-The worker runs many forwarded commands at once, each on its own thread, and
-every one of them must see its own client's working folder, DOCIR_* and
-terminal environment, stdin, stdout and stderr. Those are process-wide in
+A command is handed its client's folder, environment, streams and terminal as
+an Invocation (docir/invocation.py, adr-55e5e6673c40), and the commands
+declared by a request read them from there. What still reads the process's
+own state — the layers below a command (a DOCIR_* setting, a peer's relative
+path, git's environment), the commands without a request, click's help —
+answers from here. The worker runs many forwarded commands at once, each on
+its own thread, and every one of them must see its own client's working
+folder, DOCIR_* and terminal environment, stdin, stdout and stderr. Those are process-wide in
 Python, so instead of swapping them around each command (which forces the
 commands to run one at a time), `install()` replaces them once with
 stand-ins that read a context variable: `sys.stdout` writes to the calling
