@@ -12,6 +12,7 @@ FORBIDDEN = {
     "embed": {"documents", "index", "services", "cli"},
     "services": {"cli"},
     "worker": {"cli"},
+    "org": {"cli", "worker"},
 }
 
 
@@ -72,7 +73,7 @@ def test_no_sql_outside_the_index_layer() -> None:
     wrong = []
     for path in PACKAGE.rglob("*.py"):
         rel = path.relative_to(PACKAGE)
-        if rel.parts[0] == "index":
+        if rel.parts[0] in ("index", "org"):  # org holds the PostgreSQL statements as index holds SQLite's
             continue
         text = path.read_text(encoding="utf-8")
         for keyword in ("SELECT ", "INSERT INTO", "DELETE FROM", "CREATE TABLE", "UPDATE documents"):
