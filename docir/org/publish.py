@@ -1,6 +1,6 @@
 """docir publish: make the organisation store hold exactly this repository's current documents.
 
-One transaction per publish (adr-6e1f0c2a9d47): a reader sees the repository as it was or as it
+One transaction per publish (adr-157b15ddba34): a reader sees the repository as it was or as it
 is now, never half of it. It begins with an advisory lock on the repository's name, so two jobs
 publishing one repository take turns while other repositories' publishes go on beside them.
 Only documents whose fingerprint moved are written (rows.py); a publish that finds none writes

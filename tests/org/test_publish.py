@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 
 from tests.cli.helpers import A0, A1, B1, C1, C2, E1, PATHS, one_line
+from tests.conftest import REPO
 from tests.org.helpers import NAME, SAMPLE_DOCUMENTS, as_user, counts, git, sample_repo, sql, versions
 
 
@@ -232,3 +235,17 @@ def test_the_revision_published_is_the_commit(cli: Any, repo: Path, pg_url: str)
     head = git(repo, "rev-parse", "HEAD").strip()
     assert publish(cli, repo, pg_url)["revision"] == head
     assert sql(pg_url, "SELECT revision FROM docir.repos") == [(head,)]
+
+
+def test_the_guide_s_roles_let_the_writer_publish_and_the_reader_only_read(cli: Any, repo: Path, pg_url: str) -> None:
+    guide = (REPO / "docs" / "guides" / "publish-every-repository-to-the-organisation-store.md").read_text()
+    block = re.search(r"```sql\n(.*?)```", guide, re.S)
+    assert block is not None
+    database = urlsplit(pg_url).path.strip("/")
+    sql(pg_url, block.group(1).replace("DATABASE docs", f"DATABASE {database}"))
+    writer, reader = as_user(pg_url, "docir_writer"), as_user(pg_url, "docir_reader")
+    assert publish(cli, repo, writer)["added"] == SAMPLE_DOCUMENTS
+    assert sql(reader, "SELECT count(*) FROM docir.documents") == [(SAMPLE_DOCUMENTS,)]
+    (repo / PATHS[C2]).unlink()
+    assert "permission denied" in refused(cli, repo, reader)
+    assert publish(cli, repo, writer)["removed"] == 1
