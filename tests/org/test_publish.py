@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import sys
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -249,3 +250,29 @@ def test_the_guide_s_roles_let_the_writer_publish_and_the_reader_only_read(cli: 
     (repo / PATHS[C2]).unlink()
     assert "permission denied" in refused(cli, repo, reader)
     assert publish(cli, repo, writer)["removed"] == 1
+
+
+def test_older_tables_are_migrated_by_a_publish_and_refused_by_a_reader(cli: Any, repo: Path, pg_url: str,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    from docir.org import connect, tables
+    from docir.org import publish as publishing
+
+    publish(cli, repo, pg_url)
+    # A later docir, with one more migration.
+    monkeypatch.setattr(connect, "MIGRATIONS", (*tables.MIGRATIONS, "ALTER TABLE docir.repos ADD COLUMN team text"))
+    monkeypatch.setattr(connect, "SCHEMA_VERSION", 2)
+    monkeypatch.setattr(publishing, "SCHEMA_VERSION", 2)
+    with pytest.raises(connect.OrgError, match="version 1, older than this docir's 2"):
+        connect.open_database(pg_url, write=False)
+    assert publish(cli, repo, pg_url, "--dry-run")["tables"] == "would be migrated from version 1"
+    assert sql(pg_url, "SELECT value FROM docir.meta") == [("1",)]
+    report = publish(cli, repo, pg_url)
+    assert (report["tables"], report["written"]) == ("migrated from version 1", False)
+    assert sql(pg_url, "SELECT value FROM docir.meta") == [("2",)]
+    assert sql(pg_url, "SELECT team FROM docir.repos") == [(None,)]
+
+
+def test_without_psycopg_publish_says_what_to_install(cli: Any, repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "psycopg", None)  # as if it were not installed
+    line = refused(cli, repo, "postgresql://db.example.com/docs")
+    assert line == "docir: error: the organisation store needs psycopg: pip install 'docir[org]'"
