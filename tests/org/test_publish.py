@@ -276,3 +276,14 @@ def test_without_psycopg_publish_says_what_to_install(cli: Any, repo: Path, monk
     monkeypatch.setitem(sys.modules, "psycopg", None)  # as if it were not installed
     line = refused(cli, repo, "postgresql://db.example.com/docs")
     assert line == "docir: error: the organisation store needs psycopg: pip install 'docir[org]'"
+
+
+def test_ids_another_repository_publishes_are_named(cli: Any, repo: Path, tmp_path: Path, pg_url: str) -> None:
+    publish(cli, repo, pg_url)
+    copy = sample_repo(tmp_path / "copy", "https://github.com/acme/copy.git")
+    result = cli("publish", pg_url, "--root", str(copy), "--json")
+    assert result.code == 0
+    warning = f"{SAMPLE_DOCUMENTS} id(s) of github.com/acme/copy are published by another repository too: {A0} ({NAME})"
+    assert warning in result.err
+    # Both are kept: the primary key is (repository, id), and a reader decides what a copy means.
+    assert sql(pg_url, "SELECT count(DISTINCT repo) FROM docir.documents WHERE id = %s", (A0,)) == [(2,)]
