@@ -162,6 +162,8 @@ def open_database(url: str, *, write: bool, dry_run: bool = False) -> tuple[psyc
     only reports what a publish would do. A reader (`write` False) refuses tables older than this
     docir's. Every side refuses newer ones. Raises OrgError or UsageError, the connection closed.
     """
+    import psycopg
+
     conn = connect(url)
     try:
         require_pgvector(conn, url)
@@ -172,6 +174,9 @@ def open_database(url: str, *, write: bool, dry_run: bool = False) -> tuple[psyc
         elif found or not write:
             check_version(found, url, write=write)
         return conn, found
+    except psycopg.Error as exc:  # a role that may not even read docir's schema, a server going away
+        conn.close()
+        raise OrgError(f"cannot use {describe(url)}: {first_line(exc)}") from None
     except BaseException:
         conn.close()
         raise

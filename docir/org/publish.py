@@ -177,8 +177,8 @@ def publish(session: Session, url: str, *, as_name: str | None = None, dry_run: 
             _count(report, local, changes, written=False)
             report["ids"] = _ids(changes)
             return report
-        register(conn)
         with _guarded(url, where.name), conn.transaction(force_rollback=dry_run):
+            register(conn)
             _lock(conn, where.name, warn)
             stored = _repo_row(conn, where)
             published = dict(conn.execute("SELECT id, fingerprint FROM docir.documents WHERE repo = %s",

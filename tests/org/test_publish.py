@@ -287,3 +287,9 @@ def test_ids_another_repository_publishes_are_named(cli: Any, repo: Path, tmp_pa
     assert warning in result.err
     # Both are kept: the primary key is (repository, id), and a reader decides what a copy means.
     assert sql(pg_url, "SELECT count(DISTINCT repo) FROM docir.documents WHERE id = %s", (A0,)) == [(2,)]
+
+
+def test_a_role_that_may_not_read_docir_s_schema_is_one_line(cli: Any, repo: Path, pg_url: str) -> None:
+    publish(cli, repo, pg_url)
+    sql(pg_url, "CREATE ROLE stranger LOGIN")
+    assert "permission denied for schema docir" in refused(cli, repo, as_user(pg_url, "stranger"))
