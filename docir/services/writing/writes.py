@@ -345,7 +345,7 @@ SLUG_MAX = 60
 
 def title_slug(title: str) -> str:
     """A file name for a title: lowercase words joined by '-', at most SLUG_MAX characters, cut only
-    between words, so a name never ends in half a word (adr-91e493428231); '' for a title of no words."""
+    between words, so a name never ends in half a word (adr-247f7b01b95e); '' for a title of no words."""
     slug = re.sub(r"[^a-z0-9]+", "-", title.lower()).strip("-")
     if len(slug) <= SLUG_MAX:
         return slug
