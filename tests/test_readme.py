@@ -211,3 +211,12 @@ def test_the_mcp_registration_runs_docir_mcp() -> None:
     assert server["command"] == "docir" and server["args"][:1] == ["mcp"] and "--root" in server["args"]
     ran = run("docir mcp --help", REPO)
     assert ran.code == 0 and "--root" in ran.out
+
+
+def test_the_benchmarks_guide_lists_every_script() -> None:
+    guide = (REPO / "benchmarks" / "README.md").read_text(encoding="utf-8")
+    listed = set(re.findall(r"^\| `([\w/]+\.py)` \|", guide, re.M))
+    scripts = {p.name for p in (REPO / "benchmarks").glob("*.py") if not p.name.startswith("_")}
+    missing = sorted(scripts - listed)
+    assert missing == [], f"add a row for each to a table of benchmarks/README.md: {', '.join(missing)}"
+    assert all((REPO / "benchmarks" / name).is_file() for name in listed)
