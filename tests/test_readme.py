@@ -205,11 +205,11 @@ def test_the_pre_commit_snippet_names_real_hooks_and_a_commit_not_a_tag() -> Non
     assert repo["rev"] == "COMMIT-SHA" and "full sha of a" in README.read_text(encoding="utf-8")
 
 
-def test_the_mcp_registration_runs_docir_mcp() -> None:
+def test_the_mcp_registration_runs_docir_mcp(tmp_path: Path) -> None:
     (block,) = [b for b in BLOCKS if b.lang == "json" and "mcpServers" in b.text]
     server = json.loads(block.text)["mcpServers"]["docir"]
     assert server["command"] == "docir" and server["args"][:1] == ["mcp"] and "--root" in server["args"]
-    ran = run("docir mcp --help", REPO)
+    ran = run("docir mcp --help", tmp_path)
     assert ran.code == 0 and "--root" in ran.out
 
 
