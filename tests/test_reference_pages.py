@@ -41,7 +41,9 @@ def test_the_pages_cover_every_command_rule_and_document() -> None:
     rules = pages[f"{reference.REFERENCE}/lint-rules.markdown"]
     assert all(f"{code} " in rules for code in RULES)
     shapes = pages[f"{reference.REFERENCE}/json.markdown"]
-    assert "## ContextJSON" in shapes and "| `matched_section` |" in shapes
+    assert "| `matched_section` |" in shapes
+    for shape in ("GetJSON", "QueryJSON", "SearchJSON", "ContextJSON", "AddResult", "UpdateResult", "ArchiveResult"):
+        assert f"## {shape}\n\n`docir.services." in shapes and f"printed by `{reference.PRINTED_BY[shape]}`" in shapes
     codes = pages[f"{reference.REFERENCE}/exit-codes.markdown"]
     assert "| 2 | `EXIT_USAGE` |" in codes and "| 130 | `EXIT_INTERRUPTED` |" in codes
     index = pages[reference.INDEX]
