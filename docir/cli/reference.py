@@ -296,9 +296,7 @@ def configuration_page(repo: Path) -> str:
         "Configuration",
         f"## {SCHEMA_FILE}\n\nThe store's types, statuses, fields, relation kinds, lint settings and embedding "
         f"model. `docir init` writes this default; an invalid schema is reported as `{SCHEMA_FILE}:LINE:COL: "
-        f"message` (DOC020). Every document has {', '.join(f'`{f}`' for f in schema.CORE_REQUIRED)}; "
-        f"{', '.join(f'`{f}`' for f in schema.CORE_OPTIONAL)} are known everywhere, `applies_to` may name the "
-        "files a document governs, and any other field is kept as written.\n\n"
+        "message` (DOC020). Its comments say which fields every document has.\n\n"
         f"```yaml\n{schema.default_schema_text().rstrip()}\n```",
         f"## {STATE_DIR}/stores.yaml\n\nPeer stores whose documents `get`, `query`, `search` and `context` also "
         "read (never write): a list of home folders, relative to this store's, each a path or `{path: ...}`; "
