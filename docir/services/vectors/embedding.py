@@ -34,7 +34,7 @@ from docir.index.vault import Plan as KeptPlan
 from docir.index.vault import Vault
 from docir.index.vectors import pack
 from docir.services.indexing.locking import write_lock
-from docir.services.vectors.query_source import DrainStatus
+from docir.services.vectors.reports import DrainStatus
 
 DEBOUNCE_SECONDS = 2.0  # a burst of edits to one document within this window costs one recompute
 BATCH_DOCUMENTS = 128  # a wider window to sort texts by length in: less padding per batch
