@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import docir
 from docir.errors import SchemaError
-from docir.store import code_stamp, keep_quietly
+from docir.store import keep_quietly, sources_stamp
 
 if TYPE_CHECKING:
     import yaml
@@ -143,9 +143,9 @@ def parsed_schema(text: str, cache: Path | None = None) -> tuple[Schema | None, 
 CACHE_FORMAT = 1  # bump when the JSON below changes shape
 
 
-def _code_stamp() -> list[list[int]]:
-    """The code that turns schema text into a Schema (store.code_stamp)."""
-    return code_stamp(Path(__file__).with_name(name) for name in ("schema.py", "yamltext.py"))
+def _parser_stamp() -> list[list[int]]:
+    """The code that turns schema text into a Schema (store.sources_stamp)."""
+    return sources_stamp(Path(__file__).with_name(name) for name in ("schema.py", "yamltext.py"))
 
 
 def _cached(cache: Path, text: str) -> Schema | None:
@@ -159,7 +159,7 @@ def _cached(cache: Path, text: str) -> Schema | None:
     try:
         data = json.loads(cache.read_text(encoding="utf-8"))
         if not (isinstance(data, dict) and data.get("format") == CACHE_FORMAT and data.get("text") == text
-                and data.get("docir") == docir.__version__ and data.get("code") == _code_stamp()):
+                and data.get("docir") == docir.__version__ and data.get("code") == _parser_stamp()):
             return None
         return _from_json(data["schema"])
     except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError, AttributeError):
@@ -183,7 +183,7 @@ def _from_json(data: dict[str, Any]) -> Schema:
 
 def _write_cache(cache: Path, text: str, schema: Schema) -> None:
     """Keep the parsed schema for the next command (store.keep_quietly: `.docir/` is never made here)."""
-    payload = {"format": CACHE_FORMAT, "docir": docir.__version__, "code": _code_stamp(), "text": text,
+    payload = {"format": CACHE_FORMAT, "docir": docir.__version__, "code": _parser_stamp(), "text": text,
                "schema": _to_json(schema)}
     keep_quietly(cache, json.dumps(payload, ensure_ascii=False, default=sorted), parents=False)
 

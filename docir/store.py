@@ -104,7 +104,7 @@ def open_store(root: Path | None) -> Store:
     return Store(found)
 
 
-def code_stamp(files: Iterable[Path]) -> list[list[int]]:
+def sources_stamp(files: Iterable[Path]) -> list[list[int]]:
     """(size, mtime_ns) of each of `files` that exists: what a derived file kept for the next command
     (the parsed schema, the rendered --help) is checked against, so that an edit or an upgrade of the
     code that made it (even one that keeps docir's version, as an editable checkout does) drops it."""
