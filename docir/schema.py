@@ -29,7 +29,6 @@ if TYPE_CHECKING:
     import yaml
 
 CORE_REQUIRED = ("id", "type", "title", "description", "status")
-CORE_OPTIONAL = ("tags", "related", "owner", "verified")
 PREFIX_RE = re.compile(r"^[a-z][a-z0-9]{0,15}$")
 NAME_RE = re.compile(r"^[a-z][a-z0-9_-]*$")
 RESERVED_PREFIXES = frozenset({"ref"})  # reference chunk ids are ref-<12 hex>
@@ -70,12 +69,6 @@ class Schema(NamedTuple):
 
     def type_spec(self, name: str) -> TypeSpec | None:
         return self.types.get(name)
-
-    def type_for_prefix(self, prefix: str) -> TypeSpec | None:
-        for spec in self.types.values():
-            if spec.prefix == prefix:
-                return spec
-        return None
 
     @property
     def successor_kinds(self) -> frozenset[str]:

@@ -53,10 +53,6 @@ class Store(NamedTuple):
     def lock_path(self) -> Path:
         return self.state_dir / "write.lock"
 
-    @property
-    def archive_dir(self) -> Path:
-        return self.docs_dir / ARCHIVE_DIR
-
     def relpath(self, path: Path) -> str:
         """The path relative to the store root, with forward slashes."""
         return path.resolve().relative_to(self.root).as_posix()

@@ -72,12 +72,6 @@ class ContextHit(Skeleton):
     via: Via | None
 
 
-class GovernedHit(ContextHit):
-    """With --path/--changed: a document whose applies_to glob matched one of the paths."""
-
-    matched_glob: str
-
-
 class ExplainedHit(ContextHit):
     """With --explain: why it placed where it did."""
 
@@ -134,8 +128,7 @@ class LinkedDoc(TypedDict):
     store: NotRequired[str]
 
 
-# What ranking produces (full skeletons), and what `context` may show after budget.py shaped it.
-RankedRow = ContextHit | ReferenceHit
+# What `context` may show after budget.py shaped it.
 ContextRow = ContextHit | ReferenceHit | BriefHit | LinkedDoc
 
 
