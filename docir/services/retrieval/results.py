@@ -65,7 +65,7 @@ class Via(TypedDict):
 
 class ContextHit(Skeleton):
     kind: Literal["document"]
-    score: float | None  # None for a document that came in along a link
+    score: float | None  # the fused sum of z-scores (fusion.py); None for a document that came in along a link
     similarity: float | None
     matched_section: str | None
     matched_section_size: Size | None
