@@ -16,7 +16,7 @@ from __future__ import annotations
 import functools
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -249,17 +249,23 @@ class _Checker:
             vectors_from = None
         return Schema(types, relations, lint, model_path, vectors_from)
 
+    def _named(self, raw: Any, section: str, what: str, noun: str,
+               *, empty_ok: bool) -> Iterator[tuple[str, Any, tuple[str, ...]]]:
+        """(name, settings, path) of each well-named entry of the `section` mapping; a problem for the rest."""
+        if not isinstance(raw, dict) or not (raw or empty_ok):
+            self.problem((section,), f"'{section}' must map each {what} to its settings")
+            return
+        for name, body in raw.items():
+            path = (section, str(name))
+            if not isinstance(name, str) or not NAME_RE.match(name):
+                self.problem(path, f"{noun} {name!r} must be lowercase letters, digits, '-' or '_'")
+                continue
+            yield name, body, path
+
     def _types(self, raw: Any) -> dict[str, TypeSpec]:
-        if not isinstance(raw, dict) or not raw:
-            self.problem(("types",), "'types' must map each document type to its settings")
-            return {}
         types: dict[str, TypeSpec] = {}
         prefixes: dict[str, str] = {}
-        for name, body in raw.items():
-            path = ("types", str(name))
-            if not isinstance(name, str) or not NAME_RE.match(name):
-                self.problem(path, f"type name {name!r} must be lowercase letters, digits, '-' or '_'")
-                continue
+        for name, body, path in self._named(raw, "types", "document type", "type name", empty_ok=False):
             if not isinstance(body, dict):
                 self.problem(path, f"type '{name}' must be a mapping (prefix, statuses, ...)")
                 continue
@@ -313,15 +319,8 @@ class _Checker:
                         tuple(required), tuple(optional), max_age)
 
     def _relations(self, raw: Any) -> dict[str, RelationKind]:
-        if not isinstance(raw, dict):
-            self.problem(("relations",), "'relations' must map each relation kind to its settings")
-            return {}
         kinds: dict[str, RelationKind] = {}
-        for name, body in raw.items():
-            path = ("relations", str(name))
-            if not isinstance(name, str) or not NAME_RE.match(name):
-                self.problem(path, f"relation kind {name!r} must be lowercase letters, digits, '-' or '_'")
-                continue
+        for name, body, path in self._named(raw, "relations", "relation kind", "relation kind", empty_ok=True):
             body = body or {}
             if not isinstance(body, dict):
                 self.problem(path, f"relation kind '{name}' must be a mapping (successor, inverse) or empty")
