@@ -155,12 +155,6 @@ def model(model_cache: Path):  # type: ignore[no-untyped-def]
     return source
 
 
-SMALL_PEER = {
-    "decisions/token-bucket.md": ("arch-5e5510000002", "architecture/token-bucket-rate-limiter.md"),
-    "decisions/renewal.md": ("adr-5e5510000001", "decisions/session-renewal-strategy.md"),
-}
-
-
 def test_best_match_in_a_small_peer_ranks_first_by_similarity(tmp_path: Path, model: LocalModel) -> None:
     local = build(tmp_path / "svc", "sample")
     big = build(tmp_path / "big", "semantic")

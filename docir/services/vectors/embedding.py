@@ -47,7 +47,6 @@ class DrainReport:
     texts_embedded: int = 0  # texts that went through the model
     texts_reused: int = 0  # texts whose vector was already stored (content-hash reuse)
     texts_restored: int = 0  # of those, texts whose vector came back from the vault, not the index
-    reference_chunks: int = 0  # reference chunks given their vector
 
 
 @dataclass
@@ -335,7 +334,6 @@ def _drain_references(catalog: Catalog, kept: _Kept, report: DrainReport,
         catalog.check_current()
         with catalog.transaction():
             catalog.refs.mark_embedded([(rowid, sha) for rowid, sha, _ in jobs], kept.embedder.model_id)
-        report.reference_chunks += len(jobs)
 
 
 def _embed_unknown(catalog: Catalog, kept: _Kept, texts: dict[str, str], report: DrainReport,
