@@ -2,6 +2,7 @@
 
 import ast
 from pathlib import Path
+from typing import TypeGuard
 
 PACKAGE = Path(__file__).resolve().parents[1] / "docir"
 
@@ -112,7 +113,7 @@ def module_name(path: Path) -> str:
     return ".".join(parts)
 
 
-def is_type_checking_block(node: ast.AST) -> bool:
+def is_type_checking_block(node: ast.AST) -> TypeGuard[ast.If]:
     test = node.test if isinstance(node, ast.If) else None
     return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
         isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
@@ -123,6 +124,7 @@ def runtime_imports(tree: ast.AST) -> list[ast.Import | ast.ImportFrom]:
 
     Imports under `if TYPE_CHECKING:` are left out: that block never runs, so it cannot make one
     module wait for another half-imported one; it is how a type is named without an import at all.
+    Not seen: a module imported by a name computed at run time (cli/app.py's lazy commands).
     """
     found: list[ast.Import | ast.ImportFrom] = []
     pending: list[ast.AST] = [tree]
@@ -132,7 +134,7 @@ def runtime_imports(tree: ast.AST) -> list[ast.Import | ast.ImportFrom]:
             found.append(node)
         for child in ast.iter_child_nodes(node):
             if is_type_checking_block(child):
-                pending.extend(child.orelse)  # type: ignore[attr-defined]
+                pending.extend(child.orelse)
             else:
                 pending.append(child)
     return found
@@ -150,7 +152,7 @@ def targets(node: ast.Import | ast.ImportFrom, importer: str, is_package: bool, 
             anchor = package[: len(package) - node.level + 1]
             base = ".".join([*anchor, *([base] if base else [])])
         named = [base, *(f"{base}.{alias.name}" for alias in node.names)]
-    found = set()
+    found: set[str] = set()
     for name in named:
         parts = name.split(".")
         found.update(".".join(parts[:i]) for i in range(1, len(parts) + 1))
