@@ -65,17 +65,11 @@ class Via(TypedDict):
 
 class ContextHit(Skeleton):
     kind: Literal["document"]
-    score: float | None  # None for a document that came in along a link
+    score: float | None  # the fused sum of z-scores (fusion.py); None for a document that came in along a link
     similarity: float | None
     matched_section: str | None
     matched_section_size: Size | None
     via: Via | None
-
-
-class GovernedHit(ContextHit):
-    """With --path/--changed: a document whose applies_to glob matched one of the paths."""
-
-    matched_glob: str
 
 
 class ExplainedHit(ContextHit):
@@ -134,8 +128,7 @@ class LinkedDoc(TypedDict):
     store: NotRequired[str]
 
 
-# What ranking produces (full skeletons), and what `context` may show after budget.py shaped it.
-RankedRow = ContextHit | ReferenceHit
+# What `context` may show after budget.py shaped it.
 ContextRow = ContextHit | ReferenceHit | BriefHit | LinkedDoc
 
 
