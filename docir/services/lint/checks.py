@@ -21,7 +21,7 @@ from docir.documents import frontmatter, globs
 from docir.documents.conflicts import conflict_markers, ours
 from docir.documents.files import MAX_DOCUMENT_BYTES, decode, read_text
 from docir.documents.frontmatter import FrontmatterError, declared_id
-from docir.documents.ids import ID_RE
+from docir.documents.ids import id_prefix
 from docir.documents.model import Document, as_date
 from docir.documents.scan import Links, link_reason, scan_docs
 from docir.errors import InputError
@@ -419,10 +419,10 @@ def _check_one(schema: Schema, parsed: Parsed, by_id: dict[str, list[str]], corp
             out.add(path, 1, 1, "DOC003", f"missing required field '{name}'"
                     + (f" (required for {doc.type})" if name not in CORE_REQUIRED else ""))
     if doc.id:
-        match = ID_RE.match(doc.id)
-        if match is None:
+        prefix = id_prefix(doc.id)
+        if prefix is None:
             out.add(path, at("id"), 1, "DOC004", f"id '{doc.id}' is not <prefix>-<12 lowercase hex>")
-        elif spec is not None and match.group(1) != spec.prefix:
+        elif spec is not None and prefix != spec.prefix:
             out.add(path, at("id"), 1, "DOC005",
                     f"id '{doc.id}' should start with '{spec.prefix}-' for type {doc.type}")
         others = [p for p in by_id.get(doc.id, []) if p != path]

@@ -17,7 +17,8 @@ from docir.index.vectors import Matrix, unpack
 from docir.services.indexing.session import Session
 from docir.services.lint.checks import Finding, LintReport
 from docir.services.retrieval.visibility import Visibility
-from docir.services.vectors.query_source import LocalModel, QuerySource, drain_due
+from docir.services.vectors.flush import drain_due
+from docir.services.vectors.query_source import LocalModel, QuerySource
 
 BLOCK = 2048  # rows per block of the similarity matrix, so 10,000 documents never need 400 MB at once
 
