@@ -38,6 +38,7 @@ def command(
     writes nothing. Needs `pip install 'docir[org]'`.
     """
     from docir.org import connect, publish
+    from docir.org.report import PublishReport
 
     connect.check_url(url)
     if connect.has_password(url):
@@ -48,7 +49,7 @@ def command(
             render.warn("--wait-embeddings does nothing with --remove")
         report = publish.remove(root, url, as_name=as_name, dry_run=dry_run, warn=render.warn)
     else:
-        def action(s: Session) -> publish.PublishReport:
+        def action(s: Session) -> PublishReport:
             if wait_embeddings:
                 publish.wait_for_vectors(s, render.warn)
             return publish.publish(s, url, as_name=as_name, dry_run=dry_run, progress=_progress(publish.BATCH),

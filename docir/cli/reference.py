@@ -37,6 +37,7 @@ PRINTED_BY = {
     "GetJSON": "docir get", "QueryJSON": "docir query", "SearchJSON": "docir search", "ContextJSON": "docir context",
     "AddResult": "docir add", "UpdateResult": "docir update", "ArchiveResult": "docir archive",
     "ReindexReport": "docir reindex", "FindingJSON": "docir lint --format json (each of its findings)",
+    "PublishReport": "docir publish",
 }
 
 # What each environment variable docir reads does; a DOCIR_* name read in docir/ and missing here
@@ -152,11 +153,15 @@ def commands_page() -> str:
 
 
 def _typeddicts() -> list[tuple[str, type]]:
-    """(module, class) of every public TypedDict the services define, module by module."""
+    """(module, class) of every public TypedDict the services and the organisation store define, module by
+    module (docir.org imports psycopg only when it connects: walking it needs no driver)."""
+    import docir.org
     import docir.services
 
+    packages = [*pkgutil.walk_packages(docir.services.__path__, "docir.services."),
+                *pkgutil.walk_packages(docir.org.__path__, "docir.org.")]
     found: list[tuple[str, type]] = []
-    for info in sorted(pkgutil.walk_packages(docir.services.__path__, "docir.services."), key=lambda i: i.name):
+    for info in sorted(packages, key=lambda i: i.name):
         module = importlib.import_module(info.name)
         for value in vars(module).values():
             if (isinstance(value, type) and typing.is_typeddict(value) and value.__module__ == info.name

@@ -14,7 +14,7 @@ import json
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple, TypedDict
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from docir.documents.globs import FIELD, as_globs
 from docir.embed.resolve import resolve
@@ -22,6 +22,7 @@ from docir.errors import DocirError, UsageError
 from docir.index.records import DocRow
 from docir.index.vector_store import dim_of
 from docir.org import connect, names, rows
+from docir.org.report import PublishReport
 from docir.org.tables import SCHEMA_VERSION, TEXT_SEARCH
 from docir.org.vectors import PgVector, register
 from docir.schema import Schema, as_json
@@ -49,25 +50,6 @@ class Model(NamedTuple):
     model_id: str
     window: int
     chunking: str
-
-
-class PublishReport(TypedDict, total=False):
-    repo: str
-    remote: str
-    database: str
-    revision: str | None
-    dry_run: bool
-    removed_repository: bool
-    documents: int
-    added: int
-    changed: int
-    removed: int
-    unchanged: int
-    written: bool
-    vectors_missing: int
-    model: str | None
-    tables: str
-    ids: dict[str, list[str]]
 
 
 def target(root: Path, as_name: str | None) -> Target:
@@ -145,7 +127,7 @@ def _restore_from_vault(session: Session, model_id: str) -> None:
 
 def wait_for_vectors(session: Session, warn: Callable[[str], None]) -> None:
     """--wait-embeddings: compute what is due now (in the warm worker if one runs); a warning if it cannot."""
-    from docir.services.vectors.query_source import flush_session
+    from docir.services.vectors.flush import flush_session
 
     try:
         flush_session(session)
@@ -174,7 +156,7 @@ def publish(session: Session, url: str, *, as_name: str | None = None, dry_run: 
         warn(note)
     conn, found = connect.open_database(url, write=True, dry_run=dry_run)
     report: PublishReport = {"repo": where.name, "remote": where.remote, "database": connect.describe(url),
-                             "revision": where.revision, "dry_run": dry_run,
+                             "revision": where.revision, "dry_run": dry_run, "removed": 0,
                              "tables": _tables(found, dry_run)}
     try:
         if dry_run and found == 0:  # no tables yet: everything would be added
