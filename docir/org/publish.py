@@ -33,6 +33,9 @@ if TYPE_CHECKING:
     import psycopg
 
 BATCH = 200  # documents read from the index and sent per round: bounds memory on a big first publish
+# A tsvector holds at most 1 MB; text whose every word differs measured about two bytes of it per
+# character (500,000 characters: 993 KB), so this much of a body or section always fits.
+SEARCHED_MAX = 300_000
 Progress = Callable[[int, int], None]  # (documents written, documents to write)
 
 
@@ -175,7 +178,7 @@ def publish(session: Session, url: str, *, as_name: str | None = None, dry_run: 
             repo_values = _repo_values(where, local)
             written = not dry_run and (not changes.empty or stored != repo_values)
             if written:
-                _write(conn, session, where, local, changes, repo_values, progress)
+                _write(conn, session, where, local, changes, repo_values, progress, warn)
             _count(report, local, changes, written=written)
             if dry_run:
                 report["ids"] = _ids(changes)
@@ -278,7 +281,7 @@ def _repo_values(where: Target, local: Local) -> tuple[Any, ...]:
 
 
 def _write(conn: psycopg.Connection[Any], session: Session, where: Target, local: Local, changes: rows.Changes,
-           repo_values: tuple[Any, ...], progress: Progress | None) -> None:
+           repo_values: tuple[Any, ...], progress: Progress | None, warn: Callable[[str], None]) -> None:
     assignments = ", ".join(f"{c} = excluded.{c}" for c in _REPO_COLUMNS)
     conn.execute(
         f"INSERT INTO docir.repos (name, {', '.join(_REPO_COLUMNS)}, published_at)"
@@ -292,7 +295,7 @@ def _write(conn: psycopg.Connection[Any], session: Session, where: Target, local
     due = [local.entries[i] for i in (*changes.added, *changes.changed)]
     for start in range(0, len(due), BATCH):
         batch = due[start : start + BATCH]
-        _insert(conn, session, where.name, local.model, batch)
+        _insert(conn, session, where.name, local.model, batch, warn)
         if progress is not None:
             progress(start + len(batch), len(due))
 
@@ -314,8 +317,12 @@ _LINK_SQL = "INSERT INTO docir.links (repo, doc_id, kind, target) VALUES (%s, %s
 
 
 def _insert(conn: psycopg.Connection[Any], session: Session, repo: str, model: Model | None,
-            batch: Sequence[rows.Local]) -> None:
+            batch: Sequence[rows.Local], warn: Callable[[str], None]) -> None:
     full = session.catalog.docs.rows_by_rowid(e.state.rowid for e in batch)
+    for row in full.values():
+        if len(row.searched) > SEARCHED_MAX:
+            warn(f"{row.path}: only its first {SEARCHED_MAX:,} characters are searched by words in the "
+                 "organisation store (PostgreSQL's tsvector holds 1 MB)")
     sections = {e.state.id: rows.section_rows(full[e.state.rowid], e.vectors) for e in batch}
     wanted = {e.vectors.vector_sha for e in batch if e.vectors and e.vectors.vector_sha}
     wanted |= {s.vector_sha for found in sections.values() for s in found if s.vector_sha}
@@ -328,7 +335,7 @@ def _insert(conn: psycopg.Connection[Any], session: Session, repo: str, model: M
     with conn.cursor() as cur:
         cur.executemany(_DOCUMENT_SQL, [_document_params(repo, e, full[e.state.rowid], vector) for e in batch])
         cur.executemany(_SECTION_SQL, [(repo, doc_id, s.ord, list(s.heading), s.start_line, s.end_line,
-                                        " ".join(s.heading), s.text, vector(s.vector_sha))
+                                        " ".join(s.heading), s.text[:SEARCHED_MAX], vector(s.vector_sha))
                                        for doc_id, found in sections.items() for s in found])
         cur.executemany(_LINK_SQL, [(repo, e.state.id, kind, target) for e in batch
                                     for kind, target in rows.links(full[e.state.rowid])])
@@ -340,8 +347,8 @@ def _document_params(repo: str, entry: rows.Local, row: DocRow,
     applies_to = as_globs(meta.get(FIELD)) or []
     return (repo, row.id, row.path, row.type, row.title, row.description, row.status, entry.active, row.archived,
             list(row.tags), row.owner, row.verified, json.dumps([list(e) for e in row.related]), applies_to,
-            row.meta_json, row.body, row.sha256, entry.fingerprint, row.title, row.description, row.searched,
-            vector(entry.vectors.vector_sha if entry.vectors else None))
+            row.meta_json, row.body, row.sha256, entry.fingerprint, row.title, row.description,
+            row.searched[:SEARCHED_MAX], vector(entry.vectors.vector_sha if entry.vectors else None))
 
 
 def _warn_elsewhere(conn: psycopg.Connection[Any], repo: str, ids: Sequence[str],
