@@ -24,7 +24,7 @@ from docir.errors import InputError
 from docir.index.records import Identity
 from docir.schema import Schema, parsed_schema
 from docir.services.indexing.convert import is_archived_path
-from docir.services.lint.registry import Collector, Facts, Finding, FindingJSON, Parsed, Subject
+from docir.services.lint.registry import Collector, Facts, Finding, Parsed, Subject
 from docir.services.lint.rules import DOCUMENT_RULES, files, links
 from docir.services.lint.rules import frontmatter as frontmatter_rules
 from docir.services.lint.rules.suppressions import apply_suppressions
@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from docir.services.lint.staged import Staged
 
 # Where they were defined before the rules were declared beside their checks (docir/services/lint/rules/).
-__all__ = ["Facts", "Finding", "FindingJSON", "LintReport", "Parsed", "apply_suppressions", "check", "facts_of",
+__all__ = ["Facts", "Finding", "LintReport", "Parsed", "apply_suppressions", "check", "facts_of",
            "lint_store"]
 
 

@@ -4,8 +4,8 @@ A rule is declared once, beside its check, with `@rule(...)` (docir/services/lin
 its code, name, default severity, summary, explanation and a bad and a good example. A
 check yields (path, line, col, message) hits and never names a code; `Collector.run` turns
 them into findings of that rule, so no finding can carry a code that no rule documents
-(adr-7e3f1a9c2b64). Plain classes and NamedTuples: a pre-commit lint of one file must not
-pay for importing dataclasses (adr-d5e80517405b).
+(adr-7e3f1a9c2b64). Plain classes, and a NamedTuple for the finding: a pre-commit lint of one
+file pays for no dataclasses and no class it can do without (adr-d5e80517405b).
 """
 
 from __future__ import annotations
@@ -20,19 +20,18 @@ if TYPE_CHECKING:
     from docir.documents.model import Document, Edge
     from docir.schema import Schema, TypeSpec
 
+    class FindingJSON(TypedDict):
+        path: str
+        line: int
+        col: int
+        code: str
+        alias: str
+        severity: str
+        message: str
+
 P = ParamSpec("P")
 Hit = tuple[str, int, int, str]  # path, line, col, message: what a check yields
 SEVERITIES = ("error", "warning")
-
-
-class FindingJSON(TypedDict):
-    path: str
-    line: int
-    col: int
-    code: str
-    alias: str
-    severity: str
-    message: str
 
 
 class Finding(NamedTuple):
@@ -129,22 +128,29 @@ class Collector:
             self.found.extend(rule.findings(severity, *args, **kwargs))
 
 
-class Parsed(NamedTuple):
+class Parsed:
     """One file as lint sees it: its text, and its document if it parsed."""
 
-    path: str
-    text: str
-    doc: Document | None
-    lines: dict[str, int]  # top-level key -> file line
-    body_line: int = 1  # the file line the body starts on
-    conflicted: bool = False  # `doc` is the first side of a merge conflict: known to the others, not checked
+    __slots__ = ("path", "text", "doc", "lines", "body_line", "conflicted")
+
+    def __init__(self, path: str, text: str, doc: Document | None, lines: dict[str, int], body_line: int = 1,
+                 conflicted: bool = False) -> None:
+        self.path = path
+        self.text = text
+        self.doc = doc
+        self.lines = lines  # top-level key -> file line
+        self.body_line = body_line  # the file line the body starts on
+        self.conflicted = conflicted  # `doc` is the first side of a merge conflict: known to the others, not checked
 
 
-class Facts(NamedTuple):
+class Facts:
     """What the checks of one document need to know of the others."""
 
-    by_id: dict[str, list[str]]  # id -> the paths carrying it, in path order
-    successors: dict[str, list[str]]  # id -> ids of the active documents that replace it
+    __slots__ = ("by_id", "successors")
+
+    def __init__(self, by_id: dict[str, list[str]], successors: dict[str, list[str]]) -> None:
+        self.by_id = by_id  # id -> the paths carrying it, in path order
+        self.successors = successors  # id -> ids of the active documents that replace it
 
 
 class Subject:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -10,6 +11,7 @@ from docir.documents.conflicts import conflict_markers
 from docir.services.lint.registry import Rule
 from docir.services.lint.rules.suppressions import SUPPRESS_RE
 
+_TAG_START = re.compile(r"<(?=[A-Za-z/!?])")  # where Markdown would read raw HTML: '<<<<<<<' is no tag
 # Markdown already: its comment is in a code span, and CODE names no rule, so the page suppresses nothing.
 INTRO = ("What `docir lint` checks. Each rule has a stable code and a name; `docir rule CODE` prints the same "
          "text. A finding is an error or a warning by default; `lint.severity` in docs-schema.yaml changes "
@@ -33,7 +35,7 @@ def page(rules: Sequence[Rule[Any]]) -> str:
 def _prose(text: str) -> str:
     """Text written for a terminal, as Markdown that shows it as written: no HTML read as tags, no
     emphasis out of a glob's stars."""
-    return html.escape(text, quote=False).replace("*", "\\*")
+    return _TAG_START.sub("&lt;", text).replace("*", "\\*")
 
 
 def _explanation(text: str) -> str:
