@@ -1,8 +1,9 @@
-"""Every lint rule, each declared beside its check (registry.py says how), grouped by what it checks:
-frontmatter.py (fields and body against the schema, and the schema), links.py (related entries and
-successors), files.py (unreadable files, conflict markers, symlinks, applies_to), duplicates.py
-(near-duplicates, --deep) and suppressions.py (inline ignores). `docir rule` and the reference
-page read the rules from here.
+"""Every lint rule, each declared beside its check, and the one list of them `docir rule` reads.
+
+registry.py says how a rule is declared. The rules are grouped by what they check: frontmatter.py
+(fields and body against the schema, and the schema), links.py (related entries and successors),
+files.py (unreadable files, conflict markers, symlinks, applies_to), duplicates.py (near-duplicates,
+--deep) and suppressions.py (inline ignores). The reference page renders from here too.
 """
 
 from __future__ import annotations
