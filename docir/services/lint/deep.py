@@ -1,4 +1,5 @@
-"""Tier 2 lint (`--deep`): near-duplicate documents by document-vector similarity.
+"""Tier 2 lint (`--deep`): near-duplicate documents by document-vector similarity, the vector side
+of the near-duplicate rule (DOC030, declared in docir/services/lint/rules/duplicates.py).
 
 Document vectors only: section vectors would answer "do these share a
 section", not "are these the same document". Pairs already linked by any

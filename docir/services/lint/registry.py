@@ -4,7 +4,7 @@ A rule is declared once, beside its check, with `@rule(...)` (docir/services/lin
 its code, name, default severity, summary, explanation and a bad and a good example. A
 check yields (path, line, col, message) hits and never names a code; `Collector.run` turns
 them into findings of that rule, so no finding can carry a code that no rule documents
-(adr-7e3f1a9c2b64). Plain classes, and a NamedTuple for the finding: a pre-commit lint of one
+(adr-8138eb74f7af). Plain classes, and a NamedTuple for the finding: a pre-commit lint of one
 file pays for no dataclasses and no class it can do without (adr-d5e80517405b).
 """
 
