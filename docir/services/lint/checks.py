@@ -1,4 +1,4 @@
-"""Tier 1 lint: schema, frontmatter, ids, statuses, dates, links, descriptions, freshness.
+"""Tier 1 lint: which files are read, and where each rule (docir/services/lint/rules/) runs on them.
 
 `docir lint` with no paths reads and checks every document (CI). Given paths (a
 pre-commit hook hands over the staged files) only those files are read and checked;
@@ -33,7 +33,7 @@ from docir.store import SCHEMA_FILE, Store
 if TYPE_CHECKING:
     from docir.services.lint.staged import Staged
 
-# Where they were defined before the rules were declared beside their checks (docir/services/lint/rules/).
+# Finding, Parsed, Facts and apply_suppressions live beside the rules; callers keep taking them from here.
 __all__ = ["Facts", "Finding", "LintReport", "Parsed", "apply_suppressions", "check", "facts_of",
            "lint_store"]
 
