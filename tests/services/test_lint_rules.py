@@ -324,3 +324,12 @@ def test_the_reference_page_documents_every_rule_and_lints_clean(cli, store: Pat
                    description="Every rule docir lint checks, with its code, severity and an example of each."))
     result = cli("lint", "--root", str(store))
     assert (result.code, result.out) == (0, "All checks passed (1 file(s)).\n"), result.out
+
+
+def test_the_readme_table_of_rules_if_any_is_the_registered_list() -> None:
+    """A table written by hand would drift from the rules; where the README keeps one, it must be RULES."""
+    rows = [[cell.strip() for cell in line.strip("|").split("|")]
+            for line in (REPO / "README.md").read_text(encoding="utf-8").splitlines()
+            if line.startswith("| DOC")]
+    assert [(code, alias.split(" (")[0], severity) for code, alias, severity in rows] in (
+        [], [(r.code, r.name, r.severity) for r in RULES.values()])
