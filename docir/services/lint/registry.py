@@ -20,14 +20,18 @@ if TYPE_CHECKING:
     from docir.documents.model import Document, Edge
     from docir.schema import Schema, TypeSpec
 
-    class FindingJSON(TypedDict):
-        path: str
-        line: int
-        col: int
-        code: str
-        alias: str
-        severity: str
-        message: str
+
+class FindingJSON(TypedDict):
+    """One finding as `docir lint --format json` prints it (defined at run time: the reference page reads it)."""
+
+    path: str
+    line: int
+    col: int
+    code: str
+    alias: str
+    severity: str
+    message: str
+
 
 P = ParamSpec("P")
 Hit = tuple[str, int, int, str]  # path, line, col, message: what a check yields
