@@ -4,7 +4,7 @@ Order (adr-2906c6740caa): an explicit local folder (DOCIR_MODEL_PATH or the sche
 embedding.model_path); the packaged offline all-MiniLM-L6-v2 int8, assembled
 once from two PyPI data packages and checked against pinned sha256s; and
 fastembed's own hub download, which only the background worker may attempt.
-A model whose runtime is not installed (the `semantic` extra, adr-5d0c8e2a7f41)
+A model whose runtime is not installed (the `semantic` extra, adr-2307eb5a55d4)
 is no model: found without importing anything, so the choice stays cheap.
 """
 

@@ -1,6 +1,6 @@
 """A plain install (`pip install .`, what the pre-commit framework gives the lint hook) has no model runtime.
 
-The runtime is the `semantic` extra (adr-5d0c8e2a7f41). Without it lint works, and every path that
+The runtime is the `semantic` extra (adr-2307eb5a55d4). Without it lint works, and every path that
 wants a model says once that the semantic layer is off, as when no model is installed at all.
 The runtime is hidden by `sys.modules[name] = None` in a child process: an import of it fails,
 and `importlib.util.find_spec` finds nothing, as in an environment that never installed it.
