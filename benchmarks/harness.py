@@ -232,6 +232,13 @@ def percentile(values: Sequence[float], share: float) -> float:
     return ordered[max(0, math.ceil(share * len(ordered)) - 1)]
 
 
+def floor_line(floor: dict[str, Any], during: str = "") -> str:
+    """The report's line about the floor, from its Samples.row."""
+    cpu = f", CPU {floor['cpu_median_ms']:.1f} ms" if "cpu_median_ms" in floor else ""
+    return (f'floor  python -c "import sqlite3, json"{during}: median {floor["median_ms"]:.1f} ms, '
+            f'p90 {floor["p90_ms"]:.1f} ms{cpu}')
+
+
 def warn_once(name: str, warnings: list[str], problem: str | None) -> None:
     """Add a sanity-check problem to `warnings` (and stderr) the first time it is seen."""
     if problem and problem not in warnings:

@@ -20,82 +20,47 @@ fastembed or tokenizers (the model runtime the lint never needs). Prints a table
 from __future__ import annotations
 
 import argparse
-import datetime as dt
-import resource
+import os
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 from generate import generate_store  # benchmarks/ is not a package
-from speed import machine_info, write_results
+from harness import REPO, SEED, BenchmarkError, git_env, machine_info, report, run
 
-SEED = 7
 TARGET_S = 8.0
 MODEL_RUNTIME = ("onnxruntime", "fastembed", "tokenizers")
 
 
-class BenchmarkError(Exception):
-    pass
-
-
-LAST_CPU_S = [0.0]  # user + system seconds of the last process `run` ran, its children included
-
-
-def _children_cpu() -> float:
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
-
-
-def run(argv: list[str], cwd: Path, env: dict[str, str], *, what: str) -> tuple[float, str]:
-    """Wall seconds and combined output of one process (CPU seconds in LAST_CPU_S); BenchmarkError when it fails."""
-    cpu = _children_cpu()
-    started = time.perf_counter()
-    proc = subprocess.run(argv, cwd=cwd, capture_output=True, text=True, stdin=subprocess.DEVNULL, env=env,
-                          check=False)
-    elapsed = time.perf_counter() - started
-    LAST_CPU_S[0] = _children_cpu() - cpu
-    if proc.returncode != 0:
-        raise BenchmarkError(f"{what} failed (exit {proc.returncode}): {' '.join(argv)}\n"
-                             f"{(proc.stdout + proc.stderr)[-3000:]}")
-    return elapsed, proc.stdout + proc.stderr
-
-
 def clean_env(tmp: Path) -> dict[str, str]:
     """This process's environment with every cache the hook's install reads moved into `tmp`."""
-    import os
-
-    env = dict(os.environ)
-    for key in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "VIRTUAL_ENV", "PYTHONPATH"):
+    env = git_env(dict(os.environ))
+    for key in ("VIRTUAL_ENV", "PYTHONPATH"):
         env.pop(key, None)
     env.update({"PRE_COMMIT_HOME": str(tmp / "pre-commit-home"), "PIP_CACHE_DIR": str(tmp / "pip-cache"),
-                "VIRTUALENV_OVERRIDE_APP_DATA": str(tmp / "virtualenv-app-data"),
-                "GIT_AUTHOR_NAME": "bench", "GIT_AUTHOR_EMAIL": "bench@example.invalid",
-                "GIT_COMMITTER_NAME": "bench", "GIT_COMMITTER_EMAIL": "bench@example.invalid",
-                "GIT_CONFIG_NOSYSTEM": "1", "DOCIR_WORKER": "0"})
+                "VIRTUALENV_OVERRIDE_APP_DATA": str(tmp / "virtualenv-app-data"), "DOCIR_WORKER": "0"})
     return env
 
 
 def build(tmp: Path, rev: str, docs: int, env: dict[str, str]) -> tuple[Path, str]:
     """The clone of this repository at `rev`, and a consumer repository using its hook; the sha."""
-    source = HERE.parent
-    sha = run(["git", "rev-parse", rev], source, env, what="git rev-parse")[1].strip()
+    sha = run(["git", "rev-parse", rev], what="git rev-parse", cwd=REPO, env=env).stdout.decode().strip()
     clone = tmp / "docir-clone"
-    run(["git", "clone", "-q", "--no-checkout", str(source), str(clone)], tmp, env, what="git clone")
-    run(["git", "checkout", "-q", sha], clone, env, what="git checkout")
+    run(["git", "clone", "-q", "--no-checkout", str(REPO), str(clone)], what="git clone", cwd=tmp, env=env)
+    run(["git", "checkout", "-q", sha], what="git checkout", cwd=clone, env=env)
     consumer = tmp / "consumer"
     generate_store(consumer, docs, SEED)
     (consumer / ".pre-commit-config.yaml").write_text(
         f"repos:\n  - repo: {clone}\n    rev: {sha}\n    hooks:\n      - id: docir-lint\n", encoding="utf-8")
     for argv in (["git", "init", "-q", "-b", "main"], ["git", "config", "commit.gpgsign", "false"],
                  ["git", "add", "-A"], ["git", "commit", "-q", "-m", "a store"]):
-        run(argv, consumer, env, what=" ".join(argv))
+        run(argv, what=" ".join(argv), cwd=consumer, env=env)
     return consumer, sha
 
 
@@ -116,13 +81,12 @@ def measure(rev: str, docs: int, keep: bool) -> dict[str, object]:
         consumer, sha = build(tmp, rev, docs, env)
         argv = [sys.executable, "-m", "pre_commit", "run", "docir-lint", "--all-files"]
         print(f"lint_install: first run at {rev} ({sha[:12]}): clone, virtualenv, pip install", file=sys.stderr)
-        first_s, _ = run(argv, consumer, env, what="first pre-commit run")
-        first_cpu_s = LAST_CPU_S[0]
-        again_s, again_out = run(argv, consumer, env, what="second pre-commit run")
-        if "Passed" not in again_out:
-            raise BenchmarkError(f"the hook did not pass on a generated store:\n{again_out[-2000:]}")
-        return {"sha": sha, "first_s": first_s, "first_cpu_s": first_cpu_s, "again_s": again_s,
-                "again_cpu_s": LAST_CPU_S[0], "model_runtime": runtime_in_env(tmp / "pre-commit-home")}
+        first = run(argv, what="first pre-commit run", cwd=consumer, env=env)
+        again = run(argv, what="second pre-commit run", cwd=consumer, env=env)
+        if b"Passed" not in again.stdout:
+            raise BenchmarkError(f"the hook did not pass on a generated store:\n{again.stdout[-2000:]!r}")
+        return {"sha": sha, "first_s": first.ms / 1000, "first_cpu_s": first.cpu_ms / 1000, "again_s": again.ms / 1000,
+                "again_cpu_s": again.cpu_ms / 1000, "model_runtime": runtime_in_env(tmp / "pre-commit-home")}
     finally:
         if keep:
             print(f"lint_install: kept {tmp}", file=sys.stderr)
@@ -151,7 +115,7 @@ def main(argv: list[str] | None = None) -> int:
                                                        "the revisions take turns; default HEAD)")
     parser.add_argument("--repeat", type=int, default=1, help="first uses per revision (default 1)")
     parser.add_argument("--docs", type=int, default=20, help="documents in the consumer's store (default 20)")
-    parser.add_argument("--out", type=Path, default=HERE / "results" / "lint_install.json", help="JSON output")
+    parser.add_argument("--out", type=Path, help="JSON output (default benchmarks/results/lint_install.json)")
     parser.add_argument("--keep", action="store_true", help="keep the temporary folders (their paths are printed)")
     args = parser.parse_args(argv)
     if args.docs < 1 or args.repeat < 1:
@@ -169,26 +133,19 @@ def main(argv: list[str] | None = None) -> int:
     except BenchmarkError as exc:
         print(f"lint_install: {exc}", file=sys.stderr)
         return 1
-    results = [summarise(rev, runs[rev]) for rev in revs]
-    payload: dict[str, object] = {
-        "benchmark": "lint_install",
-        "when": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+    results: list[dict[str, Any]] = [summarise(rev, runs[rev]) for rev in revs]
+    payload: dict[str, Any] = {
         "machine": machine,
         "config": {"revs": revs, "repeat": args.repeat, "docs": args.docs, "seed": SEED, "target_s": TARGET_S},
         "results": results,
     }
-    write_results(args.out, payload, machine)
-    print(f"pre-commit run docir-lint --all-files from nothing, {args.docs} documents, "
-          f"median of {args.repeat}; target: first use under {TARGET_S:g} s")
-    header = f"{'revision':<24} {'first wall s':>12} {'first CPU s':>11} {'again s':>8}  model runtime installed"
-    print(header)
-    print("-" * len(header))
-    for row in results:
-        label = f"{row['rev']} ({str(row['sha'])[:8]})"
-        runtime = ", ".join(row["model_runtime"]) or "none"  # type: ignore[arg-type]
-        print(f"{label:<24} {row['first_s']:>12.2f} {row['first_cpu_s']:>11.2f} {row['again_s']:>8.2f}  "
-              f"{runtime}  {row['status']}")
-    print(f"\nwrote {args.out}")
+    title = [f"pre-commit run docir-lint --all-files from nothing, {args.docs} documents, "
+             f"median of {args.repeat}; target: first use under {TARGET_S:g} s"]
+    rows = [[f"{row['rev']} ({str(row['sha'])[:8]})", row["first_s"], row["first_cpu_s"], row["again_s"],
+             ", ".join(row["model_runtime"]) or "none", row["status"]] for row in results]
+    report("lint_install", payload, title=title, out=args.out, rows=rows,
+           columns=[("revision", ""), ("first wall s", ".2f"), ("first CPU s", ".2f"), ("again s", ".2f"),
+                    ("model runtime installed", ""), ("target", "")])
     return 0
 
 

@@ -49,6 +49,7 @@ from harness import (  # benchmarks/ is not a package
     cached_marker,
     child_env,
     docir_argv,
+    floor_line,
     fresh_store,
     machine_info,
     report,
@@ -339,8 +340,7 @@ def main(argv: list[str] | None = None) -> int:
     }
     title = [f"docir speed: python {machine['python']}, {machine['cpu_count']} CPUs, sqlite {machine['sqlite']}, "
              f"seed {args.seed}, {args.repeat} rounds (+{args.warmup} warm-up)",
-             f'floor  python -c "import sqlite3, json": median {floor["median_ms"]:.1f} ms, '
-             f"p90 {floor['p90_ms']:.1f} ms, CPU {floor['cpu_median_ms']:.1f} ms"]
+             floor_line(floor)]
     columns, rows = size_table(results, LABELS)
     report("speed", payload, title=title, columns=columns, rows=rows, out=args.out)
     return 0
