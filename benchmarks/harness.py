@@ -146,6 +146,13 @@ def run(argv: Sequence[str], *, what: str, env: dict[str, str] | None = None, cw
     return ran
 
 
+def timed(call: Callable[[], T]) -> tuple[T, float]:
+    """`call()`'s result and its wall milliseconds: for what is timed in-process."""
+    started = time.perf_counter()
+    result = call()
+    return result, (time.perf_counter() - started) * 1000
+
+
 def docir_argv(*args: str) -> list[str]:
     """`python -m docir ARGS` with this interpreter: what every benchmark times."""
     return [sys.executable, "-m", "docir", *args]
