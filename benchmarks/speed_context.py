@@ -193,8 +193,11 @@ def prepare_store(cache: Path, size: int, seed: int) -> Store:
         docir_json(store, "reindex")
         setup["initial_reindex_s"] = round(time.perf_counter() - started, 1)
         print(f"speed_context: filling {store.size} documents with synthetic vectors", file=sys.stderr)
-        filled = run([sys.executable, str(Path(__file__).resolve()), "--fill-vectors", str(store.root)],
-                     what=f"filling vectors of {store.size} docs", warm=False)
+        # The vault off: synthetic vectors filed under the real model's id must never reach the user's vault,
+        # where a real embedding of the same text (another benchmark, another store) would reuse them.
+        filled = run_process([sys.executable, str(Path(__file__).resolve()), "--fill-vectors", str(store.root)],
+                             what=f"filling vectors of {store.size} docs",
+                             env={**model_env(False), "DOCIR_VECTORS": "off"})
         setup["vectors"] = json.loads(filled.stdout)
         write_marker(root, key, size, seed, store.ids, vectors=setup["vectors"])
     status = docir_json(store, "embed", "--status")
