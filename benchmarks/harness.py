@@ -51,8 +51,9 @@ MARKER = ".benchmark-store.json"
 T = TypeVar("T")
 
 
-class BenchmarkError(Exception):
-    """A step of a benchmark failed: the script prints it on one line and exits 1."""
+class BenchmarkError(SystemExit):
+    """A step of a benchmark failed. A script may catch it; uncaught, it ends the script with its
+    message on stderr and exit 1, as SystemExit does, and no traceback."""
 
 
 # --- environments ---------------------------------------------------------------------------------
