@@ -406,7 +406,7 @@ def table(columns: Sequence[Column], rows: Iterable[Sequence[object] | None]) ->
                                                                                                  strict=True)])
     widths = [max([len(head)] + [len(line[i]) for line in cells if line is not None])
               for i, (head, _) in enumerate(columns)]
-    right = [bool(spec) and spec[-1] in "dfegn%" for _, spec in columns]
+    right = [bool(spec) and (spec[-1] in "dfegn%" or spec[0] == ">") for _, spec in columns]
 
     def line(values: Sequence[str]) -> str:
         return " ".join(v.rjust(w) if r else v.ljust(w) for v, w, r in zip(values, widths, right, strict=True)).rstrip()
