@@ -21,7 +21,6 @@ benchmarks/results/against_revision.json.
 
 from __future__ import annotations
 
-import argparse
 import io
 import json
 import random
@@ -38,7 +37,7 @@ REPO = HERE.parent
 sys.path.insert(0, str(HERE))
 
 import speed_context  # noqa: E402  (benchmarks/ is not a package)
-from harness import CACHE, MARKER, SEED, Rounds, docir_argv, machine_info, model_env, report, run  # noqa: E402
+from harness import CACHE, MARKER, SEED, Rounds, arguments, docir_argv, machine_info, model_env, report, run  # noqa: E402
 from speed import parse_sizes, picks  # noqa: E402
 
 REV_MARKER = ".against-revision.json"
@@ -133,12 +132,11 @@ def measure(sides: dict[str, tuple[Path, Path]], ids: list[str], rounds: int, rn
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = arguments("against_revision", __doc__)
     parser.add_argument("--rev", default="f13de10", help="the revision to compare with (default f13de10, the "
                         "ranking before heading sections)")
     parser.add_argument("--sizes", default="1000,10000", help="documents per generated store (default 1000,10000)")
     parser.add_argument("--rounds", type=int, default=40, help="timed rounds per size (default 40)")
-    parser.add_argument("--out", type=Path, help="JSON output (default benchmarks/results/against_revision.json)")
     args = parser.parse_args(argv)
     sha, tree = unpacked(args.rev)
     rng = random.Random(SEED)

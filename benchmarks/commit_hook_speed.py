@@ -25,7 +25,6 @@ within 1.5x `commit-nohook` (no Python). Prints a table, writes JSON.
 
 from __future__ import annotations
 
-import argparse
 import sys
 import time
 from pathlib import Path
@@ -35,7 +34,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 from generate import generate_store  # benchmarks/ is not a package
-from harness import SEED, Rounds, Samples, docir_argv, git, git_env, in_temp_repo, machine_info, report
+from harness import SEED, Rounds, Samples, arguments, docir_argv, git, git_env, in_temp_repo, machine_info, report
 from hook_speed import run
 
 CASES = ("commit-nohook", "hook-one", "lint-staged-one", "lint-disk-one", "hook-renames", "hook-no-docs",
@@ -106,12 +105,9 @@ def measure(repo: Path, files: list[Path], renames: int, empty_hooks: Path, repe
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = arguments("commit_hook_speed", __doc__, repeat=11, warmup=1)
     parser.add_argument("--docs", type=int, default=1000, help="documents in the store (default 1000)")
     parser.add_argument("--renames", type=int, default=200, help="documents renamed in one commit (default 200)")
-    parser.add_argument("--repeat", type=int, default=11, help="measured rounds (default 11)")
-    parser.add_argument("--warmup", type=int, default=1, help="discarded warm-up rounds (default 1)")
-    parser.add_argument("--out", type=Path, help="JSON output (default benchmarks/results/commit_hook_speed.json)")
     args = parser.parse_args(argv)
     if not 1 <= args.renames <= args.docs - 1 or args.repeat < 1 or args.warmup < 0:
         parser.error("--renames between 1 and --docs - 1, --repeat positive")

@@ -20,7 +20,6 @@ that trimming never costs the answer. Prints a table, writes benchmarks/results/
 
 from __future__ import annotations
 
-import argparse
 import json
 import statistics
 import sys
@@ -37,7 +36,7 @@ from docir.services.retrieval import budget as budgets
 from docir.services.retrieval import commands
 from docir.services.retrieval.skeleton import cost
 from docir.services.vectors.query_source import LocalModel, register_process_model
-from harness import percentile, report  # benchmarks/harness.py, beside this file
+from harness import arguments, percentile, report  # benchmarks/harness.py, beside this file
 
 DEFAULT_CORPORA = ("quality", "docir", "eips")
 TARGET_MEDIAN = 2500  # tokens per task
@@ -106,12 +105,11 @@ def table_rows(results: dict[str, dict[str, dict[str, Any]]]) -> list[list[objec
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = arguments("context_cost", __doc__)
     parser.add_argument("--corpus", default=",".join(DEFAULT_CORPORA),
                         help=f"comma-separated, of {', '.join(quality.ALL_CORPORA)}")
     parser.add_argument("--budgets", default="", help="extra budgets to compare, comma-separated tokens")
     parser.add_argument("--cache", type=Path, default=quality.DEFAULT_CACHE)
-    parser.add_argument("--out", type=Path, help="JSON output (default benchmarks/results/context_cost.json)")
     args = parser.parse_args(argv)
     names = [n.strip() for n in args.corpus.split(",") if n.strip()]
     unknown = [n for n in names if n not in quality.ALL_CORPORA]

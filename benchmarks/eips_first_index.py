@@ -29,7 +29,6 @@ Prints a table, writes benchmarks/results/eips_first_index.json.
 
 from __future__ import annotations
 
-import argparse
 import json
 import sqlite3
 import sys
@@ -42,7 +41,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE / "quality"))
 
-from harness import CACHE, REPO, Samples, docir_argv, machine_info, model_env, report, run  # noqa: E402
+from harness import CACHE, REPO, Samples, arguments, docir_argv, machine_info, model_env, report, run  # noqa: E402
 
 QUERY = "how does a contract signal which token interfaces it supports"
 
@@ -152,7 +151,7 @@ def stored_vectors(root: Path) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = arguments("eips_first_index", __doc__)
     parser.add_argument("--src", type=Path, default=REPO.parent / "shared" / "benchdata" / "eips")
     parser.add_argument("--store", type=Path, default=CACHE / "eips-store")
     parser.add_argument("--skip-flush", action="store_true", help="only the time to the first fused context")
@@ -161,7 +160,6 @@ def main(argv: list[str] | None = None) -> int:
                         help="the full flush on only the first N EIPs by number (0: all; a store of its own)")
     parser.add_argument("--lengths", default="256,512", help="bare-session truncations to compare (default 256,512)")
     parser.add_argument("--repeat", type=int, default=1, help="rounds of the full flush, sides rotated (default 1)")
-    parser.add_argument("--out", type=Path, help="JSON output (default benchmarks/results/eips_first_index.json)")
     args = parser.parse_args(argv)
     from eips import build_store
 

@@ -43,22 +43,7 @@ from typing import Any, TypedDict
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from harness import (  # benchmarks/ is not a package
-    CACHE,
-    PYCACHE,
-    SEED,
-    BenchmarkError,
-    Rounds,
-    cached_marker,
-    docir_argv,
-    floor_line,
-    fresh_store,
-    machine_info,
-    report,
-    run,
-    store_key,
-    write_marker,
-)
+import harness  # benchmarks/ is not a package
 
 BATCH = 32
 TARGET_RATIO = 0.8
@@ -94,7 +79,7 @@ def dump_texts(root: Path, out: Path) -> None:
 
     source = query_source.load_local(None, root)
     if not isinstance(source, query_source.LocalModel):
-        raise BenchmarkError(f"no model: semantic layer is {source.status}")
+        raise harness.BenchmarkError(f"no model: semantic layer is {source.status}")
     embedder = source.embedder
     session = open_session(root, refresh=False)
     budget = window_budget(embedder.max_tokens)
@@ -129,7 +114,7 @@ def _model_path() -> Path:
 
     choice = resolve(None)
     if choice.path is None:
-        raise BenchmarkError(f"no model: {choice.source}")
+        raise harness.BenchmarkError(f"no model: {choice.source}")
     return choice.path
 
 
@@ -204,7 +189,7 @@ def fastembed_child(texts_file: Path, batch: int, max_length: int | None = None)
 
 
 def docir(root: Path, *args: str) -> tuple[float, dict[str, Any]]:
-    ran = run(docir_argv(*args, "--root", str(root)), what=f"docir {' '.join(args)}")
+    ran = harness.run(harness.docir_argv(*args, "--root", str(root)), what=f"docir {' '.join(args)}")
     return ran.ms, ran.json()
 
 
@@ -214,17 +199,17 @@ def fresh_index(root: Path) -> float:
         path.unlink()
     elapsed, report = docir(root, "reindex")
     if not report.get("added"):
-        raise BenchmarkError(f"rebuilding the index added nothing: {report}")
+        raise harness.BenchmarkError(f"rebuilding the index added nothing: {report}")
     return elapsed
 
 
 def prepare_store(cache: Path, size: int, seed: int) -> tuple[Path, dict[str, object]]:
     root = cache / f"embed-store-{size}-seed{seed}"
-    key = store_key()
-    if cached_marker(root, key, size, seed) is not None:
+    key = harness.store_key()
+    if harness.cached_marker(root, key, size, seed) is not None:
         return root, {"generated": False}
-    ids, seconds = fresh_store(root, size, seed)
-    write_marker(root, key, size, seed, ids)
+    ids, seconds = harness.fresh_store(root, size, seed)
+    harness.write_marker(root, key, size, seed, ids)
     return root, {"generated": True, "generate_s": seconds}
 
 
@@ -280,14 +265,12 @@ def compare(texts: list[TextEntry], docir_vectors: dict[str, bytes], ort_file: P
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = harness.arguments("embed_throughput", __doc__, seed=True)
     parser.add_argument("--docs", type=int, default=100, help="documents in the generated store (default 100)")
     parser.add_argument("--repeat", type=int, default=3, help="timed runs of each side (default 3)")
-    parser.add_argument("--seed", type=int, default=SEED, help="generator seed (default 7)")
     parser.add_argument("--sides", default=",".join(s for s, _ in SIDES),
                         help="which sides to run (default all: docir,ort-256,ort-512,fastembed,fastembed-256)")
-    parser.add_argument("--out", type=Path, help="JSON output (default benchmarks/results/embed_throughput.json)")
-    parser.add_argument("--cache", type=Path, default=CACHE, help="where the generated store is kept")
+    parser.add_argument("--cache", type=Path, default=harness.CACHE, help="where the generated store is kept")
     # internal: the child processes
     parser.add_argument("--dump-texts", nargs=2, type=Path, metavar=("ROOT", "OUT"), help=argparse.SUPPRESS)
     parser.add_argument("--ort", nargs=3, metavar=("TEXTS", "VECTORS", "MAXLEN"), help=argparse.SUPPRESS)
@@ -309,14 +292,14 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--docs and --repeat must be positive; --sides must include docir and ort-256")
 
     started = time.perf_counter()
-    machine = machine_info()
+    machine = harness.machine_info()
     work = Path(tempfile.mkdtemp(prefix="docir-embed-bench-"))
     try:
         root, setup = prepare_store(args.cache.resolve(), args.docs, args.seed)
         print(f"embed_throughput: store {root} {setup}", file=sys.stderr)
         setup["fresh_reindex_ms"] = round(fresh_index(root))
         texts_file = work / "texts.json"
-        run([sys.executable, str(Path(__file__).resolve()), "--dump-texts", str(root), str(texts_file)],
+        harness.run([sys.executable, str(Path(__file__).resolve()), "--dump-texts", str(root), str(texts_file)],
             what="listing the texts")
         listing = json.loads(texts_file.read_text(encoding="utf-8"))
         meta = listing["meta"]
@@ -332,7 +315,7 @@ def main(argv: list[str] | None = None) -> int:
         comparisons: dict[str, Any] = {}
         docir_vectors: dict[str, bytes] = {}
         this = str(Path(__file__).resolve())
-        rounds = Rounds("embed_throughput", args.repeat, 0)
+        rounds = harness.Rounds("embed_throughput", args.repeat, 0)
         for round_no in rounds:
             # Rotate the order every round, so no side always runs at the same point of the round.
             shift = round_no % len(sides)
@@ -340,7 +323,8 @@ def main(argv: list[str] | None = None) -> int:
                 if side == "docir":
                     if round_no > 0:
                         reindex_ms.append(fresh_index(root))
-                    ran = run(docir_argv("embed", "--flush", "--root", str(root)), what="docir embed --flush")
+                    ran = harness.run(harness.docir_argv("embed", "--flush", "--root", str(root)),
+                                      what="docir embed --flush")
                     flushed = ran.json()
                     details[side].append({k: flushed.get(k) for k in ("documents", "texts_embedded", "texts_reused",
                                                                         "due", "total", "model")})
@@ -352,17 +336,17 @@ def main(argv: list[str] | None = None) -> int:
                 elif side.startswith("ort-"):
                     length = side.removeprefix("ort-")
                     vec_file = work / f"ort-{length}.npy"
-                    ran = run([sys.executable, this, "--ort", str(texts_file), str(vec_file), length],
+                    ran = harness.run([sys.executable, this, "--ort", str(texts_file), str(vec_file), length],
                               what=f"bare ONNX Runtime ({side})")
                     details[side].append(ran.json())
                     if round_no == 0 and docir_vectors:
                         comparisons[side] = compare(texts, docir_vectors, vec_file, max_tokens)
                 else:
                     length = side.removeprefix("fastembed").removeprefix("-") or "default"
-                    ran = run([sys.executable, this, "--fastembed", str(texts_file), length], what=side)
+                    ran = harness.run([sys.executable, this, "--fastembed", str(texts_file), length], what=side)
                     details[side].append(ran.json())
                 rounds.record(side, ran)
-    except BenchmarkError as exc:
+    except harness.BenchmarkError as exc:
         print(f"embed_throughput: {exc}", file=sys.stderr)
         return 1
     finally:
@@ -413,7 +397,7 @@ def main(argv: list[str] | None = None) -> int:
     payload: dict[str, Any] = {
         "machine": machine,
         "config": {"docs": args.docs, "repeat": args.repeat, "seed": args.seed, "batch": BATCH, "sides": sides,
-                   "pycache_prefix": str(PYCACHE), "store": str(root)},
+                   "pycache_prefix": str(harness.PYCACHE), "store": str(root)},
         "setup": {**setup, "reindex_before_docir_ms": [round(v) for v in reindex_ms]},
         "texts": {"count": n_texts, "documents": meta["documents"], "model_id": meta["model_id"],
                   "model_path": meta["model_path"], "max_tokens": max_tokens, "chunk_budget": meta["budget"],
@@ -439,7 +423,7 @@ def show(payload: dict[str, Any], floor: dict[str, Any], out: Path | None) -> No
     title = [f"docir embedding throughput: python {payload['machine']['python']}, {payload['machine']['cpu_count']} "
              f"CPUs, {config['docs']} documents -> {info['count']} texts ({info['document_texts']} document texts, "
              f"{info['chunk_texts']} chunks; {longer} longer than {info['max_tokens']} tokens), model "
-             f"{info['model_id']}, {config['repeat']} runs per side, medians", floor_line(floor)]
+             f"{info['model_id']}, {config['repeat']} runs per side, medians", harness.floor_line(floor)]
     rows = [[r["label"], r["median_s"], r["texts_per_s"], r["ratio_to_ort_256"], r.get("infer_texts_per_s"),
              r["cpu_median_s"], r["cpu_ratio_to_ort_256"]] for r in payload["results"]]
     notes = []
@@ -451,7 +435,7 @@ def show(payload: dict[str, Any], floor: dict[str, Any], out: Path | None) -> No
             if s.get("texts"):
                 notes.append(f"  {side:<8} {part:<26} {s['texts']:>5} texts  min {s['min_cosine']:.6f}  "
                              f"median {s['median_cosine']:.6f}  <=0.999: {s['below_0.999']}")
-    report("embed_throughput", payload, title=title, rows=rows, notes=notes, out=out,
+    harness.report("embed_throughput", payload, title=title, rows=rows, notes=notes, out=out,
            columns=[("side", ""), ("median s", ".2f"), ("texts/s", ".1f"), ("vs ort-256", ".2f"),
                     ("infer-only texts/s", ".1f"), ("CPU s", ".1f"), ("CPU vs ort-256", ".2f")])
 

@@ -18,6 +18,7 @@ Scripts put benchmarks/ on sys.path and `from harness import ...` (benchmarks/ i
 
 from __future__ import annotations
 
+import argparse
 import datetime as dt
 import hashlib
 import json
@@ -315,6 +316,24 @@ def in_temp_repo(name: str, keep: bool, work: Callable[[Path, Path], T]) -> T | 
             print(f"{name}: kept {tmp}", file=sys.stderr)
         else:
             shutil.rmtree(tmp, ignore_errors=True)
+
+
+# --- the command line ----------------------------------------------------------------------------
+
+
+def arguments(name: str, doc: str | None, *, repeat: int | None = None, warmup: int | None = None,
+              seed: bool = False) -> argparse.ArgumentParser:
+    """A benchmark's parser: the docstring's first paragraph as its description, --out (default
+    benchmarks/results/<name>.json), and, when given their defaults, --repeat, --warmup and --seed."""
+    parser = argparse.ArgumentParser(description=(doc or name).split("\n\n")[0])
+    if repeat is not None:
+        parser.add_argument("--repeat", type=int, default=repeat, help=f"measured rounds (default {repeat})")
+    if warmup is not None:
+        parser.add_argument("--warmup", type=int, default=warmup, help=f"discarded warm-up rounds (default {warmup})")
+    if seed:
+        parser.add_argument("--seed", type=int, default=SEED, help=f"generator seed (default {SEED})")
+    parser.add_argument("--out", type=Path, help=f"JSON output (default benchmarks/results/{name}.json)")
+    return parser
 
 
 # --- the report -----------------------------------------------------------------------------------

@@ -22,7 +22,6 @@ Prints a table, writes JSON.
 
 from __future__ import annotations
 
-import argparse
 import ast
 import json
 import sys
@@ -33,22 +32,8 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
+import harness  # benchmarks/ is not a package
 from generate import generate_store  # benchmarks/ is not a package
-from harness import (
-    PYCACHE,
-    SEED,
-    BenchmarkError,
-    Rounds,
-    docir_argv,
-    floor_line,
-    git,
-    git_env,
-    in_temp_repo,
-    machine_info,
-    report,
-    warn_once,
-)
-from harness import run as run_process
 
 COMMANDS: tuple[tuple[str, str], ...] = (
     ("git-checkout-nohook", "git checkout, no hooks (reference)"),
@@ -62,7 +47,7 @@ LIMITS_MS = {"hook-changed": 1000.0, "hook-unchanged": 300.0}
 
 def run(argv: list[str], cwd: Path, *, what: str) -> tuple[float, bytes]:
     """One process in `cwd` with git_env: its wall ms and stdout (commit_hook_speed.py runs its own this way)."""
-    ran = run_process(argv, what=what, cwd=cwd, env=git_env())
+    ran = harness.run(argv, what=what, cwd=cwd, env=harness.git_env())
     return ran.ms, ran.stdout
 
 
@@ -71,35 +56,35 @@ def build_repo(repo: Path, docs: int, changed: int, seed: int) -> dict[str, obje
     started = time.perf_counter()
     generate_store(repo, docs, seed)
     setup["generate_s"] = round(time.perf_counter() - started, 2)
-    git(repo, "init", "-q", "-b", "main")
-    git(repo, "config", "commit.gpgsign", "false")
-    run(docir_argv("init", "--root", str(repo)), repo, what="docir init")
-    git(repo, "add", "-A")
-    git(repo, "commit", "-q", "-m", "generated store")
-    tracked = git(repo, "ls-files", ".docir").split()
+    harness.git(repo, "init", "-q", "-b", "main")
+    harness.git(repo, "config", "commit.gpgsign", "false")
+    run(harness.docir_argv("init", "--root", str(repo)), repo, what="docir init")
+    harness.git(repo, "add", "-A")
+    harness.git(repo, "commit", "-q", "-m", "generated store")
+    tracked = harness.git(repo, "ls-files", ".docir").split()
     setup["tracked_state_files"] = tracked
     if ".docir/.gitignore" not in tracked:
-        raise BenchmarkError(f".docir/.gitignore was not committed (tracked: {tracked})")
+        raise harness.BenchmarkError(f".docir/.gitignore was not committed (tracked: {tracked})")
     files = sorted((repo / "docs").rglob("*.md"))
     step = len(files) / changed
     picks = [files[int(i * step)] for i in range(changed)]
-    git(repo, "checkout", "-q", "-b", "changed")
+    harness.git(repo, "checkout", "-q", "-b", "changed")
     for path in picks:
         text = path.read_text(encoding="utf-8")
         path.write_text(text.rstrip("\n") + "\n\nA paragraph added on the `changed` branch by the hook benchmark; "
                         "it gives the document new text, so the index must update it.\n", encoding="utf-8")
-    git(repo, "commit", "-q", "-am", f"change {changed} documents")
-    git(repo, "checkout", "-q", "main")
+    harness.git(repo, "commit", "-q", "-am", f"change {changed} documents")
+    harness.git(repo, "checkout", "-q", "main")
     setup["changed_paths"] = [str(p.relative_to(repo)) for p in picks]
-    _, out = run(docir_argv("hooks", "install", "--json"), repo, what="docir hooks install")
+    _, out = run(harness.docir_argv("hooks", "install", "--json"), repo, what="docir hooks install")
     setup["hooks_install"] = json.loads(out)
     started = time.perf_counter()
-    _, out = run(docir_argv("reindex", "--root", str(repo)), repo, what="initial reindex")
+    _, out = run(harness.docir_argv("reindex", "--root", str(repo)), repo, what="initial reindex")
     setup["initial_reindex_ms"] = round((time.perf_counter() - started) * 1000)
     setup["initial_reindex"] = json.loads(out)
-    status = git(repo, "status", "--porcelain")
+    status = harness.git(repo, "status", "--porcelain")
     if status:
-        raise BenchmarkError(f"the worktree is not clean after setup (is .docir/ ignored?):\n{status}")
+        raise harness.BenchmarkError(f"the worktree is not clean after setup (is .docir/ ignored?):\n{status}")
     return setup
 
 
@@ -120,8 +105,8 @@ def last_refresh(repo: Path) -> dict[str, object] | str:
 
 
 def measure(repo: Path, empty_hooks: Path, changed: int, repeat: int, warmup: int) -> dict[str, Any]:
-    main_sha = git(repo, "rev-parse", "main")
-    changed_sha = git(repo, "rev-parse", "changed")
+    main_sha = harness.git(repo, "rev-parse", "main")
+    changed_sha = harness.git(repo, "rev-parse", "changed")
     hook = str(repo / ".git" / "hooks" / "post-checkout")
     argv = {
         "git-checkout-nohook": ["git", "-c", f"core.hooksPath={empty_hooks}", "checkout", "-q", "changed"],
@@ -133,41 +118,39 @@ def measure(repo: Path, empty_hooks: Path, changed: int, repeat: int, warmup: in
     expect = {"hook-changed": changed, "hook-unchanged": 0, "git-checkout-hook": changed}
     warnings: list[str] = []
     logged: dict[str, list[object]] = {c: [] for c in expect}
-    rounds = Rounds("hook_speed", repeat, warmup, floor_env=git_env())
+    rounds = harness.Rounds("hook_speed", repeat, warmup, floor_env=harness.git_env())
     for _ in rounds:
         for command, _ in COMMANDS:
             log = repo / ".docir" / "run" / "hooks.log"
             before = log.stat().st_size if log.exists() else 0
-            rounds.record(command, run_process(argv[command], what=command, cwd=repo, env=git_env()))
+            rounds.record(command, harness.run(argv[command], what=command, cwd=repo, env=harness.git_env()))
             if command in expect:
                 counts = last_refresh(repo)
                 updated = counts.get("updated") if isinstance(counts, dict) else None
                 logged[command].append(updated)
                 grew = log.exists() and log.stat().st_size > before
                 if not grew or updated != expect[command]:
-                    warn_once("hook_speed", warnings, f"{command}: expected the hook to log updated={expect[command]}, "
-                              f"got {counts!r}{'' if grew else ' (nothing new in hooks.log)'}")
-        if git(repo, "rev-parse", "--abbrev-ref", "HEAD") != "main" or git(repo, "status", "--porcelain"):
-            raise BenchmarkError("the repository is not back on a clean `main` after a round")
+                    harness.warn_once("hook_speed", warnings,
+                                      f"{command}: expected the hook to log updated={expect[command]}, "
+                                      f"got {counts!r}{'' if grew else ' (nothing new in hooks.log)'}")
+        if harness.git(repo, "rev-parse", "--abbrev-ref", "HEAD") != "main" or \
+                harness.git(repo, "status", "--porcelain"):
+            raise harness.BenchmarkError("the repository is not back on a clean `main` after a round")
     return {"samples": rounds.samples, "warnings": warnings, "logged_updated": logged,
             "argv": {k: " ".join(v) for k, v in argv.items()}}
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = harness.arguments("hook_speed", __doc__, repeat=15, warmup=1, seed=True)
     parser.add_argument("--docs", type=int, default=1000, help="documents in the store (default 1000)")
     parser.add_argument("--changed", type=int, default=10, help="documents the `changed` branch edits (default 10)")
-    parser.add_argument("--repeat", type=int, default=15, help="measured rounds (default 15)")
-    parser.add_argument("--warmup", type=int, default=1, help="discarded warm-up rounds (default 1)")
-    parser.add_argument("--seed", type=int, default=SEED, help="generator seed (default 7)")
-    parser.add_argument("--out", type=Path, help="JSON output (default benchmarks/results/hook_speed.json)")
     parser.add_argument("--keep", action="store_true", help="keep the temporary repository (its path is printed)")
     args = parser.parse_args(argv)
     if args.docs < 1 or args.repeat < 1 or args.warmup < 0 or not 1 <= args.changed <= args.docs:
         parser.error("--docs and --repeat must be positive, --changed between 1 and --docs")
     started = time.perf_counter()
-    machine = machine_info()
-    done = in_temp_repo("hook_speed", args.keep, lambda repo, empty_hooks: (
+    machine = harness.machine_info()
+    done = harness.in_temp_repo("hook_speed", args.keep, lambda repo, empty_hooks: (
         build_repo(repo, args.docs, args.changed, args.seed),
         measure(repo, empty_hooks, args.changed, args.repeat, args.warmup)))
     if done is None:
@@ -187,7 +170,7 @@ def main(argv: list[str] | None = None) -> int:
     payload: dict[str, Any] = {
         "machine": machine,
         "config": {"docs": args.docs, "changed": args.changed, "repeat": args.repeat, "warmup": args.warmup,
-                   "seed": args.seed, "pycache_prefix": str(PYCACHE), "docir_worker": "0"},
+                   "seed": args.seed, "pycache_prefix": str(harness.PYCACHE), "docir_worker": "0"},
         "setup": setup,
         "floor_ms": floor["median_ms"], "floor_p90_ms": floor["p90_ms"], "floor_samples_ms": floor["samples_ms"],
         "results": results,
@@ -199,8 +182,8 @@ def main(argv: list[str] | None = None) -> int:
     title = [f"docir post-checkout hook: python {machine['python']}, {machine['cpu_count']} CPUs, {args.docs} "
              f"documents, {args.changed} changed between branches, {args.repeat} rounds (+{args.warmup} warm-up), "
              "DOCIR_WORKER=0",
-             floor_line(floor)]
-    report("hook_speed", payload, title=title, out=args.out,
+             harness.floor_line(floor)]
+    harness.report("hook_speed", payload, title=title, out=args.out,
            columns=[("what", ""), ("median ms", ".1f"), ("p90 ms", ".1f"), ("x floor", ".2f")],
            rows=[[r["label"], r["median_ms"], r["p90_ms"], r["ratio"]] for r in results])
     return 0

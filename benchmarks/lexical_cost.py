@@ -18,7 +18,6 @@ Prints a table, writes benchmarks/results/lexical_cost.json.
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 from collections.abc import Callable
@@ -28,7 +27,7 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from harness import CACHE, SEED, Samples, report, timed  # noqa: E402  (benchmarks/ is not a package)
+from harness import CACHE, SEED, Samples, arguments, report, timed  # noqa: E402  (benchmarks/ is not a package)
 from speed import parse_sizes  # noqa: E402
 from speed_context import TASK, prepare_store  # noqa: E402
 from worker_concurrency import QUERIES  # noqa: E402
@@ -86,10 +85,9 @@ def measure(root: Path, rounds: int) -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = arguments("lexical_cost", __doc__)
     parser.add_argument("--sizes", default="1000,10000", help="store sizes (default 1000,10000)")
     parser.add_argument("--rounds", type=int, default=15, help="rounds over the five queries (default 15)")
-    parser.add_argument("--out", type=Path, help="JSON output (default benchmarks/results/lexical_cost.json)")
     args = parser.parse_args(argv)
     results: dict[str, Any] = {}
     for size in parse_sizes(parser, args.sizes):

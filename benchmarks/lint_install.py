@@ -19,7 +19,6 @@ fastembed or tokenizers (the model runtime the lint never needs). Prints a table
 
 from __future__ import annotations
 
-import argparse
 import os
 import shutil
 import statistics
@@ -32,7 +31,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 from generate import generate_store  # benchmarks/ is not a package
-from harness import REPO, SEED, BenchmarkError, git_env, machine_info, report, run
+from harness import REPO, SEED, BenchmarkError, arguments, git_env, machine_info, report, run
 
 TARGET_S = 8.0
 MODEL_RUNTIME = ("onnxruntime", "fastembed", "tokenizers")
@@ -110,12 +109,11 @@ def summarise(rev: str, runs: list[dict[str, object]]) -> dict[str, object]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = arguments("lint_install", __doc__)
     parser.add_argument("--rev", action="append", help="a commit of this repository the hook installs (repeatable: "
                                                        "the revisions take turns; default HEAD)")
     parser.add_argument("--repeat", type=int, default=1, help="first uses per revision (default 1)")
     parser.add_argument("--docs", type=int, default=20, help="documents in the consumer's store (default 20)")
-    parser.add_argument("--out", type=Path, help="JSON output (default benchmarks/results/lint_install.json)")
     parser.add_argument("--keep", action="store_true", help="keep the temporary folders (their paths are printed)")
     args = parser.parse_args(argv)
     if args.docs < 1 or args.repeat < 1:

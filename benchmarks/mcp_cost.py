@@ -20,7 +20,6 @@ get the "before" figures with the same script.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import shutil
@@ -32,7 +31,7 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from harness import REPO, docir_argv, machine_info, report, run  # benchmarks/ is not a package
+from harness import REPO, arguments, docir_argv, machine_info, report, run  # benchmarks/ is not a package
 
 TASK = "how does docir keep a superseded decision out of the results"
 BUDGET_TOKENS = 2000
@@ -75,9 +74,8 @@ async def session_figures(root: Path, env: dict[str, str], task: str) -> dict[st
 def main(argv: list[str] | None = None) -> int:
     import anyio
 
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = arguments("mcp_cost", __doc__)
     parser.add_argument("--task", default=TASK, help="the context call's task")
-    parser.add_argument("--out", type=Path, help="JSON output (default benchmarks/results/mcp_cost.json)")
     args = parser.parse_args(argv)
     machine = machine_info()
     with tempfile.TemporaryDirectory() as tmp:

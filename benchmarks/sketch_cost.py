@@ -11,7 +11,6 @@ in ms and as ratios to the floor. Prints a table, writes JSON.
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 
@@ -21,7 +20,7 @@ sys.path.insert(0, str(HERE / "quality"))
 
 import run as bench  # benchmarks/ is not a package
 import sketch as sketches
-from harness import Rounds, Samples, child_env, docir_argv, machine_info, report, run
+from harness import Rounds, Samples, arguments, child_env, docir_argv, machine_info, report, run
 
 WAYS = ("task", "sketch", "sketch+terms")
 
@@ -41,10 +40,9 @@ def measure(store: Path, queries: list[bench.Query], env: dict[str, str], phase:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = arguments("sketch_cost", __doc__)
     parser.add_argument("--corpus", default="eips", help="a corpus of quality/run.py (default eips)")
     parser.add_argument("--tasks", type=int, default=40, help="queries timed (default 40)")
-    parser.add_argument("--out", type=Path, help="JSON output (default benchmarks/results/sketch_cost.json)")
     args = parser.parse_args(argv)
     store = bench.corpus_store(args.corpus, bench.DEFAULT_CACHE, print)
     if store is None:

@@ -36,29 +36,7 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from harness import (  # benchmarks/ is not a package
-    CACHE,
-    MARKER,
-    PYCACHE,
-    SEED,
-    BenchmarkError,
-    Column,
-    Ran,
-    Rounds,
-    Samples,
-    cached_marker,
-    child_env,
-    docir_argv,
-    floor_line,
-    fresh_store,
-    machine_info,
-    report,
-    run,
-    store_key,
-    target,
-    warn_once,
-    write_marker,
-)
+import harness  # benchmarks/ is not a package
 
 SEARCH_TEXT = "cache invalidation"
 TOUCH_SHARE = 0.01
@@ -104,17 +82,17 @@ class Store:
         command = command.removesuffix("-warm")
         root = ["--root", str(self.root)]
         if command == "get":
-            return docir_argv("get", *picks(self.ids), *root)
+            return harness.docir_argv("get", *picks(self.ids), *root)
         if command == "search":
-            return docir_argv("search", SEARCH_TEXT, *root)
+            return harness.docir_argv("search", SEARCH_TEXT, *root)
         if command == "query":
-            return docir_argv("query", "--type", "decision", "--limit", "20", *root)
+            return harness.docir_argv("query", "--type", "decision", "--limit", "20", *root)
         if command in ("reindex-unchanged", "reindex-1pct"):
-            return docir_argv("reindex", *root)
+            return harness.docir_argv("reindex", *root)
         if command == "help":
-            return docir_argv("--help")
+            return harness.docir_argv("--help")
         if command == "lint-one":
-            return docir_argv("lint", str(self.lint_path), "--format", "json", *root)
+            return harness.docir_argv("lint", str(self.lint_path), "--format", "json", *root)
         raise KeyError(command)
 
     def touch(self, round_no: int) -> None:
@@ -136,19 +114,19 @@ def picks(ids: list[str]) -> list[str]:
 def prepare_store(cache: Path, size: int, seed: int) -> Store:
     """Generate the store (or reuse the cached one), pick the files to touch, build the index."""
     root = cache / f"store-{size}-seed{seed}"
-    key = store_key()
+    key = harness.store_key()
     setup: dict[str, object] = {}
-    info = cached_marker(root, key, size, seed)
+    info = harness.cached_marker(root, key, size, seed)
     if info is None:
-        ids, setup["generate_s"] = fresh_store(root, size, seed)
+        ids, setup["generate_s"] = harness.fresh_store(root, size, seed)
         setup["generated"] = True
-        write_marker(root, key, size, seed, ids)
+        harness.write_marker(root, key, size, seed, ids)
     else:
         ids = list(info["ids"])
         setup["generated"] = False
     store = Store(size, root, ids, setup=setup)
     had_index = (root / ".docir" / "index.db").is_file()
-    setup["initial_reindex_ms"] = round(run(store.argv("reindex-unchanged"),
+    setup["initial_reindex_ms"] = round(harness.run(store.argv("reindex-unchanged"),
                                             what=f"initial reindex of {size} docs").ms, 1)
     setup["index_existed"] = had_index
     files = sorted((root / "docs").rglob("*.md"))
@@ -164,8 +142,9 @@ def prepare_store(cache: Path, size: int, seed: int) -> Store:
 
 def worker(store: Store, action: str) -> dict[str, Any]:
     """`docir worker start|stop|status` for the store, with the warm environment; its JSON reply."""
-    argv = docir_argv("worker", action, "--root", str(store.root))
-    return run(argv, what=f"docir worker {action} at {store.size} docs", env=child_env(worker=True)).json()
+    argv = harness.docir_argv("worker", action, "--root", str(store.root))
+    return harness.run(argv, what=f"docir worker {action} at {store.size} docs",
+                       env=harness.child_env(worker=True)).json()
 
 
 def _check(store: Store, command: str, stdout: bytes) -> str | None:
@@ -193,9 +172,9 @@ def _check(store: Store, command: str, stdout: bytes) -> str | None:
     return None
 
 
-def measure(stores: list[Store], commands: list[str], repeat: int, warmup: int) -> tuple[Samples, list[str]]:
+def measure(stores: list[Store], commands: list[str], repeat: int, warmup: int) -> tuple[harness.Samples, list[str]]:
     """Wall and CPU times by (size, command), the floor's under "floor"; and the sanity-check warnings."""
-    rounds = Rounds("speed", repeat, warmup)
+    rounds = harness.Rounds("speed", repeat, warmup)
     warnings: list[str] = []
     total = warmup + repeat
     for round_no in rounds:
@@ -203,10 +182,10 @@ def measure(stores: list[Store], commands: list[str], repeat: int, warmup: int) 
             for command in commands:
                 if command == "reindex-1pct":
                     store.touch(round_no)
-                ran: Ran = run(store.argv(command), what=f"{command} at {store.size} docs",
-                               env=child_env(worker=command.endswith("-warm")))
+                ran: harness.Ran = harness.run(store.argv(command), what=f"{command} at {store.size} docs",
+                               env=harness.child_env(worker=command.endswith("-warm")))
                 if round_no == 0 or (command == "reindex-1pct" and round_no == total - 1):
-                    warn_once("speed", warnings, _check(store, command, ran.stdout))
+                    harness.warn_once("speed", warnings, _check(store, command, ran.stdout))
                 rounds.record((store.size, command), ran)
     return rounds.samples, warnings
 
@@ -216,14 +195,14 @@ def measure(stores: list[Store], commands: list[str], repeat: int, warmup: int) 
 
 def evaluate_targets(results: dict[tuple[int, str], dict[str, Any]]) -> list[dict[str, object]]:
     noop = results.get((1000, "reindex-unchanged"), {}).get("median_ms")
-    targets = [target("reindex with nothing changed on 1,000 docs under 500 ms", noop, 500.0,
+    targets = [harness.target("reindex with nothing changed on 1,000 docs under 500 ms", noop, 500.0,
                       f"median {noop:.0f} ms (limit 500 ms)" if noop else "", unit="ms", skip="size 1000 not measured")]
     for command in ("search", "query"):
         targets.append(growth(results, command, 100, 10000, 2.0))
     for command, limit in COLD_LIMITS.items():
         row = results.get((1000, command))
         detail = f"{row['ratio']:.2f}x wall, {row['cpu_ratio']:.2f}x CPU (limit {limit:g}x)" if row else ""
-        targets.append(target(f"cold {command} at 1,000 docs at most {limit:g}x the floor",
+        targets.append(harness.target(f"cold {command} at 1,000 docs at most {limit:g}x the floor",
                               row["ratio"] if row else None, limit, detail, skip="size 1000 not measured"))
     targets.append(growth(results, "lint-one", 1000, 10000, 1.5))
     return targets
@@ -236,19 +215,21 @@ def growth(results: dict[tuple[int, str], dict[str, Any]], command: str, small_s
     ratio = large["median_ms"] / small["median_ms"] if small and large else None
     detail = f"{large['median_ms']:.0f} ms vs {small['median_ms']:.0f} ms = {ratio:.2f}x (limit {limit:g}x)" \
         if small and large and ratio else ""
-    return target(f"{command} median at {large_size:,} docs at most {limit:g}x its median at {small_size:,} docs",
-                  ratio, limit, detail, skip=f"needs sizes {small_size} and {large_size}")
+    return harness.target(f"{command} median at {large_size:,} docs at most {limit:g}x its median at "
+                          f"{small_size:,} docs", ratio, limit, detail,
+                          skip=f"needs sizes {small_size} and {large_size}")
 
 
 # A command run without a worker (a hook, CI, a sandbox) against the bare interpreter, at 1,000 docs.
 COLD_LIMITS = {"get": 3.0, "search": 3.0, "help": 3.0, "lint-one": 4.0}
 
 
-def size_table(results: list[dict[str, Any]], labels: dict[str, str]) -> tuple[list[Column], list[list[object] | None]]:
+def size_table(results: list[dict[str, Any]],
+               labels: dict[str, str]) -> tuple[list[harness.Column], list[list[object] | None]]:
     """The docs/command/median/p90/ratio table (CPU columns when measured), a blank line between sizes:
     shared by the speed benchmarks."""
     cpu = any("cpu_ratio" in row for row in results)
-    columns: list[Column] = [("docs", "d"), ("command", ""), ("median ms", ".1f"), ("p90 ms", ".1f"),
+    columns: list[harness.Column] = [("docs", "d"), ("command", ""), ("median ms", ".1f"), ("p90 ms", ".1f"),
                              ("x floor", ".2f")]
     columns += [("cpu ms", ".1f"), ("cpu x", ".2f")] if cpu else []
     rows: list[list[object] | None] = []
@@ -261,14 +242,10 @@ def size_table(results: list[dict[str, Any]], labels: dict[str, str]) -> tuple[l
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = harness.arguments("speed", __doc__, repeat=15, warmup=1, seed=True)
     parser.add_argument("--sizes", default="100,1000,10000",
                         help="store sizes, comma-separated (default 100,1000,10000)")
-    parser.add_argument("--repeat", type=int, default=15, help="measured rounds (default 15)")
-    parser.add_argument("--warmup", type=int, default=1, help="discarded warm-up rounds (default 1)")
-    parser.add_argument("--seed", type=int, default=SEED, help="generator seed (default 7)")
-    parser.add_argument("--out", type=Path, help="JSON output (default benchmarks/results/speed.json)")
-    parser.add_argument("--cache", type=Path, default=CACHE, help="where generated stores are kept")
+    parser.add_argument("--cache", type=Path, default=harness.CACHE, help="where generated stores are kept")
     parser.add_argument("--warm", action="store_true",
                         help="also time get/search/query answered by a warm worker (started without a model)")
     args = parser.parse_args(argv)
@@ -277,7 +254,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--repeat must be positive")
 
     started = time.perf_counter()
-    machine = machine_info()
+    machine = harness.machine_info()
     commands = [c for c, _ in COMMANDS] + ([c for c, _ in WARM_COMMANDS] if args.warm else [])
     stores: list[Store] = []
     try:
@@ -291,7 +268,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"speed: {size} docs ready {store.setup}", file=sys.stderr)
         # The touch rounds edit files: while they run, the cached store is not the generated one.
         for store in stores:
-            (store.root / MARKER).rename(store.root / (MARKER + ".measuring"))
+            (store.root / harness.MARKER).rename(store.root / (harness.MARKER + ".measuring"))
         try:
             warm_pids: dict[int, object] = {}
             if args.warm:
@@ -308,9 +285,9 @@ def main(argv: list[str] | None = None) -> int:
                 if args.warm:
                     worker(store, "stop")
                 store.restore()
-                run(store.argv("reindex-unchanged"), what=f"final reindex of {store.size} docs")
-                (store.root / (MARKER + ".measuring")).rename(store.root / MARKER)
-    except BenchmarkError as exc:
+                harness.run(store.argv("reindex-unchanged"), what=f"final reindex of {store.size} docs")
+                (store.root / (harness.MARKER + ".measuring")).rename(store.root / harness.MARKER)
+    except harness.BenchmarkError as exc:
         print(f"speed: {exc}", file=sys.stderr)
         return 1
 
@@ -328,7 +305,7 @@ def main(argv: list[str] | None = None) -> int:
         "machine": machine,
         "config": {"sizes": sizes, "repeat": args.repeat, "warmup": args.warmup, "seed": args.seed,
                    "search_text": SEARCH_TEXT, "touch_share": TOUCH_SHARE, "warm": args.warm,
-                   "pycache_prefix": str(PYCACHE),
+                   "pycache_prefix": str(harness.PYCACHE),
                    "caller_had_dontwritebytecode": "PYTHONDONTWRITEBYTECODE" in os.environ},
         "setup": [{"size": s.size, **s.setup} for s in stores],
         "floor_ms": floor["median_ms"], "floor_p90_ms": floor["p90_ms"], "floor_samples_ms": floor["samples_ms"],
@@ -340,9 +317,9 @@ def main(argv: list[str] | None = None) -> int:
     }
     title = [f"docir speed: python {machine['python']}, {machine['cpu_count']} CPUs, sqlite {machine['sqlite']}, "
              f"seed {args.seed}, {args.repeat} rounds (+{args.warmup} warm-up)",
-             floor_line(floor)]
+             harness.floor_line(floor)]
     columns, rows = size_table(results, LABELS)
-    report("speed", payload, title=title, columns=columns, rows=rows, out=args.out)
+    harness.report("speed", payload, title=title, columns=columns, rows=rows, out=args.out)
     return 0
 
 

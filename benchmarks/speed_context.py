@@ -35,27 +35,7 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from harness import (  # benchmarks/ is not a package
-    CACHE,
-    PYCACHE,
-    SEED,
-    BenchmarkError,
-    Ran,
-    Rounds,
-    Samples,
-    cached_marker,
-    docir_argv,
-    floor_line,
-    fresh_store,
-    machine_info,
-    model_env,
-    report,
-    store_key,
-    target,
-    warn_once,
-    write_marker,
-)
-from harness import run as run_process
+import harness  # benchmarks/ is not a package
 from speed import parse_sizes, picks, size_table
 
 TASK = "add retries with exponential backoff and an idempotency key to the webhook dispatcher's queue consumer"
@@ -112,7 +92,8 @@ def fill_vectors(root: Path) -> dict[str, object]:
 
     source = query_source.load_local(None, root)
     if not isinstance(source, query_source.LocalModel):
-        raise BenchmarkError(f"the real model is needed for its id and tokenizer: semantic layer is {source.status}")
+        raise harness.BenchmarkError(f"the real model is needed for its id and tokenizer: semantic layer is "
+                                     f"{source.status}")
     fake = FakeEmbedder(source.embedder)
     session = open_session(root)
     try:
@@ -142,20 +123,20 @@ class Store:
     def argv(self, command: str, task: str) -> list[str]:
         root = ["--root", str(self.root)]
         if command.startswith("context"):
-            return docir_argv("context", task, *root)
+            return harness.docir_argv("context", task, *root)
         if command.startswith("get"):
-            return docir_argv("get", *picks(self.ids), *root)
+            return harness.docir_argv("get", *picks(self.ids), *root)
         raise KeyError(command)
 
 
-def run(argv: list[str], *, what: str, warm: bool) -> Ran:
+def run(argv: list[str], *, what: str, warm: bool) -> harness.Ran:
     """One process with the model; DOCIR_WORKER=0 unless `warm`."""
-    return run_process(argv, what=what, env=model_env(warm))
+    return harness.run(argv, what=what, env=harness.model_env(warm))
 
 
 def docir_json(store: Store, *args: str, warm: bool = False) -> dict[str, Any]:
-    return run(docir_argv(*args, "--root", str(store.root)), what=f"docir {' '.join(args)} at {store.size} docs",
-               warm=warm).json()
+    return run(harness.docir_argv(*args, "--root", str(store.root)),
+               what=f"docir {' '.join(args)} at {store.size} docs", warm=warm).json()
 
 
 def worker(store: Store, action: str) -> dict[str, Any]:
@@ -165,9 +146,9 @@ def worker(store: Store, action: str) -> dict[str, Any]:
 
 def prepare_store(cache: Path, size: int, seed: int) -> Store:
     root = cache / f"ctx-store-{size}-seed{seed}"
-    key = store_key(f"fake-vectors-{FAKE_VERSION}")
+    key = harness.store_key(f"fake-vectors-{FAKE_VERSION}")
     setup: dict[str, object] = {}
-    info = cached_marker(root, key, size, seed) if (root / ".docir" / "index.db").is_file() else None
+    info = harness.cached_marker(root, key, size, seed) if (root / ".docir" / "index.db").is_file() else None
     store = Store(size, root, list(info["ids"]) if info else [], setup)
     if info is not None:
         setup["vectors"] = info.get("vectors")
@@ -175,7 +156,7 @@ def prepare_store(cache: Path, size: int, seed: int) -> Store:
         worker(store, "stop")  # a worker left by an interrupted run
         reindex = docir_json(store, "reindex")
         if reindex.get("added") or reindex.get("updated") or reindex.get("removed"):
-            raise BenchmarkError(f"the cached {size}-document store changed on disk; delete {root} and rerun")
+            raise harness.BenchmarkError(f"the cached {size}-document store changed on disk; delete {root} and rerun")
         status = docir_json(store, "embed", "--status")
         if status.get("semantic") == "on" and status.get("due"):
             # Vectors of another model id (docir changed its model id, or another model is active): they
@@ -187,7 +168,7 @@ def prepare_store(cache: Path, size: int, seed: int) -> Store:
     if info is None:
         if root.exists():
             worker(store, "stop")
-        store.ids, setup["generate_s"] = fresh_store(root, size, seed)
+        store.ids, setup["generate_s"] = harness.fresh_store(root, size, seed)
         setup["generated"] = True
         started = time.perf_counter()
         docir_json(store, "reindex")
@@ -195,15 +176,15 @@ def prepare_store(cache: Path, size: int, seed: int) -> Store:
         print(f"speed_context: filling {store.size} documents with synthetic vectors", file=sys.stderr)
         # The vault off: synthetic vectors filed under the real model's id must never reach the user's vault,
         # where a real embedding of the same text (another benchmark, another store) would reuse them.
-        filled = run_process([sys.executable, str(Path(__file__).resolve()), "--fill-vectors", str(store.root)],
+        filled = harness.run([sys.executable, str(Path(__file__).resolve()), "--fill-vectors", str(store.root)],
                              what=f"filling vectors of {store.size} docs",
-                             env={**model_env(False), "DOCIR_VECTORS": "off"})
+                             env={**harness.model_env(False), "DOCIR_VECTORS": "off"})
         setup["vectors"] = json.loads(filled.stdout)
-        write_marker(root, key, size, seed, store.ids, vectors=setup["vectors"])
+        harness.write_marker(root, key, size, seed, store.ids, vectors=setup["vectors"])
     status = docir_json(store, "embed", "--status")
     setup["embed_status"] = {k: status.get(k) for k in ("semantic", "model", "due", "total")}
     if status.get("due") != 0 or status.get("semantic") != "on":
-        raise BenchmarkError(f"the {size}-document store is not fully embedded for the active model: {status}")
+        raise harness.BenchmarkError(f"the {size}-document store is not fully embedded for the active model: {status}")
     return store
 
 
@@ -233,25 +214,26 @@ def no_worker_runs(stores: list[Store]) -> None:
     for store in stores:
         status = worker(store, "status")
         if status.get("running"):
-            raise BenchmarkError(f"a worker (pid {status.get('pid')}) still runs for the {store.size}-document store")
+            raise harness.BenchmarkError(f"a worker (pid {status.get('pid')}) still runs for the "
+                                         f"{store.size}-document store")
 
 
-def phase(stores: list[Store], commands: list[str], rounds_: int, warmup: int, task: str, samples: Samples,
+def phase(stores: list[Store], commands: list[str], rounds_: int, warmup: int, task: str, samples: harness.Samples,
           warnings: list[str], mode: str, label: str) -> None:
     """Rounds of the floor (kept under "floor-<mode>") and `commands` on every store."""
-    rounds = Rounds("speed_context", rounds_, warmup, samples=samples, floor=f"floor-{mode}", label=label)
+    rounds = harness.Rounds("speed_context", rounds_, warmup, samples=samples, floor=f"floor-{mode}", label=label)
     for round_no in rounds:
         for store in stores:
             for command in commands:
                 ran = run(store.argv(command, task), what=f"{command} at {store.size} docs",
                           warm=command.endswith("-warm"))
                 if round_no == 0:
-                    warn_once("speed_context", warnings, check(store, command, ran.stdout))
+                    harness.warn_once("speed_context", warnings, check(store, command, ran.stdout))
                 rounds.record((store.size, command), ran.ms)
 
 
 def measure(stores: list[Store], repeat: int, cycles: int, warmup: int, task: str) -> dict[str, Any]:
-    samples = Samples()
+    samples = harness.Samples()
     warnings: list[str] = []
     worker_starts: list[dict[str, object]] = []
     per_cycle = [repeat // cycles + (1 if i < repeat % cycles else 0) for i in range(cycles)]
@@ -269,7 +251,7 @@ def measure(stores: list[Store], repeat: int, cycles: int, warmup: int, task: st
                                       "due": reply.get("due"),
                                       "start_ms": round((time.perf_counter() - started) * 1000)})
                 if reply.get("semantic") != "on" or reply.get("due"):
-                    raise BenchmarkError(f"the worker of the {store.size}-document store has no model or work "
+                    raise harness.BenchmarkError(f"the worker of the {store.size}-document store has no model or work "
                                          f"to do (it would embed while we measure): {reply}")
             phase(stores, WARM, rounds, warmup, task, samples, warnings, "warm", f"cycle {cycle} warm")
             for store in stores:
@@ -289,13 +271,13 @@ def measure(stores: list[Store], repeat: int, cycles: int, warmup: int, task: st
 def evaluate_targets(rows: list[dict[str, Any]]) -> list[dict[str, object]]:
     by_key = {(r["size"], r["command"]): r for r in rows}
     ctx = by_key.get((1000, "context-warm"))
-    targets = [target(f"context warm at most {CONTEXT_WARM_LIMIT:g}x the floor on 1,000 docs",
+    targets = [harness.target(f"context warm at most {CONTEXT_WARM_LIMIT:g}x the floor on 1,000 docs",
                       ctx["ratio"] if ctx else None, CONTEXT_WARM_LIMIT,
                       f"median {ctx['median_ms']} ms = {ctx['ratio']:.2f}x floor (limit {CONTEXT_WARM_LIMIT:g}x)"
                       if ctx else "", skip="size 1000 not measured")]
     for (size, command), row in sorted(by_key.items()):
         if command == "get-warm":
-            targets.append(target(f"get warm close to the floor (at most {GET_WARM_LIMIT:g}x) on {size:,} docs",
+            targets.append(harness.target(f"get warm close to the floor (at most {GET_WARM_LIMIT:g}x) on {size:,} docs",
                                   row["ratio"], GET_WARM_LIMIT,
                                   f"median {row['median_ms']} ms = {row['ratio']:.2f}x floor "
                                   f"(limit {GET_WARM_LIMIT:g}x)"))
@@ -303,17 +285,15 @@ def evaluate_targets(rows: list[dict[str, Any]]) -> list[dict[str, object]]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = harness.arguments("speed_context", __doc__, seed=True)
     parser.add_argument("--sizes", default="1000,10000", help="store sizes, comma-separated (default 1000,10000)")
     parser.add_argument("--repeat", type=int, default=15,
                         help="measured rounds per phase, over all cycles (default 15)")
     parser.add_argument("--cycles", type=int, default=3, help="warm/cold alternations (default 3)")
     parser.add_argument("--warmup", type=int, default=1,
                         help="discarded rounds at the start of every phase (default 1)")
-    parser.add_argument("--seed", type=int, default=SEED, help="generator seed (default 7)")
     parser.add_argument("--task", default=TASK, help="the task given to docir context")
-    parser.add_argument("--out", type=Path, help="JSON output (default benchmarks/results/speed_context.json)")
-    parser.add_argument("--cache", type=Path, default=CACHE, help="where generated stores are kept")
+    parser.add_argument("--cache", type=Path, default=harness.CACHE, help="where generated stores are kept")
     parser.add_argument("--fill-vectors", type=Path, help=argparse.SUPPRESS)  # internal: the child that fills vectors
     args = parser.parse_args(argv)
     if args.fill_vectors is not None:
@@ -325,7 +305,7 @@ def main(argv: list[str] | None = None) -> int:
     cycles = min(args.cycles, args.repeat)
 
     started = time.perf_counter()
-    machine = machine_info()
+    machine = harness.machine_info()
     stores: list[Store] = []
     try:
         for size in sizes:
@@ -334,17 +314,17 @@ def main(argv: list[str] | None = None) -> int:
             stores.append(store)
             print(f"speed_context: {size} docs ready {store.setup}", file=sys.stderr)
         measured = measure(stores, args.repeat, cycles, args.warmup, args.task)
-    except BenchmarkError as exc:
+    except harness.BenchmarkError as exc:
         print(f"speed_context: {exc}", file=sys.stderr)
         return 1
     finally:
         for store in stores:  # never leave a worker behind
             try:
                 worker(store, "stop")
-            except BenchmarkError as exc:
+            except harness.BenchmarkError as exc:
                 print(f"speed_context: stopping the worker failed: {exc}", file=sys.stderr)
 
-    samples: Samples = measured["samples"]
+    samples: harness.Samples = measured["samples"]
     results = []
     for store in stores:
         for command, _ in COMMANDS:
@@ -357,7 +337,7 @@ def main(argv: list[str] | None = None) -> int:
         "machine": machine,
         "config": {"sizes": sizes, "repeat": args.repeat, "cycles": cycles, "warmup": args.warmup, "seed": args.seed,
                    "task": args.task, "vectors": "synthetic (FakeEmbedder: real model_id/dim/tokenizer, seeded random "
-                   "unit vectors); queries embedded by the real model", "pycache_prefix": str(PYCACHE),
+                   "unit vectors); queries embedded by the real model", "pycache_prefix": str(harness.PYCACHE),
                    "caller_had_dontwritebytecode": "PYTHONDONTWRITEBYTECODE" in os.environ,
                    "get_warm_limit_ratio": GET_WARM_LIMIT, "context_warm_limit_ratio": CONTEXT_WARM_LIMIT},
         "setup": [{"size": s.size, **s.setup} for s in stores],
@@ -371,9 +351,10 @@ def main(argv: list[str] | None = None) -> int:
     title = [f"docir context/get latency: python {machine['python']}, {machine['cpu_count']} CPUs, "
              f"seed {args.seed}, {args.repeat} rounds per phase in {cycles} cycles "
              f"(+{args.warmup} warm-up per phase), synthetic stored vectors, real query embedding",
-             f'task: "{args.task}"', *(floor_line(floors[mode], f" during the {mode} phase") for mode in floors)]
+             f'task: "{args.task}"',
+             *(harness.floor_line(floors[mode], f" during the {mode} phase") for mode in floors)]
     columns, rows = size_table(results, LABELS)
-    report("speed_context", payload, title=title, columns=columns, rows=rows, out=args.out)
+    harness.report("speed_context", payload, title=title, columns=columns, rows=rows, out=args.out)
     return 0
 
 

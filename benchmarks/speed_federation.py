@@ -16,7 +16,6 @@ ratio to the CLI's warm context-1. Prints a table, writes JSON.
 
 from __future__ import annotations
 
-import argparse
 import sys
 import time
 from pathlib import Path
@@ -26,7 +25,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 import speed_context as sc
-from harness import CACHE, BenchmarkError, Rounds, Samples, docir_argv, machine_info, model_env, report
+from harness import CACHE, BenchmarkError, Rounds, Samples, arguments, docir_argv, machine_info, model_env, report
 
 TASK = sc.TASK
 
@@ -54,10 +53,8 @@ async def mcp_timings(root: Path, env: dict[str, str], rounds: int) -> list[floa
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = arguments("speed_federation", __doc__, repeat=15)
     parser.add_argument("--size", type=int, default=1000, help="documents in each of the three stores (default 1000)")
-    parser.add_argument("--repeat", type=int, default=15, help="measured rounds (default 15)")
-    parser.add_argument("--out", type=Path, help="JSON output (default benchmarks/results/speed_federation.json)")
     parser.add_argument("--cache", type=Path, default=CACHE, help="where generated stores are kept")
     args = parser.parse_args(argv)
 

@@ -18,7 +18,6 @@ benchmarks/results/template_embed.json.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import shutil
@@ -34,8 +33,8 @@ REPO = HERE.parent
 sys.path.insert(0, str(HERE))
 
 from against_revision import unpacked  # noqa: E402  (benchmarks/ is not a package)
-from harness import CACHE as BENCH_CACHE  # noqa: E402
-from harness import machine_info, report, run, table  # noqa: E402
+from harness import CACHE as BENCH_CACHE
+from harness import arguments, machine_info, report, run, table  # noqa: E402
 
 CACHE = BENCH_CACHE / "template-embed"
 SOURCE = REPO.parent / "shared" / "benchdata" / "eips"
@@ -131,12 +130,11 @@ def boilerplate(root: Path) -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = arguments("template_embed", __doc__)
     parser.add_argument("--rev", default="main", help="the revision to compare with (default main)")
     parser.add_argument("--corpora", default="madr,eips")
     parser.add_argument("--time", default="madr", help="corpora whose whole first embed is timed ('' for none)")
     parser.add_argument("--repeat", type=int, default=1, help="timed rounds per side (default 1)")
-    parser.add_argument("--out", type=Path, help="JSON output (default benchmarks/results/template_embed.json)")
     args = parser.parse_args(argv)
     if not SOURCE.is_dir():
         print(f"template_embed.py: {SOURCE} not found", file=sys.stderr)

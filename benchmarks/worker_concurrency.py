@@ -20,7 +20,6 @@ Prints a table, writes benchmarks/results/worker_concurrency.json.
 
 from __future__ import annotations
 
-import argparse
 import json
 import statistics
 import subprocess
@@ -33,21 +32,7 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from harness import (  # benchmarks/ is not a package
-    CACHE,
-    SEED,
-    cached_marker,
-    docir_argv,
-    fresh_store,
-    machine_info,
-    model_env,
-    percentile,
-    report,
-    run,
-    store_key,
-    table,
-    write_marker,
-)
+import harness  # benchmarks/ is not a package
 
 QUERIES = ("how are cache invalidation events propagated", "retry policy for failed webhook deliveries",
            "who owns the session store migration", "rate limits on the public API gateway")
@@ -55,26 +40,26 @@ QUERIES = ("how are cache invalidation events propagated", "retry policy for fai
 
 def docir(root: Path, *args: str, worker: bool = True, check: bool = True) -> tuple[float, str]:
     """One `python -m docir ARGS --root ROOT` with the model: its wall ms and stdout."""
-    ran = run(docir_argv(*args, "--root", str(root)), what=f"docir {' '.join(args)}", env=model_env(worker),
-              ok_codes=(0,) if check else range(256))
+    ran = harness.run(harness.docir_argv(*args, "--root", str(root)), what=f"docir {' '.join(args)}",
+                      env=harness.model_env(worker), ok_codes=(0,) if check else range(256))
     return ran.ms, ran.stdout.decode()
 
 
 def summary(values: list[float]) -> dict[str, float]:
     return {"n": len(values), "p50_ms": round(statistics.median(values), 1),
-            "p95_ms": round(percentile(values, 0.95), 1), "max_ms": round(max(values), 1)}
+            "p95_ms": round(harness.percentile(values, 0.95), 1), "max_ms": round(max(values), 1)}
 
 
 def prepare(cache: Path, docs: int) -> tuple[Path, list[str]]:
     root = cache / f"concurrency-store-{docs}"
-    key = store_key()
-    info = cached_marker(root, key, docs, SEED)
+    key = harness.store_key()
+    info = harness.cached_marker(root, key, docs, harness.SEED)
     if info is not None:
         ids = list(info["ids"])
     else:
         print(f"generating {docs} documents in {root}", file=sys.stderr)
-        ids, _ = fresh_store(root, docs, SEED)
-        write_marker(root, key, docs, SEED, ids)
+        ids, _ = harness.fresh_store(root, docs, harness.SEED)
+        harness.write_marker(root, key, docs, harness.SEED, ids)
     docir(root, "worker", "stop")
     docir(root, "reindex", worker=False)
     _, out = docir(root, "embed", "--status", "--json", worker=False)
@@ -132,8 +117,8 @@ def bench_flush(root: Path, ids: list[str], flush_docs: int, rounds: int) -> dic
             handle.write(f"\nEdited for the flush benchmark, run {stamp}, file {n}.\n")
     docir(root, "reindex", worker=False)
     began = time.perf_counter()
-    flush = subprocess.Popen(docir_argv("embed", "--flush", "--json", "--root", str(root)),
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=model_env(True))
+    flush = subprocess.Popen(harness.docir_argv("embed", "--flush", "--json", "--root", str(root)),
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=harness.model_env(True))
     busy: dict[str, list[float]] = {read: [] for read in READS}
     n = 0
     while flush.poll() is None:
@@ -150,23 +135,23 @@ def bench_flush(root: Path, ids: list[str], flush_docs: int, rounds: int) -> dic
     for key in idle:
         if busy[key]:
             rows[key] = {"idle": summary(idle[key]), "during_flush": summary(busy[key]),
-                         "p95_ratio": round(percentile(busy[key], 0.95) / percentile(idle[key], 0.95), 2)}
+                         "p95_ratio": round(harness.percentile(busy[key], 0.95)
+                                            / harness.percentile(idle[key], 0.95), 2)}
     return {"flush_s": round(flush_s, 1), "flush": {k: report.get(k) for k in ("documents", "texts_embedded",
                                                                               "texts_reused", "due")},
             "reads": rows, "target": 3.0}
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = harness.arguments("worker_concurrency", __doc__)
     parser.add_argument("--docs", type=int, default=1000, help="documents in the generated store (default 1000)")
     parser.add_argument("--clients", type=int, default=8, help="clients at once (default 8)")
     parser.add_argument("--calls", type=int, default=20, help="context calls per client (default 20)")
     parser.add_argument("--flush-docs", type=int, default=500, help="documents edited, then flushed (default 500)")
     parser.add_argument("--rounds", type=int, default=15, help="idle rounds of search/get/context (default 15)")
-    parser.add_argument("--cache", type=Path, default=CACHE, help="where the generated store is kept")
-    parser.add_argument("--out", type=Path, help="JSON output (default benchmarks/results/worker_concurrency.json)")
+    parser.add_argument("--cache", type=Path, default=harness.CACHE, help="where the generated store is kept")
     args = parser.parse_args(argv)
-    machine = machine_info()
+    machine = harness.machine_info()
     root, ids = prepare(args.cache, args.docs)
     docir(root, "worker", "start")
     try:
@@ -178,13 +163,13 @@ def main(argv: list[str] | None = None) -> int:
     part_one = [[key, row["n"], row["p50_ms"], row["p95_ms"], row["max_ms"]] for key, row in clients.items()
                 if key.endswith("client") or key.endswith("clients")]
     title = ["1. warm context calls: one client vs many at once",
-             *table([("", ""), ("n", "d"), ("p50 ms", ".1f"), ("p95 ms", ".1f"), ("max ms", ".1f")], part_one),
+             *harness.table([("", ""), ("n", "d"), ("p50 ms", ".1f"), ("p95 ms", ".1f"), ("max ms", ".1f")], part_one),
              f"p95 (many) / p50 (one) = {clients['p95_over_single_p50']} (target <= {clients['target']})",
              "", f"2. reads while a flush runs ({flush['flush_s']} s, {flush['flush']})"]
     rows = [[key, row["idle"]["p50_ms"], row["idle"]["p95_ms"], row["during_flush"]["p50_ms"],
              row["during_flush"]["p95_ms"], row["during_flush"]["n"], row["p95_ratio"]]
             for key, row in flush["reads"].items()]
-    report("worker_concurrency", result, title=title, out=args.out, rows=rows,
+    harness.report("worker_concurrency", result, title=title, out=args.out, rows=rows,
            columns=[("", ""), ("idle p50", ".1f"), ("idle p95", ".1f"), ("flush p50", ".1f"), ("flush p95", ".1f"),
                     ("n", "d"), ("p95 x", ".2f")],
            notes=[f"target: p95 during the flush <= {flush['target']}x idle"])
