@@ -37,7 +37,7 @@ REPO = HERE.parent
 sys.path.insert(0, str(HERE))
 
 import speed_context  # noqa: E402  (benchmarks/ is not a package)
-from harness import CACHE, MARKER, SEED, Rounds, arguments, docir_argv, machine_info, model_env, report, run  # noqa: E402
+from _harness import CACHE, MARKER, SEED, Rounds, arguments, docir_argv, machine_info, model_env, report, run  # noqa: E402
 from speed import parse_sizes, picks  # noqa: E402
 
 REV_MARKER = ".against-revision.json"

@@ -33,8 +33,8 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
+from _harness import SEED, Rounds, Samples, arguments, docir_argv, git, git_env, in_temp_repo, machine_info, report
 from generate import generate_store  # benchmarks/ is not a package
-from harness import SEED, Rounds, Samples, arguments, docir_argv, git, git_env, in_temp_repo, machine_info, report
 from hook_speed import run
 
 CASES = ("commit-nohook", "hook-one", "lint-staged-one", "lint-disk-one", "hook-renames", "hook-no-docs",

@@ -36,7 +36,7 @@ from docir.services.retrieval import budget as budgets
 from docir.services.retrieval import commands
 from docir.services.retrieval.skeleton import cost
 from docir.services.vectors.query_source import LocalModel, register_process_model
-from harness import arguments, percentile, report  # benchmarks/harness.py, beside this file
+from _harness import arguments, percentile, report  # benchmarks/_harness.py, beside this file
 
 DEFAULT_CORPORA = ("quality", "docir", "eips")
 TARGET_MEDIAN = 2500  # tokens per task

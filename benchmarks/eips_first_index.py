@@ -41,7 +41,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE / "quality"))
 
-from harness import CACHE, REPO, Samples, arguments, docir_argv, machine_info, model_env, report, run  # noqa: E402
+from _harness import CACHE, REPO, Samples, arguments, docir_argv, machine_info, model_env, report, run  # noqa: E402
 
 QUERY = "how does a contract signal which token interfaces it supports"
 

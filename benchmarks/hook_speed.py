@@ -32,7 +32,7 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-import harness  # benchmarks/ is not a package
+import _harness as harness  # benchmarks/ is not a package
 from generate import generate_store  # benchmarks/ is not a package
 
 COMMANDS: tuple[tuple[str, str], ...] = (

@@ -27,7 +27,7 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from harness import CACHE, SEED, Samples, arguments, report, timed  # noqa: E402  (benchmarks/ is not a package)
+from _harness import CACHE, SEED, Samples, arguments, report, timed  # noqa: E402  (benchmarks/ is not a package)
 from speed import parse_sizes  # noqa: E402
 from speed_context import TASK, prepare_store  # noqa: E402
 from worker_concurrency import QUERIES  # noqa: E402

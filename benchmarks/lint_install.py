@@ -30,8 +30,8 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
+from _harness import REPO, SEED, BenchmarkError, arguments, git_env, machine_info, report, run
 from generate import generate_store  # benchmarks/ is not a package
-from harness import REPO, SEED, BenchmarkError, arguments, git_env, machine_info, report, run
 
 TARGET_S = 8.0
 MODEL_RUNTIME = ("onnxruntime", "fastembed", "tokenizers")

@@ -31,7 +31,7 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from harness import REPO, arguments, docir_argv, machine_info, report, run  # benchmarks/ is not a package
+from _harness import REPO, arguments, docir_argv, machine_info, report, run  # benchmarks/ is not a package
 
 TASK = "how does docir keep a superseded decision out of the results"
 BUDGET_TOKENS = 2000

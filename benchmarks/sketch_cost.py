@@ -20,7 +20,7 @@ sys.path.insert(0, str(HERE / "quality"))
 
 import run as bench  # benchmarks/ is not a package
 import sketch as sketches
-from harness import Rounds, Samples, arguments, child_env, docir_argv, machine_info, report, run
+from _harness import Rounds, Samples, arguments, child_env, docir_argv, machine_info, report, run
 
 WAYS = ("task", "sketch", "sketch+terms")
 

@@ -25,7 +25,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 import speed_context as sc
-from harness import CACHE, BenchmarkError, Rounds, Samples, arguments, docir_argv, machine_info, model_env, report
+from _harness import CACHE, BenchmarkError, Rounds, Samples, arguments, docir_argv, machine_info, model_env, report
 
 TASK = sc.TASK
 

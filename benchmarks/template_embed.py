@@ -32,9 +32,9 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 sys.path.insert(0, str(HERE))
 
+from _harness import CACHE as BENCH_CACHE
+from _harness import arguments, machine_info, report, run, table  # noqa: E402
 from against_revision import unpacked  # noqa: E402  (benchmarks/ is not a package)
-from harness import CACHE as BENCH_CACHE
-from harness import arguments, machine_info, report, run, table  # noqa: E402
 
 CACHE = BENCH_CACHE / "template-embed"
 SOURCE = REPO.parent / "shared" / "benchdata" / "eips"

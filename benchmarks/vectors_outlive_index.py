@@ -40,7 +40,7 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE / "quality"))
 
 import run as quality  # noqa: E402  (benchmarks/ is not a package)
-from harness import CACHE, BenchmarkError, docir_argv, machine_info, model_env, report, results_path, run  # noqa: E402
+from _harness import CACHE, BenchmarkError, docir_argv, machine_info, model_env, report, results_path, run  # noqa: E402
 
 QUERY = "how does a contract signal which token interfaces it supports"
 

@@ -1,4 +1,4 @@
-"""benchmarks/harness.py, what every benchmark reports through: the statistics, the table and the JSON."""
+"""benchmarks/_harness.py, what every benchmark reports through: the statistics, the table and the JSON."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from tests.conftest import REPO
 
 sys.path.insert(0, str(REPO / "benchmarks"))
 
-import harness  # noqa: E402  (benchmarks/ is not a package)
+import _harness as harness  # noqa: E402  (benchmarks/ is not a package)
 
 
 def test_percentile_is_nearest_rank() -> None:

@@ -42,7 +42,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent))
 import run as bench  # noqa: E402
-from harness import report, table  # noqa: E402
+from _harness import report, table  # noqa: E402
 from template_embed import folded, section_bodies  # noqa: E402
 
 WORK = bench.REPO / "benchmarks" / ".cache" / "quality-boilerplate"

@@ -99,7 +99,7 @@ def main() -> int:
             notes.append(f"{variant}: eips nDCG@10 " + ", ".join(f"{m} {eips[m]['ndcg@10']:.3f}" for m in bench.MODES)
                          + f"; fused answer@1 {eips['fused']['answer@1']:.3f}")
     sys.path.insert(0, str(bench.HERE.parent))
-    from harness import report  # benchmarks/harness.py: how every benchmark writes its results
+    from _harness import report  # benchmarks/_harness.py: how every benchmark writes its results
 
     report("fusion_variants", {"variants": results}, out=args.out, title=["nDCG@10 by variant and mode"],
            columns=[("variant", ""), ("mode", ""), *((g, ".3f") for g in groups), ("cranfield", ".3f")],

@@ -178,7 +178,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if rows is not None:
             by_corpus[name] = rows
     sys.path.insert(0, str(HERE.parent))
-    from harness import report  # benchmarks/harness.py: how every benchmark writes its results
+    from _harness import report  # benchmarks/_harness.py: how every benchmark writes its results
 
     tables = [*(table(by_corpus, kind) + "\n" for kind in SKETCHES),
               *(terms_table(by_corpus, kind) + "\n" for kind in ("good", "poor"))]

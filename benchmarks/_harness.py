@@ -6,14 +6,19 @@ each write again:
     stores      store_key / cached_marker / write_marker / fresh_store: a generated store
                 (benchmarks/generate.py) kept in benchmarks/.cache/ and reused while generate.py is unchanged;
                 in_temp_repo / git: a throwaway git repository
-    processes   child_env / model_env / git_env, run (wall and CPU time of one process), docir_argv
+    processes   child_env / model_env / git_env, run (wall and CPU time of one process; BenchmarkError
+                on failure), docir_argv, timed (an in-process call)
     rounds      Rounds: every round runs the floor (`python -c "import sqlite3, json"`) first, then the
                 script's commands, so the machine's noise hits all alike; warm-up rounds are dropped
-    statistics  percentile (nearest rank), Samples.row (median, p90, ratio to the floor, CPU)
-    report      report: prints the title lines, an aligned table, the targets and warnings, and writes
-                the JSON to benchmarks/results/<name>.json (or --out), stamped with machine_info
+    statistics  percentile (nearest rank), Samples.row (median, p90, ratio to the floor, CPU), target
+                (an informational PASS/FAIL/SKIP), warn_once (a sanity-check problem, once)
+    command     arguments: the parser with --out and, when asked, --repeat, --warmup, --seed
+    report      report: prints the title lines, an aligned table (table), the targets and warnings, the
+                notes, and writes the JSON to benchmarks/results/<name>.json (or --out), stamped with
+                machine_info; floor_line says what the floor was
 
-Scripts put benchmarks/ on sys.path and `from harness import ...` (benchmarks/ is not a package).
+Scripts put benchmarks/ on sys.path and `from _harness import ...` or `import _harness as harness`
+(benchmarks/ is not a package). The leading underscore says it is no benchmark of its own: it has no command.
 """
 
 from __future__ import annotations
