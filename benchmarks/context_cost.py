@@ -35,7 +35,8 @@ import run as quality  # noqa: I001  (benchmarks/quality/run.py: corpora, querie
 from docir.services.retrieval import budget as budgets
 from docir.services.retrieval import commands
 from docir.services.retrieval.skeleton import cost
-from docir.services.vectors.query_source import LocalModel, register_process_model
+from docir.services.vectors.model_registry import register_process_model
+from docir.services.vectors.query_source import LocalModel
 from _harness import arguments, percentile, report  # benchmarks/_harness.py, beside this file
 
 DEFAULT_CORPORA = ("quality", "docir", "eips")
