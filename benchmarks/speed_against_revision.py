@@ -8,7 +8,8 @@ on one machine, in one run: these machines are too noisy for figures taken at di
 - The store is speed.py's generated one (benchmarks/.cache/store-<N>-seed7), as speed.py prepares
   it. The cold commands of both trees read that one store (DOCIR_WORKER=0, no model), in turn.
 - The warm commands need a worker per tree, and a worker belongs to one store (a client of
-  another docir version stops it): the revision reads a copy of the store, indexed by its code.
+  another docir version stops it): each tree's worker reads a copy of its own, indexed by its
+  code, which no cold command touches.
 - The revision is unpacked with `git archive` (against_revision.py's `unpacked`); PYTHONPATH picks
   the tree. Every round times the floor, then each command of each tree, the trees' order
   alternating from command to command and from round to round.
@@ -32,8 +33,9 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 sys.path.insert(0, str(HERE))
 
-from against_revision import CACHE, quartiles, unpacked  # noqa: E402  (benchmarks/ is not a package)
-from speed import FLOOR_ARGV, SEED, Store, child_env, machine_info, prepare_store, write_results  # noqa: E402
+from _harness import CACHE, FLOOR_ARGV, SEED, child_env, machine_info, results_path, write_json  # noqa: E402
+from against_revision import quartiles, unpacked  # noqa: E402  (benchmarks/ is not a package)
+from speed import Store, prepare_store  # noqa: E402
 
 COLD = ("get", "search", "query", "help", "lint-one", "reindex-unchanged")
 WARM = ("get-warm", "search-warm", "query-warm")
@@ -59,9 +61,9 @@ def argv_root(argv: list[str]) -> str:
     return argv[argv.index("--root") + 1] if "--root" in argv else str(CACHE)
 
 
-def rev_copy(store: Store, sha: str, tree: Path) -> Store:
-    """The revision's copy of the store for its warm worker, indexed by its code."""
-    root = CACHE / f"rev-{sha[:12]}-speed-store-{store.size}"
+def warm_copy(store: Store, name: str, tree: Path) -> Store:
+    """A tree's copy of the store for its warm worker, indexed by its code."""
+    root = CACHE / f"{name}-speed-store-{store.size}"
     if not (root / ".docir" / "index.db").is_file():
         shutil.rmtree(root, ignore_errors=True)
         shutil.copytree(store.root / "docs", root / "docs")
@@ -82,7 +84,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     sha, rev_tree = unpacked(args.rev)
     store = prepare_store(CACHE, args.size, SEED)
-    sides = {"this": (REPO, store), "rev": (rev_tree, rev_copy(store, sha, rev_tree))}
+    sides = {"this": (REPO, warm_copy(store, "this", REPO)),
+             "rev": (rev_tree, warm_copy(store, f"rev-{sha[:12]}", rev_tree))}
     times: dict[str, list[float]] = {"floor": []}
     for command in (*COLD, *WARM):
         for side in SIDES:
@@ -117,13 +120,13 @@ def main(argv: list[str] | None = None) -> int:
                      "ratio": round(statistics.median(mine) / statistics.median(theirs), 3),
                      "ratio_quartiles": quartiles([a / b for a, b in zip(mine, theirs, strict=True)])})
     payload = {"rev": sha, "size": args.size, "rounds": args.rounds,
-               "floor_ms": round(statistics.median(times["floor"]), 1), "rows": rows}
+               "floor_ms": round(statistics.median(times["floor"]), 1), "rows": rows, "machine": machine_info()}
     print(f"this tree against {sha[:12]}, {args.size} documents, {args.rounds} rounds, "
           f"floor {payload['floor_ms']} ms")
     print(f"{'command':<20}{'this ms':>10}{'rev ms':>10}{'ratio':>8}  ratio quartiles")
     for row in rows:
         print(f"{row['command']:<20}{row['this_ms']:>10}{row['rev_ms']:>10}{row['ratio']:>8}  {row['ratio_quartiles']}")
-    write_results(HERE / "results" / "speed_against_revision.json", payload, machine_info())
+    write_json(results_path("speed_against_revision"), payload)
     return 0
 
 

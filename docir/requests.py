@@ -44,9 +44,9 @@ class Option(NamedTuple):
     folder: bool = False  # a folder path as typed, relative to the caller's folder (a file there is refused)
     # How the terminal gives a value the request holds otherwise: "commas" (one word, split on commas),
     # "body" (text, '-' for stdin, '@FILE' for a file), "absolute" (paths, made absolute from the caller's
-    # folder), "alone" (a value that may be left out, meaning `alone_means`).
+    # folder), "relative" (paths, kept relative to the caller's folder for the command to resolve).
     typed: str | None = None
-    alone_means: str | None = None
+    alone_means: str | None = None  # what the option means given alone, without its value
 
 
 class Required:

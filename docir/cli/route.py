@@ -29,6 +29,7 @@ COMMANDS = {
     "query": "query_cmd", "search": "search_cmd", "context": "context_cmd", "reindex": "reindex_cmd",
     "embed": "embed_cmd", "lint": "lint_cmd", "rule": "rule_cmd", "mcp": "mcp_cmd", "agents": "agents_cmd",
     "adopt": "adopt_cmd", "worker": "worker_cmd", "hooks": "hooks_cmd", "ref": "ref_cmd",
+    "publish": "publish_cmd",
 }
 # The commands declared by a request: their modules import no typer, so the fast path may load them.
 DECLARED = frozenset({"get", "search", "query", "context", "lint", "add", "update", "archive"})
@@ -227,7 +228,7 @@ def request_of(declaration: Declared, given: Mapping[str, Any], call: Invocation
             continue
         value, typed = given[f.name], f.option.typed
         if isinstance(value, (list, tuple)):
-            if f.option.folder:
+            if f.option.folder or typed == "relative":
                 value = tuple(str(Path(v)) for v in value)
             elif typed == "absolute":
                 value = tuple(str(call.path(v)) for v in value)

@@ -68,9 +68,9 @@ def parameter(item: route.Field) -> inspect.Parameter:
     text = option.cli_help or option.help
     required = item.default is REQUIRED
     if item.kind in ("word", "words"):
-        hint: Any = str
+        hint: Any = Path if option.typed == "relative" else str
         if item.kind == "words":
-            hint = list[str] if required else Optional[list[str]]
+            hint = list[hint] if required else Optional[list[hint]]
         default = ... if required else (None if item.kind == "words" else item.default)
         info = typer.Argument(help=text, metavar=option.metavar, show_default=False)
         return _keyword(item.name, Annotated[hint, info], default)
@@ -84,7 +84,7 @@ def parameter(item: route.Field) -> inspect.Parameter:
         info = typer.Option(*item.spellings, min=option.min, max=option.max, metavar=option.metavar, help=text)
         return _keyword(item.name, Annotated[int, info], item.default)
     if option.choices:
-        choices: Any = Enum(item.name, {c: c for c in option.choices}, type=str)  # type: ignore[misc]
+        choices: Any = Enum(item.name.capitalize(), {c: c for c in option.choices}, type=str)  # type: ignore[misc]
         info = typer.Option(*item.spellings, help=text)
         return _keyword(item.name, Annotated[choices, info], choices(item.default))
     if item.kind == "list":

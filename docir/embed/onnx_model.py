@@ -15,10 +15,9 @@ from typing import Any
 import numpy as np
 
 from docir.embed.protocol import Vectors
-from docir.embed.resolve import ModelChoice
+from docir.embed.resolve import MODEL_FILE, ModelChoice
 from docir.embed.tokens import TokenCounter
 
-MODEL_FILE = "model.onnx"
 # Texts per session run. On 2 cores, over the 150-EIP texts sorted by tokens: 32 (what the bare
 # benchmark session uses) 23.8-24.4 s and 1.1 GB peak, 16 22.5-23.0 s and 0.7 GB, 64 24.2-25.8 s
 # and 1.9 GB. 4 and 8 were faster still on a quiet machine, slower with neighbours.
@@ -36,8 +35,8 @@ class OnnxEmbedder(TokenCounter):
         options = ort.SessionOptions()
         options.enable_mem_pattern = False  # see the module docstring: 0.8 GB less at the same speed
         # Idle pool threads spin after every run by default. In the worker, where each query is one
-        # short run among other commands' work, that spinning cost 15 ms of CPU per query against
-        # 4 ms without it, at the same wall time; a 400-text batch ran as fast either way.
+        # short run among other commands' work, that spinning took CPU from the other commands at no
+        # gain in wall time, and a large batch ran as fast either way (adr-bf5a3f3b4a55).
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         if threads is not None:
             options.intra_op_num_threads = threads

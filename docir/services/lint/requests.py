@@ -12,7 +12,8 @@ FORMATS = ("text", "json", "github")
 class LintRequest(NamedTuple):
     files: Annotated[tuple[str, ...], Option(
         "Check these files only: they are read, the rest of the store is known from the index (kept fresh by "
-        "the usual stat walk). Default: every document.", positional=True, metavar="[PATHS]...")] = ()
+        "the usual stat walk). Default: every document.", positional=True, metavar="[PATHS]...",
+        typed="relative")] = ()
     deep: Annotated[bool, Option("Also look for near-duplicate documents by embedding similarity.")] = False
     format: Annotated[str, Option("text (path:line:col: CODE message), json, or github annotations.",
                                   choices=FORMATS)] = "text"
