@@ -61,6 +61,8 @@ def compact(row: ContextHit) -> LinkedDoc:
                          "via": row["via"], "size": row["size"]}
     if "store" in row:
         linked["store"] = row["store"]
+    if "repo" in row:
+        linked["repo"] = row["repo"]
     return linked
 
 

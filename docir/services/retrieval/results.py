@@ -41,6 +41,7 @@ class _Frontmatter(TypedDict):
     path: str
     size: Size
     store: NotRequired[str]  # only while reading across stores: "." is this one
+    repo: NotRequired[str]  # only from an organisation store: the repository that published it
 
 
 class Skeleton(_Frontmatter):
@@ -132,6 +133,7 @@ class LinkedDoc(TypedDict):
     via: Via
     size: Size
     store: NotRequired[str]
+    repo: NotRequired[str]
 
 
 # What ranking produces (full skeletons), and what `context` may show after budget.py shaped it.
