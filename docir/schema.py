@@ -166,6 +166,12 @@ def _cached(cache: Path, text: str) -> Schema | None:
         return None
 
 
+def as_json(schema: Schema) -> dict[str, Any]:
+    """The parsed schema as plain JSON data (sets as sorted lists): what the organisation store keeps."""
+    data: dict[str, Any] = json.loads(json.dumps(_to_json(schema), default=sorted))
+    return data
+
+
 def _to_json(schema: Schema) -> dict[str, Any]:
     return {**schema._asdict(), "types": {name: spec._asdict() for name, spec in schema.types.items()},
             "relations": {name: kind._asdict() for name, kind in schema.relations.items()},

@@ -39,7 +39,7 @@ COMMANDS = {
     "init": "init_cmd", "add": "add_cmd", "update": "update_cmd", "archive": "archive_cmd", "get": "get_cmd",
     "query": "query_cmd", "search": "search_cmd", "context": "context_cmd", "reindex": "reindex_cmd",
     "embed": "embed_cmd", "lint": "lint_cmd", "rule": "rule_cmd", "mcp": "mcp_cmd", "agents": "agents_cmd",
-    "adopt": "adopt_cmd", "worker": "worker_cmd", "hooks": "hooks_cmd", "ref": "ref_cmd",
+    "adopt": "adopt_cmd", "worker": "worker_cmd", "hooks": "hooks_cmd", "ref": "ref_cmd", "publish": "publish_cmd",
 }
 
 # Exactly these read commands may fan out to peer stores (adr-148bb3028835); writes never do.

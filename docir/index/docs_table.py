@@ -8,7 +8,16 @@ from collections.abc import Iterable, Iterator, Sequence
 
 from docir.index.chunked import in_chunks
 from docir.index.fts import index_text
-from docir.index.records import DocRow, FileState, Filters, Identity, Listing, SectionSpan, SkippedFile
+from docir.index.records import (
+    DocRow,
+    DocumentState,
+    FileState,
+    Filters,
+    Identity,
+    Listing,
+    SectionSpan,
+    SkippedFile,
+)
 from docir.index.vector_store import VectorStore
 
 _LISTING_COLUMNS = ("rowid, path, id, type, title, description, status, tags, related, owner, verified, archived, size,"
@@ -222,6 +231,15 @@ class DocsTable:
         """Every row carrying `doc_id` (more than one means a duplicate id), ordered by path."""
         rows = self.conn.execute("SELECT rowid FROM documents WHERE id = ? ORDER BY path", (doc_id,))
         return [(int(r[0]), self._row(int(r[0]))) for r in rows.fetchall()]
+
+    def states(self) -> list[DocumentState]:
+        """Every document's identity and file hash, in path order: what a publish compares first."""
+        rows = self.conn.execute("SELECT rowid, path, id, type, status, archived, sha256 FROM documents ORDER BY path")
+        return [DocumentState(int(r[0]), r[1], r[2], r[3], r[4], bool(r[5]), r[6]) for r in rows]
+
+    def rows_by_rowid(self, rowids: Iterable[int]) -> dict[int, DocRow]:
+        """The whole rows, bodies and sections included, of these documents."""
+        return {rowid: self._row(rowid) for rowid in rowids}
 
     def body_of(self, rowid: int) -> str:
         found = self.conn.execute("SELECT body FROM documents WHERE rowid = ?", (rowid,)).fetchone()

@@ -156,3 +156,26 @@ class VectorSet(NamedTuple):
     rowids: list[int]  # document rowid per matrix row
     ordinals: list[int]  # -1 for the document vector, else the chunk ordinal
     matrix: "Matrix"  # (n, dim) float32, unit rows
+
+
+class DocumentState(NamedTuple):
+    """What a publish compares of a document before it reads its body: who it is, where, and its file's hash."""
+
+    rowid: int
+    path: str
+    id: str
+    type: str
+    status: str
+    archived: bool
+    sha256: str
+
+
+class VectorPlan(NamedTuple):
+    """A document's vectors as the index points at them, by text hash (no vector is read here)."""
+
+    rowid: int
+    model_id: str | None  # the model of its vectors; None: never embedded
+    complete: bool  # its document vector and its section vectors are current
+    vector_sha: str | None  # its document vector's text hash; None when due
+    chunks: tuple[ChunkVector, ...]  # its chunk plan, when complete
+    shared: frozenset[int]  # ordinals of the chunks that have no vector (adr-5d1c0a7e94b2)

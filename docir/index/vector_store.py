@@ -7,7 +7,7 @@ import time
 from collections.abc import Collection, Iterable, Iterator
 
 from docir.index.chunked import in_chunks
-from docir.index.records import ChunkVector, EmbedJob, VectorSet
+from docir.index.records import ChunkVector, EmbedJob, VectorPlan, VectorSet
 
 # embeddings.dirty: 0 all vectors current; 1 the document vector is due (and its sections);
 # 2 the document vector is current and only its section vectors are due. A big first drain
@@ -199,6 +199,31 @@ class VectorStore:
         for doc, sha, vector_sha in docs:
             if vector_sha:
                 yield str(sha), str(vector_sha), chunks.get(int(doc), [])
+
+    def vector_plans(self) -> dict[int, VectorPlan]:
+        """Every embeddable document's vectors by text hash, whatever their model: what a publish compares.
+
+        A document's chunks are listed only when all its vectors are current; archived documents have
+        no row here (they get no vectors).
+        """
+        plans = {int(r[0]): VectorPlan(int(r[0]), r[1], int(r[2]) == CURRENT and r[1] is not None,
+                                       r[3] if int(r[2]) != DIRTY and r[1] is not None else None, (), frozenset())
+                 for r in self.conn.execute("SELECT doc, model_id, dirty, vector_sha FROM embeddings")}
+        chunks: dict[int, list[ChunkVector]] = {}
+        shared: dict[int, set[int]] = {}
+        for r in self.conn.execute(
+                "SELECT c.doc, c.ordinal, c.heading, c.section, c.continuation, c.start, c.end, c.vector_sha, c.shared"
+                f" FROM chunk_embeddings c JOIN embeddings e ON e.doc = c.doc WHERE e.dirty = {CURRENT}"
+                " ORDER BY c.doc, c.ordinal"):
+            doc = int(r[0])
+            chunk = ChunkVector(int(r[1]), r[2], r[3], bool(r[4]), int(r[5]), int(r[6]), r[7])
+            chunks.setdefault(doc, []).append(chunk)
+            if r[8]:
+                shared.setdefault(doc, set()).add(int(r[1]))
+        for doc, found in chunks.items():
+            if doc in plans and plans[doc].complete:
+                plans[doc] = plans[doc]._replace(chunks=tuple(found), shared=frozenset(shared.get(doc, ())))
+        return plans
 
     def vector_set(self, model_id: str) -> VectorSet:
         """Every document and chunk vector made by `model_id`, as one matrix."""

@@ -20,6 +20,8 @@ used the reader's model (`repos.model_id`).
 from __future__ import annotations
 
 DIMENSION = 384  # all-MiniLM-L6-v2, the model docir ships with; another model is searched without HNSW
+# The text search configuration of every tsvector here; a reader's tsquery must use the same one.
+TEXT_SEARCH = "english"
 
 MIGRATIONS: tuple[str, ...] = (
     # 1: the first tables
@@ -56,6 +58,7 @@ MIGRATIONS: tuple[str, ...] = (
         meta jsonb NOT NULL,                 -- the whole frontmatter
         body text NOT NULL,                  -- what `docir get` returns
         sha256 text NOT NULL,                -- of the file: an unchanged document is not rewritten
+        fingerprint text NOT NULL,           -- of all the row holds (file, path, active, vectors): publish compares it
         tsv tsvector NOT NULL,               -- title (A), description (B), body (C)
         vector vector,                       -- the document vector; NULL when not computed yet
         PRIMARY KEY (repo, id)
@@ -69,10 +72,10 @@ MIGRATIONS: tuple[str, ...] = (
         doc_id text NOT NULL,
         ord integer NOT NULL,                -- the section's place in its document
         heading text[] NOT NULL,             -- its heading path
-        start_line integer NOT NULL,
+        start_line integer NOT NULL,         -- 1-based lines of the body, end included
         end_line integer NOT NULL,
-        tsv tsvector NOT NULL,
-        vector vector,
+        tsv tsvector NOT NULL,               -- heading path (A), text (C)
+        vector vector,                       -- NULL: not computed, or its text is said by another document
         PRIMARY KEY (repo, doc_id, ord),
         FOREIGN KEY (repo, doc_id) REFERENCES docir.documents(repo, id) ON DELETE CASCADE
     );

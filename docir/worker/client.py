@@ -14,9 +14,10 @@ if TYPE_CHECKING:
     import socket
 
 # Commands that must run in the calling process: they manage the worker itself, create the store,
-# or own the process's stdin and stdout for a long session (the MCP server); and the top-level
+# or own the process's stdin and stdout for a long session (the MCP server); publish, whose
+# credentials are the caller's environment (PGPASSWORD, PGSERVICE), not the worker's; and the top-level
 # --help, which the caller prints from its own cache (cli/help_cache.py) faster than a round trip.
-LOCAL_COMMANDS = frozenset({"worker", "init", "mcp", "--help"})
+LOCAL_COMMANDS = frozenset({"worker", "init", "mcp", "publish", "--help"})
 # A worker that has not said "ready" within this long is too busy: the command runs here instead.
 HANDSHAKE_SECONDS = 0.5
 EXIT_INTERRUPTED = 130  # docir.errors.EXIT_INTERRUPTED, without importing it on the hot path

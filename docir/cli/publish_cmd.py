@@ -1,0 +1,96 @@
+"""docir publish URL [--as NAME] [--dry-run] [--remove] [--wait-embeddings]"""
+
+from __future__ import annotations
+
+import sys
+from typing import Annotated, Any
+
+import typer
+
+from docir.cli import render
+from docir.cli.options import JsonOption, RootOption
+from docir.services.indexing import session
+from docir.services.indexing.session import Session
+
+
+def command(
+    url: Annotated[str, typer.Argument(metavar="URL", help="postgresql://[user@]host[:port]/database; the password "
+                                       "from PGPASSWORD, ~/.pgpass or PGSERVICE.", show_default=False)],
+    as_name: Annotated[
+        str | None, typer.Option("--as", metavar="NAME", help="Publish under NAME instead of the name the git "
+                                 "remote gives (github.com/org/repo).", show_default=False),
+    ] = None,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Say what would be added, changed and removed; "
+                                          "write nothing.")] = False,
+    remove: Annotated[bool, typer.Option("--remove", help="Take this repository and all its documents out of "
+                                         "the organisation store.")] = False,
+    wait_embeddings: Annotated[
+        bool, typer.Option("--wait-embeddings", help="Compute every due vector first; without it, documents "
+                           "whose vectors are due are published without them (and counted)."),
+    ] = False,
+    root: RootOption = None,
+    json_out: JsonOption = False,
+) -> int:
+    """Publish this repository's documents to the organisation store (PostgreSQL with pgvector).
+
+    The store then holds exactly the current documents, their sections, links and the vectors
+    the index already has: one transaction, only what changed is written, and a second run
+    writes nothing. Needs `pip install 'docir[org]'`.
+    """
+    from docir.org import connect, publish
+
+    connect.check_url(url)
+    if connect.has_password(url):
+        render.warn("the URL holds a password, which shell history and CI logs keep; "
+                    "prefer PGPASSWORD, ~/.pgpass or PGSERVICE")
+    if remove:
+        if wait_embeddings:
+            render.warn("--wait-embeddings does nothing with --remove")
+        report = publish.remove(root, url, as_name=as_name, dry_run=dry_run, warn=render.warn)
+    else:
+        def action(s: Session) -> publish.PublishReport:
+            if wait_embeddings:
+                publish.wait_for_vectors(s, render.warn)
+            return publish.publish(s, url, as_name=as_name, dry_run=dry_run, progress=_progress(json_out),
+                                   warn=render.warn)
+
+        report = session.run(root, action, warn=render.warn)
+        if report.get("vectors_missing"):
+            render.warn(f"{report['vectors_missing']} of {report['documents']} documents are published without "
+                        "all their vectors (they are due); run with --wait-embeddings, or 'docir embed --flush' first")
+    if render.wants_json(json_out):
+        render.emit_json(report)
+    else:
+        render.key_values(f"publish {report['repo']} to {report['database']}", _summary(dict(report)))
+    return 0
+
+
+def _summary(report: dict[str, Any]) -> dict[str, Any]:
+    if report.get("dry_run"):
+        result = "dry run: nothing written"
+    elif "removed_repository" in report:
+        result = "removed" if report["removed_repository"] else "not published there: nothing to remove"
+    else:
+        result = "written" if report.get("written") else "up to date: nothing written"
+    report = {"result": result, **report}
+    ids = report.pop("ids", {})
+    for key in ("repo", "database", "dry_run", "written", "removed_repository"):
+        report.pop(key, None)
+    for kind, listed in ids.items():
+        if listed:
+            report[f"{kind} ids"] = listed
+    return {k: ("-" if v is None or v == "" else v) for k, v in report.items()}
+
+
+def _progress(json_out: bool) -> Any:
+    """Documents written so far, on stderr: redrawn in place on a terminal, a line a batch in a CI log."""
+    live = sys.stderr.isatty()
+
+    def show(done: int, total: int) -> None:
+        if total <= 200:
+            return
+        line = f"docir: publishing: {done:,}/{total:,} documents written"
+        sys.stderr.write(f"\r{line}" + ("\n" if done == total else "") if live else f"{line}\n")
+        sys.stderr.flush()
+
+    return show

@@ -1,0 +1,177 @@
+"""Reach the organisation database: check the URL, connect, check pgvector and the tables' version, migrate.
+
+Every connection reads `docir.meta.schema_version` (tables.py). A writer migrates an empty or
+older database, under an advisory lock so that many CI jobs arriving at a new database at once
+create its tables exactly once; a reader refuses an older one. A database newer than this docir
+is refused by both. Every refusal is one line, exit 2, with nothing written.
+
+Credentials come from libpq's own sources (PGPASSWORD, ~/.pgpass, PGSERVICE); a password written
+into the URL still works but is never repeated in any message (`redact`).
+"""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING, Any
+from urllib.parse import parse_qs, urlsplit
+
+from docir.errors import InputError, UsageError
+from docir.org.tables import MIGRATIONS, SCHEMA_VERSION
+
+if TYPE_CHECKING:
+    import psycopg
+
+SCHEMES = ("postgresql", "postgres")
+CONNECT_TIMEOUT = 5  # seconds: an unreachable server is an answer, not a hang in CI (URL's connect_timeout wins)
+# pg_advisory_xact_lock key of the migration step: one writer migrates, the others wait and find it done.
+MIGRATION_LOCK = 0x646F6369_72000001
+ENABLE_PGVECTOR = "CREATE EXTENSION vector;"
+
+
+class OrgError(InputError):
+    """The database cannot be used as it is (no pgvector, another schema version, no permission): exit 2."""
+
+
+def check_url(url: str) -> str:
+    """The URL if it names a PostgreSQL database; UsageError otherwise."""
+    scheme = url.split("://", 1)[0].lower() if "://" in url else ""
+    if scheme not in SCHEMES:
+        raise UsageError(f"'{redact(url)}' is not a PostgreSQL URL; give postgresql://[user@]host[:port]/database "
+                         "(the password from PGPASSWORD, ~/.pgpass or PGSERVICE)")
+    return url
+
+
+def has_password(url: str) -> bool:
+    try:
+        return bool(urlsplit(url).password)
+    except ValueError:
+        return False
+
+
+def redact(url: str) -> str:
+    """The URL with any password replaced by ***: what messages and reports show."""
+    try:
+        parts = urlsplit(url)
+        password = parts.password
+    except ValueError:
+        return url
+    if not password:
+        return url
+    user = parts.username or ""
+    host = parts.netloc.rsplit("@", 1)[1]
+    return parts._replace(netloc=f"{user}:***@{host}").geturl()
+
+
+def describe(url: str) -> str:
+    """A short name for the database in messages: host and database, no credentials."""
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname or parse_qs(parts.query).get("host", ["local socket"])[0]
+        return f"{host}{parts.path or '/'}"
+    except ValueError:
+        return redact(url)
+
+
+def connect(url: str) -> psycopg.Connection[Any]:
+    """An open connection (autocommit off); UsageError for a missing driver or an unreachable server."""
+    try:
+        import psycopg
+    except ImportError:
+        raise UsageError("the organisation store needs psycopg: pip install 'docir[org]'") from None
+    check_url(url)
+    options: dict[str, Any] = {"application_name": "docir"}
+    if "connect_timeout" not in url and "PGCONNECT_TIMEOUT" not in os.environ:
+        options["connect_timeout"] = CONNECT_TIMEOUT
+    try:
+        return psycopg.connect(url, **options)
+    except psycopg.Error as exc:
+        raise UsageError(f"cannot connect to {describe(url)}: {first_line(exc)}") from None
+
+
+def first_line(exc: BaseException) -> str:
+    """libpq's message, first line, with any password it quotes hidden."""
+    lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
+    text = lines[0] if lines else type(exc).__name__
+    return redact(text) if "://" in text else text
+
+
+def require_pgvector(conn: psycopg.Connection[Any], url: str) -> None:
+    """OrgError, saying how to enable it, when the database has no pgvector extension."""
+    if conn.execute("SELECT 1 FROM pg_extension WHERE extname = 'vector'").fetchone() is not None:
+        return
+    available = conn.execute("SELECT 1 FROM pg_available_extensions WHERE name = 'vector'").fetchone() is not None
+    conn.rollback()
+    if available:
+        raise OrgError(f"{describe(url)} has no pgvector extension; a superuser enables it once with: "
+                       f"{ENABLE_PGVECTOR}")
+    raise OrgError(f"the server of {describe(url)} has no pgvector: install pgvector on it, then a superuser runs "
+                   f"{ENABLE_PGVECTOR}")
+
+
+def database_version(conn: psycopg.Connection[Any]) -> int:
+    """The version of docir's tables in this database; 0 when it has none."""
+    found = conn.execute("SELECT to_regclass('docir.meta') IS NOT NULL").fetchone()
+    if not found or not found[0]:
+        return 0
+    row = conn.execute("SELECT value FROM docir.meta WHERE key = 'schema_version'").fetchone()
+    if row is None or not str(row[0]).isdigit():
+        raise OrgError("the schema docir of this database has no schema_version in docir.meta; "
+                       "it was not made by docir")
+    return int(row[0])
+
+
+def check_version(version: int, url: str, *, write: bool) -> None:
+    if version > SCHEMA_VERSION:
+        raise OrgError(f"{describe(url)} holds docir tables of version {version}, newer than this docir's "
+                       f"{SCHEMA_VERSION}; upgrade docir (pip install -U 'docir[org]')")
+    if version == 0 and not write:
+        raise OrgError(f"{describe(url)} has no docir tables yet; a 'docir publish' creates them")
+    if version < SCHEMA_VERSION and not write:
+        raise OrgError(f"{describe(url)} holds docir tables of version {version}, older than this docir's "
+                       f"{SCHEMA_VERSION}; the next 'docir publish' migrates them")
+
+
+def migrate(conn: psycopg.Connection[Any], url: str) -> int:
+    """Bring the tables to SCHEMA_VERSION in one transaction; return the version found before.
+
+    Under MIGRATION_LOCK, and the version read again once it is held: publishers that arrive
+    together at an empty database wait for the first, then find the tables made.
+    """
+    import psycopg
+
+    try:
+        with conn.transaction():
+            conn.execute("SELECT pg_advisory_xact_lock(%s)", (MIGRATION_LOCK,))
+            before = database_version(conn)
+            check_version(before, url, write=True)
+            for script in MIGRATIONS[before:]:
+                conn.execute(script.encode("utf-8"))
+            if before < SCHEMA_VERSION:
+                conn.execute("INSERT INTO docir.meta (key, value) VALUES ('schema_version', %s)"
+                             " ON CONFLICT (key) DO UPDATE SET value = excluded.value", (str(SCHEMA_VERSION),))
+    except psycopg.errors.InsufficientPrivilege as exc:
+        raise OrgError(f"cannot create or migrate docir's tables in {describe(url)}: {first_line(exc)}; "
+                       "the publishing role needs CREATE on the database (or to own schema docir)") from None
+    return before
+
+
+def open_database(url: str, *, write: bool, dry_run: bool = False) -> tuple[psycopg.Connection[Any], int]:
+    """A connection, and the version of docir's tables found in the database (0: none yet).
+
+    `write` (a publish): an empty or older database is migrated first, unless `dry_run`, which
+    only reports what a publish would do. A reader (`write` False) refuses tables older than this
+    docir's. Every side refuses newer ones. Raises OrgError or UsageError, the connection closed.
+    """
+    conn = connect(url)
+    try:
+        require_pgvector(conn, url)
+        found = database_version(conn)
+        conn.rollback()
+        if write and not dry_run and found < SCHEMA_VERSION:
+            found = migrate(conn, url)
+        elif found or not write:
+            check_version(found, url, write=write)
+        return conn, found
+    except BaseException:
+        conn.close()
+        raise

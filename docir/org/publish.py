@@ -1,0 +1,372 @@
+"""docir publish: make the organisation store hold exactly this repository's current documents.
+
+One transaction per publish (adr-6e1f0c2a9d47): a reader sees the repository as it was or as it
+is now, never half of it. It begins with an advisory lock on the repository's name, so two jobs
+publishing one repository take turns while other repositories' publishes go on beside them.
+Only documents whose fingerprint moved are written (rows.py); a publish that finds none writes
+nothing. Vectors come from the local index and the vector vault; no model is loaded unless
+--wait-embeddings asks for the due ones to be computed first.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, NamedTuple, TypedDict
+
+from docir.documents.globs import FIELD, as_globs
+from docir.embed.resolve import resolve
+from docir.errors import DocirError, UsageError
+from docir.index.records import DocRow
+from docir.index.vector_store import dim_of
+from docir.org import connect, names, rows
+from docir.org.tables import SCHEMA_VERSION, TEXT_SEARCH
+from docir.org.vectors import PgVector, register
+from docir.schema import Schema, as_json
+from docir.services.indexing.session import Session
+from docir.store import open_store
+
+if TYPE_CHECKING:
+    import psycopg
+
+BATCH = 200  # documents read from the index and sent per round: bounds memory on a big first publish
+Progress = Callable[[int, int], None]  # (documents written, documents to write)
+
+
+class Target(NamedTuple):
+    """Where in the organisation store this repository goes."""
+
+    name: str
+    remote: str  # its normalised remote; '' when it has none (published with --as)
+    revision: str | None
+
+
+class Model(NamedTuple):
+    """The model whose vectors a publish carries, as repos records it."""
+
+    model_id: str
+    window: int
+    chunking: str
+
+
+class PublishReport(TypedDict, total=False):
+    repo: str
+    remote: str
+    database: str
+    revision: str | None
+    dry_run: bool
+    removed_repository: bool
+    documents: int
+    added: int
+    changed: int
+    removed: int
+    unchanged: int
+    written: bool
+    vectors_missing: int
+    model: str | None
+    tables: str
+    ids: dict[str, list[str]]
+
+
+def target(root: Path, as_name: str | None) -> Target:
+    """The repository's name: --as, else its git remote normalised (names.py)."""
+    remote = names.git_remote(root) or ""
+    revision = names.git_revision(root)
+    if as_name is not None:
+        return Target(names.check_name(as_name), remote, revision)
+    if not remote:
+        raise UsageError("this repository has no git remote to name it by; give --as NAME")
+    return Target(remote, remote, revision)
+
+
+# --- what this repository has ----------------------------------------------------------------
+
+
+class Local(NamedTuple):
+    entries: dict[str, rows.Local]  # by id
+    model: Model | None
+    dimension: int | None
+    schema: dict[str, Any]
+    notes: list[str]
+
+
+def gather(session: Session) -> Local:
+    """Every document of the store with its fingerprint, and the model its vectors are published with."""
+    schema = session.schema
+    choice = resolve(schema.model_path, session.store.root)
+    model = None
+    if choice.available:
+        from docir.services.vectors.embedding import plan_key
+
+        model = Model(choice.model_id, choice.window, plan_key(choice.model_id))
+        _restore_from_vault(session, model.model_id)
+    plans = session.catalog.vectors.vector_plans()
+    notes: list[str] = []
+    entries: dict[str, rows.Local] = {}
+    for state in session.catalog.docs.states():
+        if state.id in entries:
+            kept = entries[state.id].state.path
+            notes.append(f"duplicate id {state.id} in {kept} and {state.path}; publishing {kept} (run 'docir lint')")
+            continue
+        active = _active(schema, state.type, state.status)
+        vectors = rows.of_model(plans.get(state.rowid), model.model_id if model else None)
+        entries[state.id] = rows.Local(state, active, vectors, rows.fingerprint(state, active, vectors))
+    dimension = None
+    if model is not None:
+        sample = next((e.vectors.vector_sha for e in entries.values() if e.vectors and e.vectors.vector_sha), None)
+        found = session.catalog.vectors.vectors_of(model.model_id, [sample] if sample else [])
+        dimension = dim_of(next(iter(found.values()))) if found else None
+    return Local(entries, model if dimension else None, dimension, as_json(schema), notes)
+
+
+def _active(schema: Schema, doc_type: str, status: str) -> bool:
+    spec = schema.type_spec(doc_type)
+    return spec is None or status not in spec.inactive_statuses
+
+
+def _restore_from_vault(session: Session, model_id: str) -> None:
+    """Vectors the vault keeps for due documents, put back in the index: no model (adr-ff14e9367673)."""
+    if session.catalog.vectors.waiting(model_id) == (0, 0):
+        return
+    from docir.index.vault import Vault
+    from docir.services.vectors.embedding import restore_due
+
+    vault = Vault.default()
+    try:
+        if vault.usable():
+            with session.locked():
+                session.catalog.check_current()
+                restore_due(session.catalog, model_id, vault)
+    finally:
+        vault.close()
+
+
+def wait_for_vectors(session: Session, warn: Callable[[str], None]) -> None:
+    """--wait-embeddings: compute what is due now (in the warm worker if one runs); a warning if it cannot."""
+    from docir.services.vectors.query_source import flush_session
+
+    try:
+        flush_session(session)
+        session.catalog.check_current()
+    except DocirError as exc:
+        warn(f"{exc.message}; publishing the vectors there are")
+
+
+# --- the database side -------------------------------------------------------------------------
+
+
+def publish(session: Session, url: str, *, as_name: str | None = None, dry_run: bool = False,
+            progress: Progress | None = None, warn: Callable[[str], None] | None = None) -> PublishReport:
+    """Make the database hold exactly this store's documents under its repository's name.
+
+    Raises UsageError or connect.OrgError (one line, exit 2) with nothing written.
+    """
+    connect.check_url(url)
+    where = target(session.store.root, as_name)
+    local = gather(session)
+    for note in local.notes:
+        (warn or (lambda _: None))(note)
+    conn, found = connect.open_database(url, write=True, dry_run=dry_run)
+    report: PublishReport = {"repo": where.name, "remote": where.remote, "database": connect.describe(url),
+                             "revision": where.revision, "dry_run": dry_run,
+                             "tables": _tables(found, dry_run)}
+    try:
+        if found == 0:  # only a dry run gets here with no tables: everything would be added
+            changes = rows.plan({i: e.fingerprint for i, e in local.entries.items()}, {})
+            _count(report, local, changes, written=False)
+            report["ids"] = _ids(changes)
+            return report
+        register(conn)
+        with _guarded(url, where.name), conn.transaction(force_rollback=dry_run):
+            _lock(conn, where.name, warn)
+            stored = _repo_row(conn, where)
+            published = dict(conn.execute("SELECT id, fingerprint FROM docir.documents WHERE repo = %s",
+                                          (where.name,)).fetchall())
+            changes = rows.plan({i: e.fingerprint for i, e in local.entries.items()}, published)
+            repo_values = _repo_values(where, local)
+            written = not dry_run and (not changes.empty or stored != repo_values)
+            if written:
+                _write(conn, session, where, local, changes, repo_values, progress)
+            _count(report, local, changes, written=written)
+            if dry_run:
+                report["ids"] = _ids(changes)
+    finally:
+        conn.close()
+    return report
+
+
+def remove(root: Path | None, url: str, *, as_name: str | None = None, dry_run: bool = False,
+           warn: Callable[[str], None] | None = None) -> PublishReport:
+    """Take this repository (and every row of it) out of the database."""
+    connect.check_url(url)
+    where = target(open_store(root).root, as_name)
+    # Never migrates: taking a repository out of a database without docir's tables writes nothing.
+    conn, found = connect.open_database(url, write=True, dry_run=True)
+    report: PublishReport = {"repo": where.name, "remote": where.remote, "database": connect.describe(url),
+                             "dry_run": dry_run, "removed_repository": False, "removed": 0}
+    try:
+        if found == 0:
+            return report
+        with _guarded(url, where.name), conn.transaction(force_rollback=dry_run):
+            _lock(conn, where.name, warn)
+            stored = _repo_row(conn, where)
+            if stored is None:
+                return report
+            ids = [r[0] for r in conn.execute("SELECT id FROM docir.documents WHERE repo = %s ORDER BY id",
+                                              (where.name,))]
+            conn.execute("DELETE FROM docir.repos WHERE name = %s", (where.name,))
+            report.update({"removed_repository": True, "removed": len(ids)})
+            if dry_run:
+                report["ids"] = {"removed": ids}
+    finally:
+        conn.close()
+    return report
+
+
+def _tables(found: int, dry_run: bool) -> str:
+    if found == SCHEMA_VERSION:
+        return "current"
+    verb = "would be " if dry_run else ""
+    return f"{verb}created" if found == 0 else f"{verb}migrated from version {found}"
+
+
+def _count(report: PublishReport, local: Local, changes: rows.Changes, *, written: bool) -> None:
+    report.update({"documents": len(local.entries), "added": len(changes.added), "changed": len(changes.changed),
+                   "removed": len(changes.removed), "unchanged": changes.unchanged, "written": written,
+                   "vectors_missing": len(rows.missing_vectors(local.entries.values())),
+                   "model": local.model.model_id if local.model else None})
+
+
+def _ids(changes: rows.Changes) -> dict[str, list[str]]:
+    return {"added": list(changes.added), "changed": list(changes.changed), "removed": list(changes.removed)}
+
+
+class _guarded:
+    """Turn the database's refusals inside a publish into one-line errors; the transaction is rolled back."""
+
+    def __init__(self, url: str, name: str) -> None:
+        self.url = url
+        self.name = name
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: object) -> None:
+        import psycopg
+
+        if exc is None or not isinstance(exc, psycopg.Error):
+            return
+        where = connect.describe(self.url)
+        if isinstance(exc, psycopg.errors.InsufficientPrivilege):
+            raise connect.OrgError(f"cannot publish {self.name} to {where}: {connect.first_line(exc)}; the role needs "
+                                   "INSERT, UPDATE and DELETE on docir's tables; nothing was written") from None
+        raise connect.OrgError(f"publishing {self.name} to {where} failed: {connect.first_line(exc)}; "
+                               "nothing was written") from None
+
+
+def _lock(conn: psycopg.Connection[Any], name: str, warn: Callable[[str], None] | None) -> None:
+    """Wait for any other publish of this repository to finish; other repositories are not held up."""
+    key = f"docir.publish {name}"
+    got = conn.execute("SELECT pg_try_advisory_xact_lock(hashtextextended(%s, 0))", (key,)).fetchone()
+    if got is not None and got[0]:
+        return
+    if warn is not None:
+        warn(f"another publish of {name} is running; waiting for it to finish")
+    conn.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))", (key,))
+
+
+_REPO_COLUMNS = ("remote", "model_id", "dimension", "model_window", "chunking", "schema", "revision", "documents")
+
+
+def _repo_row(conn: psycopg.Connection[Any], where: Target) -> tuple[Any, ...] | None:
+    """The repository's row as stored (in _REPO_COLUMNS order), or None; refuses another remote's name."""
+    found = conn.execute(f"SELECT {', '.join(_REPO_COLUMNS)} FROM docir.repos WHERE name = %s",
+                         (where.name,)).fetchone()
+    if found is None:
+        return None
+    remote = found[0]
+    if remote and remote != where.remote:
+        raise UsageError(f"{where.name} is already published from {remote}, not from "
+                         f"{where.remote or 'a repository without a remote'}; publish under another name with --as")
+    return tuple(found)
+
+
+def _repo_values(where: Target, local: Local) -> tuple[Any, ...]:
+    model = local.model
+    return (where.remote, model.model_id if model else None, local.dimension, model.window if model else None,
+            model.chunking if model else None, local.schema, where.revision, len(local.entries))
+
+
+def _write(conn: psycopg.Connection[Any], session: Session, where: Target, local: Local, changes: rows.Changes,
+           repo_values: tuple[Any, ...], progress: Progress | None) -> None:
+    assignments = ", ".join(f"{c} = excluded.{c}" for c in _REPO_COLUMNS)
+    conn.execute(
+        f"INSERT INTO docir.repos (name, {', '.join(_REPO_COLUMNS)}, published_at)"
+        f" VALUES (%s, {', '.join(['%s'] * len(_REPO_COLUMNS))}, now())"
+        f" ON CONFLICT (name) DO UPDATE SET {assignments}, published_at = excluded.published_at",
+        (where.name, *repo_values[:5], json.dumps(repo_values[5]), *repo_values[6:]),
+    )
+    gone = [*changes.removed, *changes.changed]
+    if gone:
+        conn.execute("DELETE FROM docir.documents WHERE repo = %s AND id = ANY(%s)", (where.name, gone))
+    due = [local.entries[i] for i in (*changes.added, *changes.changed)]
+    for start in range(0, len(due), BATCH):
+        batch = due[start : start + BATCH]
+        _insert(conn, session, where.name, local.model, batch)
+        if progress is not None:
+            progress(start + len(batch), len(due))
+
+
+_CFG = f"'{TEXT_SEARCH}'::regconfig"
+_DOCUMENT_SQL = (
+    "INSERT INTO docir.documents (repo, id, path, type, title, description, status, active, archived, tags, owner,"
+    " verified, related, applies_to, meta, body, sha256, fingerprint, tsv, vector) VALUES"
+    " (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s::jsonb, %s, %s::jsonb, %s, %s, %s,"
+    f" setweight(to_tsvector({_CFG}, %s), 'A') || setweight(to_tsvector({_CFG}, %s), 'B')"
+    f" || setweight(to_tsvector({_CFG}, %s), 'C'), %b)"
+)
+_SECTION_SQL = (
+    "INSERT INTO docir.sections (repo, doc_id, ord, heading, start_line, end_line, tsv, vector) VALUES"
+    f" (%s, %s, %s, %s, %s, %s, setweight(to_tsvector({_CFG}, %s), 'A') || setweight(to_tsvector({_CFG}, %s), 'C'),"
+    " %b)"
+)
+_LINK_SQL = "INSERT INTO docir.links (repo, doc_id, kind, target) VALUES (%s, %s, %s, %s)"
+
+
+def _insert(conn: psycopg.Connection[Any], session: Session, repo: str, model: Model | None,
+            batch: Sequence[rows.Local]) -> None:
+    full = session.catalog.docs.rows_by_rowid(e.state.rowid for e in batch)
+    sections = {e.state.id: rows.section_rows(full[e.state.rowid], e.vectors) for e in batch}
+    wanted = {e.vectors.vector_sha for e in batch if e.vectors and e.vectors.vector_sha}
+    wanted |= {s.vector_sha for found in sections.values() for s in found if s.vector_sha}
+    blobs = session.catalog.vectors.vectors_of(model.model_id, wanted) if model is not None and wanted else {}
+
+    def vector(sha: str | None) -> PgVector | None:
+        blob = blobs.get(sha) if sha else None
+        return PgVector(blob) if blob is not None else None
+
+    with conn.cursor() as cur:
+        cur.executemany(_DOCUMENT_SQL, [_document_params(repo, e, full[e.state.rowid], vector) for e in batch])
+        cur.executemany(_SECTION_SQL, [(repo, doc_id, s.ord, list(s.heading), s.start_line, s.end_line,
+                                        " ".join(s.heading), s.text, vector(s.vector_sha))
+                                       for doc_id, found in sections.items() for s in found])
+        cur.executemany(_LINK_SQL, [(repo, e.state.id, kind, target) for e in batch
+                                    for kind, target in rows.links(full[e.state.rowid])])
+
+
+def _document_params(repo: str, entry: rows.Local, row: DocRow,
+                     vector: Callable[[str | None], PgVector | None]) -> tuple[Any, ...]:
+    meta = json.loads(row.meta_json)
+    applies_to = as_globs(meta.get(FIELD)) or []
+    return (repo, row.id, row.path, row.type, row.title, row.description, row.status, entry.active, row.archived,
+            list(row.tags), row.owner, row.verified, json.dumps([list(e) for e in row.related]), applies_to,
+            row.meta_json, row.body, row.sha256, entry.fingerprint, row.title, row.description, row.searched,
+            vector(entry.vectors.vector_sha if entry.vectors else None))
+
+
+def ids_elsewhere(conn: psycopg.Connection[Any], repo: str, ids: Iterable[str]) -> dict[str, str]:
+    """Ids of this repository that another repository publishes too: id -> that repository."""
+    found = conn.execute("SELECT id, min(repo) FROM docir.documents WHERE repo <> %s AND id = ANY(%s) GROUP BY id",
+                         (repo, list(ids))).fetchall()
+    return {r[0]: r[1] for r in found}
