@@ -23,9 +23,8 @@ from typing import Any
 from docir.index.fts import query_terms, word_pairs
 from docir.org.peer import OrgPeer, visible
 from docir.org.records import LexicalRow, VectorRow
+from docir.org.tables import TEXT_SEARCH
 
-# The text search configuration of the tsv columns publish writes; a query must parse its words the same way.
-TEXT_SEARCH_CONFIG = "english"
 # HNSW visits at most ef_search candidates; a filtered, widened search needs more (pgvector's maximum is 1000).
 EF_SEARCH_MAX = 1000
 
@@ -68,7 +67,7 @@ def lexical_sections(peer: OrgPeer, repos: Sequence[str], text: str, *, include_
         SELECT s.repo, s.doc_id, s.raw, s.heading, {_SECTION_BYTES}, {_COVERAGE}
         FROM best s JOIN docir.documents d ON d.repo = s.repo AND d.id = s.doc_id
         ORDER BY s.raw DESC, s.repo, s.doc_id LIMIT %(limit)s"""
-    params = {"config": TEXT_SEARCH_CONFIG, "words": _quoted(terms), "terms": terms, "repos": list(repos),
+    params = {"config": TEXT_SEARCH, "words": _quoted(terms), "terms": terms, "repos": list(repos),
               "limit": limit}
     rows = peer.run(lambda c: c.execute(sql, params).fetchall())
     return [LexicalRow(repo, doc_id, float(raw), tuple(heading or ()), size, float(coverage))
@@ -87,7 +86,7 @@ def lexical_pairs(peer: OrgPeer, repos: Sequence[str], text: str, *, include_ina
         FROM docir.documents d CROSS JOIN q
         WHERE d.tsv @@ q.q AND d.repo = ANY(%(repos)s) AND {visible(include_inactive)}
         ORDER BY raw DESC, d.repo, d.id LIMIT %(limit)s"""
-    params = {"config": TEXT_SEARCH_CONFIG, "words": _quoted(pairs), "terms": query_terms(text),
+    params = {"config": TEXT_SEARCH, "words": _quoted(pairs), "terms": query_terms(text),
               "repos": list(repos), "limit": limit}
     rows = peer.run(lambda c: c.execute(sql, params).fetchall())
     return [LexicalRow(repo, doc_id, float(raw), None, None, float(coverage)) for repo, doc_id, raw, coverage in rows]
