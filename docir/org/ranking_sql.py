@@ -3,8 +3,9 @@
 The database ranks; docir fuses (services/retrieval/org_ranking.py turns each list's raw scores
 into z-scores over its own candidates, as the local ranking does: adr-78d1238b4ae2). The lists:
 
-- sections: every visible section by ts_rank_cd against the task's terms ORed, a document taking
-  its best section's place (the local bm25 over heading sections);
+- sections: every visible section by ts_rank_cd against the task's terms ORed, with its document's
+  title and description, a document taking its best section's place (the local bm25 over heading
+  sections);
 - pairs: whole documents by ts_rank_cd against the task's adjacent word pairs as phrases ORed (the
   local NEAR ranking; PostgreSQL's phrases are adjacent words, stopwords aside, not a window);
 - vectors: the nearest document and section vectors by pgvector's cosine distance, through the
@@ -54,14 +55,19 @@ def lexical_sections(peer: OrgPeer, repos: Sequence[str], text: str, *, include_
     terms = query_terms(text)
     if not terms or not repos:
         return []
+    # A section is found by its document's title and description as well as by its own words (as the local
+    # sections are, index/docs_table.py): its tsvector joined to the A and B lexemes of its document's.
     sql = f"""
         WITH q AS (SELECT websearch_to_tsquery(%(config)s::regconfig, %(words)s) AS q),
-        best AS (
+        docs AS (
+            SELECT d.repo, d.id, ts_filter(d.tsv, '{{a,b}}') AS about
+            FROM docir.documents d CROSS JOIN q
+            WHERE d.tsv @@ q.q AND d.repo = ANY(%(repos)s) AND {visible(include_inactive)}
+        ), best AS (
             SELECT DISTINCT ON (s.repo, s.doc_id) s.repo, s.doc_id, s.ord, s.heading, s.start_line, s.end_line,
-                   ts_rank_cd(s.tsv, q.q) AS raw
-            FROM docir.sections s CROSS JOIN q
-            JOIN docir.documents d ON d.repo = s.repo AND d.id = s.doc_id
-            WHERE s.tsv @@ q.q AND s.repo = ANY(%(repos)s) AND {visible(include_inactive)}
+                   ts_rank_cd(s.tsv || docs.about, q.q) AS raw
+            FROM docs JOIN docir.sections s ON s.repo = docs.repo AND s.doc_id = docs.id CROSS JOIN q
+            WHERE (s.tsv || docs.about) @@ q.q
             ORDER BY s.repo, s.doc_id, raw DESC, s.ord
         )
         SELECT s.repo, s.doc_id, s.raw, s.heading, {_SECTION_BYTES}, {_COVERAGE}

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple, TypeVar, Union
 
 from docir.index.records import Filters
+from docir.org.address import OrgAddress, is_url
 from docir.services.indexing.session import PeerUnreadable, Session, open_peer
 from docir.services.retrieval import reads
 from docir.services.retrieval.need import Need, embedded_texts, needs_of
@@ -25,7 +26,6 @@ from docir.store import STATE_DIR, Store
 
 if TYPE_CHECKING:  # the model's side: only context needs it (cold start, adr-d5e80517405b)
     from docir.embed.protocol import Vectors
-    from docir.org.address import OrgAddress
     from docir.org.peer import OrgPeer
     from docir.services.vectors.query_source import QuerySource
 
@@ -65,7 +65,7 @@ def _peers_listed(local: Store, extra: list[Path | str], warn: Warn) -> tuple[li
             data = {}
         entries = data.get("stores", []) if isinstance(data, dict) else []
         for entry in entries if isinstance(entries, list) else []:
-            if isinstance(entry, dict) and "url" in entry or isinstance(entry, str) and _is_url(entry):
+            if isinstance(entry, dict) and "url" in entry or isinstance(entry, str) and is_url(entry):
                 urls.append(_org_entry(entry))
                 continue
             path = entry.get("path") if isinstance(entry, dict) else entry
@@ -74,10 +74,10 @@ def _peers_listed(local: Store, extra: list[Path | str], warn: Warn) -> tuple[li
             else:
                 warn(f"{STATE_DIR}/{STORES_FILE}: ignoring entry {entry!r} (expected a folder path or a url)")
     for value in extra:
-        if isinstance(value, str) and _is_url(value):
-            from docir.org import address
+        if isinstance(value, str) and is_url(value):
+            from docir.org.address import parse
 
-            urls.append(address.parse(value, committed=False))
+            urls.append(parse(value, committed=False))
             continue
         path = Path(value)
         listed.append((str(value), (Path.cwd() / path.expanduser()).resolve()))
@@ -88,10 +88,6 @@ def _peers_listed(local: Store, extra: list[Path | str], warn: Warn) -> tuple[li
             seen.add(home)
             homes.append((label, home))
     return homes, list({org.url: org for org in urls}.values())
-
-
-def _is_url(value: str) -> bool:
-    return value.strip().lower().startswith(("postgresql://", "postgres://"))
 
 
 def _org_entry(entry: object) -> OrgAddress:

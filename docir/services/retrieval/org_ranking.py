@@ -166,6 +166,9 @@ def _entry(session: Session, peer: OrgPeer, found: _Found, cand: Fused, item: Or
         "similarity": similarity,
         "rankings": _rankings(found, cand),
         "contributions": _contributions(cand),
+        **{form: {"weight": round(gate.weight, 3), "agreement": round(gate.agreement, 3),
+                  "relatedness": None if gate.relatedness is None else round(gate.relatedness, 3),
+                  "confidence": round(gate.confidence, 3)} for form, gate in cand.gates.items()},
         "chunk": {"heading": " > ".join(task_section.heading)} if task_section and task_section.heading else None,
     })
     return named(explained, peer.label, item.repo)
@@ -184,7 +187,7 @@ def _rankings(found: _Found, cand: Fused) -> dict[str, Any]:
                                         "z": round(lex.section.z, 3),
                                         "section": " > ".join(row.heading) if row and row.heading else None}
         if lex is not None and lex.near is not None:
-            out[f"{prefix}pairs"] = {"rank": lex.near.rank, "ts_rank_cd": round(lex.near.raw, 4),
+            out[f"{prefix}near"] = {"rank": lex.near.rank, "ts_rank_cd": round(lex.near.raw, 4),
                                      "z": round(lex.near.z, 3)}
         if each.vector is not None:
             vrow = found.vectors.get((form, key))
