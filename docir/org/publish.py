@@ -1,6 +1,6 @@
 """docir publish: make the organisation store hold exactly this repository's current documents.
 
-One transaction per publish (adr-6e1f0c2a9d47): a reader sees the repository as it was or as it
+One transaction per publish (adr-157b15ddba34): a reader sees the repository as it was or as it
 is now, never half of it. It begins with an advisory lock on the repository's name, so two jobs
 publishing one repository take turns while other repositories' publishes go on beside them.
 Only documents whose fingerprint moved are written (rows.py); a publish that finds none writes
@@ -11,7 +11,7 @@ nothing. Vectors come from the local index and the vector vault; no model is loa
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple, TypedDict
 
@@ -184,6 +184,7 @@ def publish(session: Session, url: str, *, as_name: str | None = None, dry_run: 
             published = dict(conn.execute("SELECT id, fingerprint FROM docir.documents WHERE repo = %s",
                                           (where.name,)).fetchall())
             changes = rows.plan({i: e.fingerprint for i, e in local.entries.items()}, published)
+            _warn_elsewhere(conn, where.name, changes.added, warn)
             repo_values = _repo_values(where, local)
             written = not dry_run and (not changes.empty or stored != repo_values)
             if written:
@@ -365,8 +366,16 @@ def _document_params(repo: str, entry: rows.Local, row: DocRow,
             vector(entry.vectors.vector_sha if entry.vectors else None))
 
 
-def ids_elsewhere(conn: psycopg.Connection[Any], repo: str, ids: Iterable[str]) -> dict[str, str]:
-    """Ids of this repository that another repository publishes too: id -> that repository."""
-    found = conn.execute("SELECT id, min(repo) FROM docir.documents WHERE repo <> %s AND id = ANY(%s) GROUP BY id",
-                         (repo, list(ids))).fetchall()
-    return {r[0]: r[1] for r in found}
+def _warn_elsewhere(conn: psycopg.Connection[Any], repo: str, ids: Sequence[str],
+                    warn: Callable[[str], None] | None) -> None:
+    """Say which new ids another repository already publishes: ids are meant to be unique across an
+    organisation (a link names its target by id alone), so a copied document makes links ambiguous."""
+    if not ids or warn is None:
+        return
+    found = conn.execute("SELECT id, min(repo) FROM docir.documents WHERE repo <> %s AND id = ANY(%s)"
+                         " GROUP BY id ORDER BY id", (repo, list(ids))).fetchall()
+    if found:
+        shown = ", ".join(f"{doc_id} ({other})" for doc_id, other in found[:3])
+        more = f" and {len(found) - 3} more" if len(found) > 3 else ""
+        warn(f"{len(found)} id(s) of {repo} are published by another repository too: {shown}{more}; "
+             "a link to them is ambiguous (give the copy a new id)")
