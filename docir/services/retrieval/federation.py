@@ -4,7 +4,7 @@ Peers come from `.docir/stores.yaml` (read on every call, paths relative to
 this store's home) plus `--store` for one call. Each is opened read-only at
 the database; one that cannot be read is skipped with a warning. A peer may
 also be the organisation store (a `url:` entry, or a postgresql:// --store):
-it ranks in PostgreSQL and merges here like any peer (adr-3f6a0c2e81d4). Ranked
+it ranks in PostgreSQL and merges here like any peer (adr-8a976b997594). Ranked
 results merge on `similarity`, never on `score`: RRF scores rank within one
 store, so comparing two stores' scores compares the sizes of their corpora.
 """
