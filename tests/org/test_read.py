@@ -6,6 +6,7 @@ real model (ranking by vector is part of what is read), and `docir publish` writ
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -169,9 +170,9 @@ def test_another_schema_version_skips_the_store_with_one_warning(cli: Any, org: 
 
     with psycopg.connect(org.url, autocommit=True) as conn:
         conn.execute("UPDATE docir.meta SET value = '99' WHERE key = 'schema_version'")
-    result = cli("search", "signed", "--root", str(org.reader), "--json")
+    result = cli("search", "answers cached", "--root", str(org.reader), "--json")
     assert result.code == 0 and len(result.err.splitlines()) == 1 and "version 99" in result.err
-    assert all(row["store"] == "." for row in rows(result))
+    assert [(row["id"], row.get("store", ".")) for row in rows(result)] == [(org.ids["local"], ".")]
 
 
 def test_a_repository_of_another_model_is_searched_lexically(cli: Any, org: Org) -> None:
@@ -239,3 +240,13 @@ def test_store_option_reads_a_url_for_one_call(cli: Any, org: Org) -> None:
     assert alone == []
     together = rows(cli("search", "durable queue", "--root", str(org.reader), "--store", org.url))
     assert [row["repo"] for row in together] == ["acme/platform"]
+
+
+def test_without_psycopg_one_warning_names_the_extra(cli: Any, org: Org, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "psycopg", None)  # import psycopg raises ImportError, as when not installed
+    result = cli("search", "cached", "--root", str(org.reader), "--json")
+    assert result.code == 0
+    assert len(result.err.splitlines()) == 1, result.err
+    assert result.err.startswith("docir: warning: organisation store postgresql://")
+    assert "psycopg is not installed (pip install 'docir[org]')" in result.err
+    assert {row.get("store", ".") for row in rows(result)} == {"."}
