@@ -26,6 +26,7 @@ from docir.org.peer import OrgPeer, visible
 from docir.org.records import LexicalRow, VectorRow
 from docir.org.tables import TEXT_SEARCH
 
+SECTION_GATE = 200  # documents whose sections are scored; the local ranking's gate (services/retrieval/lexical.py)
 # HNSW visits at most ef_search candidates; a filtered, widened search needs more (pgvector's maximum is 1000).
 EF_SEARCH_MAX = 1000
 
@@ -50,8 +51,10 @@ def pairs_of(text: str) -> list[str]:
 
 
 def lexical_sections(peer: OrgPeer, repos: Sequence[str], text: str, *, include_inactive: bool,
-                     limit: int) -> list[LexicalRow]:
-    """Visible documents by their best section's ts_rank_cd, best first."""
+                     limit: int, gate: int = SECTION_GATE) -> list[LexicalRow]:
+    """Visible documents by their best section's ts_rank_cd, best first. Sections are scored only in the
+    `gate` documents the whole-document rank puts first, as a big local index does (lexical.SECTION_GATE):
+    scoring every matching section costs in proportion to the organisation's sections."""
     terms = query_terms(text)
     if not terms or not repos:
         return []
@@ -63,6 +66,7 @@ def lexical_sections(peer: OrgPeer, repos: Sequence[str], text: str, *, include_
             SELECT d.repo, d.id, ts_filter(d.tsv, '{{a,b}}') AS about
             FROM docir.documents d CROSS JOIN q
             WHERE d.tsv @@ q.q AND d.repo = ANY(%(repos)s) AND {visible(include_inactive)}
+            ORDER BY ts_rank_cd(d.tsv, q.q) DESC, d.repo, d.id LIMIT %(gate)s
         ), best AS (
             SELECT DISTINCT ON (s.repo, s.doc_id) s.repo, s.doc_id, s.ord, s.heading, s.start_line, s.end_line,
                    ts_rank_cd(s.tsv || docs.about, q.q) AS raw
@@ -74,7 +78,7 @@ def lexical_sections(peer: OrgPeer, repos: Sequence[str], text: str, *, include_
         FROM best s JOIN docir.documents d ON d.repo = s.repo AND d.id = s.doc_id
         ORDER BY s.raw DESC, s.repo, s.doc_id LIMIT %(limit)s"""
     params = {"config": TEXT_SEARCH, "words": _quoted(terms), "terms": terms, "repos": list(repos),
-              "limit": limit}
+              "limit": limit, "gate": max(gate, limit)}
     rows = peer.run(lambda c: c.execute(sql, params).fetchall())
     return [LexicalRow(repo, doc_id, float(raw), tuple(heading or ()), size, float(coverage))
             for repo, doc_id, raw, heading, size, coverage in rows]

@@ -207,11 +207,12 @@ def test_the_readers_own_published_copy_is_not_repeated(cli: Any, org: Org) -> N
 def test_a_read_only_role_reads_and_cannot_write(cli: Any, org: Org) -> None:
     import psycopg
 
+    role = f"reader_{org.url.split('?')[0].rsplit('/', 1)[1]}"  # roles are the server's: one per test database
     with psycopg.connect(org.url, autocommit=True) as conn:
-        conn.execute("CREATE ROLE reader LOGIN")
-        conn.execute("GRANT USAGE ON SCHEMA docir TO reader")
-        conn.execute("GRANT SELECT ON ALL TABLES IN SCHEMA docir TO reader")
-    as_reader = org.url.replace("postgres:@", "reader@", 1)
+        conn.execute(f"CREATE ROLE {role} LOGIN")
+        conn.execute(f"GRANT USAGE ON SCHEMA docir TO {role}")
+        conn.execute(f"GRANT SELECT ON ALL TABLES IN SCHEMA docir TO {role}")
+    as_reader = org.url.replace("postgres:@", f"{role}@", 1)
     stores_yaml(org.reader, f"stores:\n  - url: {as_reader}\n")
     result = cli("context", "how are session tokens signed", "--root", str(org.reader), "--json")
     assert result.err == ""
