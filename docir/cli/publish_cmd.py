@@ -51,7 +51,7 @@ def command(
         def action(s: Session) -> publish.PublishReport:
             if wait_embeddings:
                 publish.wait_for_vectors(s, render.warn)
-            return publish.publish(s, url, as_name=as_name, dry_run=dry_run, progress=_progress(json_out),
+            return publish.publish(s, url, as_name=as_name, dry_run=dry_run, progress=_progress(publish.BATCH),
                                    warn=render.warn)
 
         report = session.run(root, action, warn=render.warn)
@@ -82,12 +82,13 @@ def _summary(report: dict[str, Any]) -> dict[str, Any]:
     return {k: ("-" if v is None or v == "" else v) for k, v in report.items()}
 
 
-def _progress(json_out: bool) -> Any:
-    """Documents written so far, on stderr: redrawn in place on a terminal, a line a batch in a CI log."""
+def _progress(batch: int) -> Any:
+    """Documents written so far, on stderr, when there is more than one batch to write: redrawn in place
+    on a terminal, a line a batch in a CI log."""
     live = sys.stderr.isatty()
 
     def show(done: int, total: int) -> None:
-        if total <= 200:
+        if total <= batch:
             return
         line = f"docir: publishing: {done:,}/{total:,} documents written"
         sys.stderr.write(f"\r{line}" + ("\n" if done == total else "") if live else f"{line}\n")

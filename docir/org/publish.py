@@ -11,7 +11,8 @@ nothing. Vectors come from the local index and the vector vault; no model is loa
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple, TypedDict
 
@@ -156,8 +157,12 @@ def wait_for_vectors(session: Session, warn: Callable[[str], None]) -> None:
 # --- the database side -------------------------------------------------------------------------
 
 
+def _quiet(message: str) -> None:
+    """Where warnings go when the caller takes none."""
+
+
 def publish(session: Session, url: str, *, as_name: str | None = None, dry_run: bool = False,
-            progress: Progress | None = None, warn: Callable[[str], None] | None = None) -> PublishReport:
+            progress: Progress | None = None, warn: Callable[[str], None] = _quiet) -> PublishReport:
     """Make the database hold exactly this store's documents under its repository's name.
 
     Raises UsageError or connect.OrgError (one line, exit 2) with nothing written.
@@ -166,7 +171,7 @@ def publish(session: Session, url: str, *, as_name: str | None = None, dry_run: 
     where = target(session.store.root, as_name)
     local = gather(session)
     for note in local.notes:
-        (warn or (lambda _: None))(note)
+        warn(note)
     conn, found = connect.open_database(url, write=True, dry_run=dry_run)
     report: PublishReport = {"repo": where.name, "remote": where.remote, "database": connect.describe(url),
                              "revision": where.revision, "dry_run": dry_run,
@@ -177,8 +182,8 @@ def publish(session: Session, url: str, *, as_name: str | None = None, dry_run: 
             _count(report, local, changes, written=False)
             report["ids"] = _ids(changes)
             return report
-        register(conn)
         with _guarded(url, where.name), conn.transaction(force_rollback=dry_run):
+            register(conn)
             _lock(conn, where.name, warn)
             stored = _repo_row(conn, where)
             published = dict(conn.execute("SELECT id, fingerprint FROM docir.documents WHERE repo = %s",
@@ -198,7 +203,7 @@ def publish(session: Session, url: str, *, as_name: str | None = None, dry_run: 
 
 
 def remove(root: Path | None, url: str, *, as_name: str | None = None, dry_run: bool = False,
-           warn: Callable[[str], None] | None = None) -> PublishReport:
+           warn: Callable[[str], None] = _quiet) -> PublishReport:
     """Take this repository (and every row of it) out of the database."""
     connect.check_url(url)
     where = target(open_store(root).root, as_name)
@@ -243,37 +248,28 @@ def _ids(changes: rows.Changes) -> dict[str, list[str]]:
     return {"added": list(changes.added), "changed": list(changes.changed), "removed": list(changes.removed)}
 
 
-class _guarded:
-    """Turn the database's refusals inside a publish into one-line errors; the transaction is rolled back."""
+@contextmanager
+def _guarded(url: str, name: str) -> Iterator[None]:
+    """The database's refusals inside a publish as one-line errors; the transaction inside is rolled back."""
+    import psycopg
 
-    def __init__(self, url: str, name: str) -> None:
-        self.url = url
-        self.name = name
-
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: object) -> None:
-        import psycopg
-
-        if exc is None or not isinstance(exc, psycopg.Error):
-            return
-        where = connect.describe(self.url)
-        if isinstance(exc, psycopg.errors.InsufficientPrivilege):
-            raise connect.OrgError(f"cannot publish {self.name} to {where}: {connect.first_line(exc)}; the role needs "
-                                   "INSERT, UPDATE and DELETE on docir's tables; nothing was written") from None
-        raise connect.OrgError(f"publishing {self.name} to {where} failed: {connect.first_line(exc)}; "
+    try:
+        yield
+    except psycopg.errors.InsufficientPrivilege as exc:
+        raise connect.OrgError(f"cannot publish {name} to {connect.describe(url)}: {connect.first_line(exc)}; the "
+                               "role needs INSERT, UPDATE and DELETE on docir's tables; nothing was written") from None
+    except psycopg.Error as exc:
+        raise connect.OrgError(f"publishing {name} to {connect.describe(url)} failed: {connect.first_line(exc)}; "
                                "nothing was written") from None
 
 
-def _lock(conn: psycopg.Connection[Any], name: str, warn: Callable[[str], None] | None) -> None:
+def _lock(conn: psycopg.Connection[Any], name: str, warn: Callable[[str], None]) -> None:
     """Wait for any other publish of this repository to finish; other repositories are not held up."""
     key = f"docir.publish {name}"
     got = conn.execute("SELECT pg_try_advisory_xact_lock(hashtextextended(%s, 0))", (key,)).fetchone()
     if got is not None and got[0]:
         return
-    if warn is not None:
-        warn(f"another publish of {name} is running; waiting for it to finish")
+    warn(f"another publish of {name} is running; waiting for it to finish")
     conn.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))", (key,))
 
 
@@ -367,10 +363,10 @@ def _document_params(repo: str, entry: rows.Local, row: DocRow,
 
 
 def _warn_elsewhere(conn: psycopg.Connection[Any], repo: str, ids: Sequence[str],
-                    warn: Callable[[str], None] | None) -> None:
+                    warn: Callable[[str], None]) -> None:
     """Say which new ids another repository already publishes: ids are meant to be unique across an
     organisation (a link names its target by id alone), so a copied document makes links ambiguous."""
-    if not ids or warn is None:
+    if not ids:
         return
     found = conn.execute("SELECT id, min(repo) FROM docir.documents WHERE repo <> %s AND id = ANY(%s)"
                          " GROUP BY id ORDER BY id", (repo, list(ids))).fetchall()

@@ -287,3 +287,28 @@ def test_ids_another_repository_publishes_are_named(cli: Any, repo: Path, tmp_pa
     assert warning in result.err
     # Both are kept: the primary key is (repository, id), and a reader decides what a copy means.
     assert sql(pg_url, "SELECT count(DISTINCT repo) FROM docir.documents WHERE id = %s", (A0,)) == [(2,)]
+
+
+def test_a_role_that_may_not_read_docir_s_schema_is_one_line(cli: Any, repo: Path, pg_url: str) -> None:
+    publish(cli, repo, pg_url)
+    sql(pg_url, "CREATE ROLE stranger LOGIN")
+    assert "permission denied for schema docir" in refused(cli, repo, as_user(pg_url, "stranger"))
+
+
+def test_progress_goes_to_stderr_a_line_a_batch(cli: Any, repo: Path, pg_url: str,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("docir.org.publish.BATCH", 3)
+    result = cli("publish", pg_url, "--root", str(repo), "--json")
+    assert result.code == 0
+    lines = [line for line in result.err.splitlines() if "publishing:" in line]
+    assert lines == [f"docir: publishing: {n}/8 documents written" for n in (3, 6, 8)]
+    assert result.json()["added"] == SAMPLE_DOCUMENTS
+
+
+def test_a_duplicate_id_publishes_the_first_by_path_and_says_so(cli: Any, repo: Path, pg_url: str) -> None:
+    copy = repo / "docs" / "decisions" / "zz-copy.md"
+    copy.write_text((repo / PATHS[A1]).read_text())
+    result = cli("publish", pg_url, "--root", str(repo), "--json")
+    assert result.code == 0
+    assert f"duplicate id {A1} in {PATHS[A1]} and docs/decisions/zz-copy.md; publishing {PATHS[A1]}" in result.err
+    assert sql(pg_url, "SELECT path FROM docir.documents WHERE id = %s", (A1,)) == [(PATHS[A1],)]
