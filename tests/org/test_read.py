@@ -251,3 +251,23 @@ def test_without_psycopg_one_warning_names_the_extra(cli: Any, org: Org, monkeyp
     assert result.err.startswith("docir: warning: organisation store postgresql://")
     assert "psycopg is not installed (pip install 'docir[org]')" in result.err
     assert {row.get("store", ".") for row in rows(result)} == {"."}
+
+
+def test_one_command_reads_one_snapshot(cli: Any, org: Org) -> None:
+    """A publish that commits while a command reads is not half-seen: every statement of the command reads
+    the store as it was when the command began (REPEATABLE READ), then the next command sees it whole."""
+    from docir.org.address import parse
+    from docir.org.peer import OrgPeer
+
+    peer = OrgPeer.open(parse(org.url, committed=False))
+    try:
+        before = [doc.listing.id for doc in peer.documents([org.ids["signing"], org.ids["queues"]])]
+        path = next((org.platform / "docs").rglob("*durable-queue*.md"))
+        path.unlink()
+        publish(cli, org.url, org.platform, "acme/platform")
+        during = [doc.listing.id for doc in peer.documents([org.ids["signing"], org.ids["queues"]])]
+    finally:
+        peer.close()
+    assert sorted(before) == sorted(during) == sorted([org.ids["signing"], org.ids["queues"]])
+    after = cli("get", org.ids["queues"], "--root", str(org.reader), "--json").json()
+    assert after["missing"] == [org.ids["queues"]]
