@@ -163,15 +163,13 @@ class OrgPeer:
         return self.listings(repos, where="d.id = ANY(%(ids)s)", params={"ids": wanted}, limit=None,
                              include_inactive=include_inactive)
 
-    def edges(self, repos: Sequence[str], seeds: Sequence[str], successor_kinds: Iterable[str]) -> list[OrgEdge]:
-        """Edges of the `seeds` (ids): incoming successor edges first (from any of `repos`), then outgoing."""
+    def successors(self, repos: Sequence[str], seeds: Sequence[str], successor_kinds: Iterable[str]) -> list[OrgEdge]:
+        """The successor edges that point at the `seeds` (ids, of any store) from documents of `repos`."""
         if not seeds or not repos:
             return []
-        kinds = sorted(successor_kinds)
         rows = self.run(lambda c: c.execute(
-            "SELECT 0, repo, doc_id, kind, target FROM docir.links "
+            "SELECT repo, doc_id, kind, target FROM docir.links "
             "WHERE target = ANY(%(seeds)s) AND kind = ANY(%(kinds)s) AND repo = ANY(%(repos)s) "
-            "UNION ALL SELECT 1, repo, doc_id, kind, target FROM docir.links "
-            "WHERE doc_id = ANY(%(seeds)s) AND repo = ANY(%(repos)s) ORDER BY 1, 2, 3, 4, 5",
-            {"seeds": list(seeds), "kinds": kinds, "repos": list(repos)}).fetchall())
-        return [OrgEdge(repo, source, kind, target) for _, repo, source, kind, target in rows]
+            "ORDER BY repo, doc_id, kind, target",
+            {"seeds": list(seeds), "kinds": sorted(successor_kinds), "repos": list(repos)}).fetchall())
+        return [OrgEdge(repo, source, kind, target) for repo, source, kind, target in rows]

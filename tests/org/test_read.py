@@ -271,3 +271,15 @@ def test_one_command_reads_one_snapshot(cli: Any, org: Org) -> None:
     assert sorted(before) == sorted(during) == sorted([org.ids["signing"], org.ids["queues"]])
     after = cli("get", org.ids["queues"], "--root", str(org.reader), "--json").json()
     assert after["missing"] == [org.ids["queues"]]
+
+
+def test_a_local_decision_superseded_in_another_repository_brings_the_published_successor(cli: Any,
+                                                                                          org: Org) -> None:
+    """The platform reads the store too: its own decision (answered locally) was superseded by the service."""
+    stores_yaml(org.platform, f"stores:\n  - url: {org.url}\n")
+    result = cli("context", "rotating signing keys", "--root", str(org.platform), "--limit", "1", "--json")
+    found = rows(result)
+    assert [(row["id"], row["store"]) for row in found if row.get("via") is None] == [(org.ids["signing"], ".")]
+    assert [(row["id"], row["repo"], row["via"]) for row in found if row.get("via") is not None] == [
+        (org.ids["hsm"], "acme/service",
+         {"id": org.ids["signing"], "kind": "supersedes", "direction": "successor", "store": "."})]

@@ -184,7 +184,16 @@ def merge_by_similarity(groups: list[list[ContextRow]], limit: int) -> list[Cont
         (row for row in ranked if row.get("similarity") is not None), key=_similarity
     )
     unscored = [[row for row in rows if row.get("via") is None and row.get("similarity") is None] for rows in groups]
-    return take_turns([scored, *[rows for rows in unscored if rows]], limit) + expanded
+    merged = take_turns([scored, *[rows for rows in unscored if rows]], limit)
+    # A linked row that is also a ranked one shown is said once (the organisation store links the ranked
+    # documents of every store, its own included, before the merge decides which are shown).
+    shown = {(row.get("store"), row["id"]) for row in merged}
+    linked = []
+    for row in expanded:
+        if (row.get("store"), row["id"]) not in shown:
+            shown.add((row.get("store"), row["id"]))
+            linked.append(row)
+    return merged + linked
 
 
 def _similarity(row: ContextRow) -> float:
@@ -320,9 +329,11 @@ def context(
 
             vectors = {} if shared.vectors is None else {
                 (index, form): shared.vectors[row] for row, (index, form, _) in enumerate(wanted)}
+            # Ids are global there: a local decision's successor, or a decision it names, may be published.
+            local_seeds = org_ranking.seeds_of(local.results)
             groups.append(_org_read(session, peer, partial(
                 org_ranking.context, session, peer, queries, vectors, shared.model_id, limit=limit, expand=expand,
-                explain=explain, include_inactive=include_inactive), []))
+                explain=explain, include_inactive=include_inactive, local_seeds=local_seeds), []))
             continue
         models = peer.session.catalog.vectors.model_ids()
         peer_source: QuerySource = shared
