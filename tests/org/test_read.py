@@ -283,3 +283,16 @@ def test_a_local_decision_superseded_in_another_repository_brings_the_published_
     assert [(row["id"], row["repo"], row["via"]) for row in found if row.get("via") is not None] == [
         (org.ids["hsm"], "acme/service",
          {"id": org.ids["signing"], "kind": "supersedes", "direction": "successor", "store": "."})]
+
+
+def test_a_sketch_and_terms_are_weighed_as_locally(cli: Any, org: Org) -> None:
+    """Each form is ranked in the database and weighed by the local gates: a sketch that agrees with the task
+    counts, and explain says with what weight."""
+    found = rows(cli("context", "how are tokens signed", "--sketch", "The signing key rotates daily and old keys "
+                     "verify for a week.", "--terms", "HMAC", "--root", str(org.reader), "--explain", "--limit", "2"))
+    first = found[0]
+    assert (first["id"], first["repo"]) == (org.ids["signing"], "acme/platform")
+    explain = first["explain"]
+    assert explain["sketch"]["weight"] > 0 and "terms" in explain
+    assert {"sketch sections", "sketch vector", "terms sections"} <= set(explain["contributions"])
+    assert explain["rankings"]["sketch vector"]["rank"] == 1
