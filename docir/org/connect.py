@@ -83,7 +83,9 @@ def connect(url: str) -> psycopg.Connection[Any]:
     if "connect_timeout" not in url and "PGCONNECT_TIMEOUT" not in os.environ:
         options["connect_timeout"] = CONNECT_TIMEOUT
     try:
-        return psycopg.connect(url, **options)
+        # No server-side prepared statements: a pooler in transaction mode (PgBouncer) may hand each
+        # transaction another server connection, where a statement prepared earlier does not exist.
+        return psycopg.connect(url, prepare_threshold=None, **options)
     except psycopg.Error as exc:
         raise UsageError(f"cannot connect to {describe(url)}: {first_line(exc)}") from None
 

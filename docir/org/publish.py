@@ -14,7 +14,7 @@ import json
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple, TypedDict
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from docir.documents.globs import FIELD, as_globs
 from docir.embed.resolve import resolve
@@ -22,6 +22,7 @@ from docir.errors import DocirError, UsageError
 from docir.index.records import DocRow
 from docir.index.vector_store import dim_of
 from docir.org import connect, names, rows
+from docir.org.report import PublishReport
 from docir.org.tables import SCHEMA_VERSION, TEXT_SEARCH
 from docir.org.vectors import PgVector, register
 from docir.schema import Schema, as_json
@@ -32,6 +33,9 @@ if TYPE_CHECKING:
     import psycopg
 
 BATCH = 200  # documents read from the index and sent per round: bounds memory on a big first publish
+# A tsvector holds at most 1 MB; text whose every word differs measured about two bytes of it per
+# character (500,000 characters: 993 KB), so this much of a body or section always fits.
+SEARCHED_MAX = 300_000
 Progress = Callable[[int, int], None]  # (documents written, documents to write)
 
 
@@ -49,25 +53,6 @@ class Model(NamedTuple):
     model_id: str
     window: int
     chunking: str
-
-
-class PublishReport(TypedDict, total=False):
-    repo: str
-    remote: str
-    database: str
-    revision: str | None
-    dry_run: bool
-    removed_repository: bool
-    documents: int
-    added: int
-    changed: int
-    removed: int
-    unchanged: int
-    written: bool
-    vectors_missing: int
-    model: str | None
-    tables: str
-    ids: dict[str, list[str]]
 
 
 def target(root: Path, as_name: str | None) -> Target:
@@ -145,7 +130,7 @@ def _restore_from_vault(session: Session, model_id: str) -> None:
 
 def wait_for_vectors(session: Session, warn: Callable[[str], None]) -> None:
     """--wait-embeddings: compute what is due now (in the warm worker if one runs); a warning if it cannot."""
-    from docir.services.vectors.query_source import flush_session
+    from docir.services.vectors.flush import flush_session
 
     try:
         flush_session(session)
@@ -174,7 +159,7 @@ def publish(session: Session, url: str, *, as_name: str | None = None, dry_run: 
         warn(note)
     conn, found = connect.open_database(url, write=True, dry_run=dry_run)
     report: PublishReport = {"repo": where.name, "remote": where.remote, "database": connect.describe(url),
-                             "revision": where.revision, "dry_run": dry_run,
+                             "revision": where.revision, "dry_run": dry_run, "removed": 0,
                              "tables": _tables(found, dry_run)}
     try:
         if dry_run and found == 0:  # no tables yet: everything would be added
@@ -193,7 +178,7 @@ def publish(session: Session, url: str, *, as_name: str | None = None, dry_run: 
             repo_values = _repo_values(where, local)
             written = not dry_run and (not changes.empty or stored != repo_values)
             if written:
-                _write(conn, session, where, local, changes, repo_values, progress)
+                _write(conn, session, where, local, changes, repo_values, progress, warn)
             _count(report, local, changes, written=written)
             if dry_run:
                 report["ids"] = _ids(changes)
@@ -296,7 +281,7 @@ def _repo_values(where: Target, local: Local) -> tuple[Any, ...]:
 
 
 def _write(conn: psycopg.Connection[Any], session: Session, where: Target, local: Local, changes: rows.Changes,
-           repo_values: tuple[Any, ...], progress: Progress | None) -> None:
+           repo_values: tuple[Any, ...], progress: Progress | None, warn: Callable[[str], None]) -> None:
     assignments = ", ".join(f"{c} = excluded.{c}" for c in _REPO_COLUMNS)
     conn.execute(
         f"INSERT INTO docir.repos (name, {', '.join(_REPO_COLUMNS)}, published_at)"
@@ -310,7 +295,7 @@ def _write(conn: psycopg.Connection[Any], session: Session, where: Target, local
     due = [local.entries[i] for i in (*changes.added, *changes.changed)]
     for start in range(0, len(due), BATCH):
         batch = due[start : start + BATCH]
-        _insert(conn, session, where.name, local.model, batch)
+        _insert(conn, session, where.name, local.model, batch, warn)
         if progress is not None:
             progress(start + len(batch), len(due))
 
@@ -332,8 +317,12 @@ _LINK_SQL = "INSERT INTO docir.links (repo, doc_id, kind, target) VALUES (%s, %s
 
 
 def _insert(conn: psycopg.Connection[Any], session: Session, repo: str, model: Model | None,
-            batch: Sequence[rows.Local]) -> None:
+            batch: Sequence[rows.Local], warn: Callable[[str], None]) -> None:
     full = session.catalog.docs.rows_by_rowid(e.state.rowid for e in batch)
+    for row in full.values():
+        if len(row.searched) > SEARCHED_MAX:
+            warn(f"{row.path}: only its first {SEARCHED_MAX:,} characters are searched by words in the "
+                 "organisation store (PostgreSQL's tsvector holds 1 MB)")
     sections = {e.state.id: rows.section_rows(full[e.state.rowid], e.vectors) for e in batch}
     wanted = {e.vectors.vector_sha for e in batch if e.vectors and e.vectors.vector_sha}
     wanted |= {s.vector_sha for found in sections.values() for s in found if s.vector_sha}
@@ -346,7 +335,7 @@ def _insert(conn: psycopg.Connection[Any], session: Session, repo: str, model: M
     with conn.cursor() as cur:
         cur.executemany(_DOCUMENT_SQL, [_document_params(repo, e, full[e.state.rowid], vector) for e in batch])
         cur.executemany(_SECTION_SQL, [(repo, doc_id, s.ord, list(s.heading), s.start_line, s.end_line,
-                                        " ".join(s.heading), s.text, vector(s.vector_sha))
+                                        " ".join(s.heading), s.text[:SEARCHED_MAX], vector(s.vector_sha))
                                        for doc_id, found in sections.items() for s in found])
         cur.executemany(_LINK_SQL, [(repo, e.state.id, kind, target) for e in batch
                                     for kind, target in rows.links(full[e.state.rowid])])
@@ -358,8 +347,8 @@ def _document_params(repo: str, entry: rows.Local, row: DocRow,
     applies_to = as_globs(meta.get(FIELD)) or []
     return (repo, row.id, row.path, row.type, row.title, row.description, row.status, entry.active, row.archived,
             list(row.tags), row.owner, row.verified, json.dumps([list(e) for e in row.related]), applies_to,
-            row.meta_json, row.body, row.sha256, entry.fingerprint, row.title, row.description, row.searched,
-            vector(entry.vectors.vector_sha if entry.vectors else None))
+            row.meta_json, row.body, row.sha256, entry.fingerprint, row.title, row.description,
+            row.searched[:SEARCHED_MAX], vector(entry.vectors.vector_sha if entry.vectors else None))
 
 
 def _warn_elsewhere(conn: psycopg.Connection[Any], repo: str, ids: Sequence[str],

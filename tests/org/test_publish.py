@@ -312,3 +312,16 @@ def test_a_duplicate_id_publishes_the_first_by_path_and_says_so(cli: Any, repo: 
     assert result.code == 0
     assert f"duplicate id {A1} in {PATHS[A1]} and docs/decisions/zz-copy.md; publishing {PATHS[A1]}" in result.err
     assert sql(pg_url, "SELECT path FROM docir.documents WHERE id = %s", (A1,)) == [(PATHS[A1],)]
+
+
+def test_a_huge_body_is_published_whole_and_searched_by_its_beginning(cli: Any, repo: Path, pg_url: str,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("docir.org.publish.SEARCHED_MAX", 200)
+    path = repo / PATHS[B1]
+    path.write_text(path.read_text() + "\n" + "filler " * 100 + "zebracorn\n")
+    result = cli("publish", pg_url, "--root", str(repo), "--json")
+    assert result.code == 0
+    assert f"{PATHS[B1]}: only its first 200 characters are searched by words" in result.err
+    body, found = sql(pg_url, "SELECT body, tsv @@ to_tsquery('english', 'zebracorn') FROM docir.documents"
+                              " WHERE id = %s", (B1,))[0]
+    assert body.endswith("zebracorn\n") and found is False

@@ -96,3 +96,11 @@ def test_a_split_section_is_a_row_per_piece_and_a_shared_one_has_no_vector() -> 
     # Without vectors the sections are the rows, whole.
     assert [(r.heading, r.vector_sha) for r in rows.section_rows(row, None)] == [(("Context",), None),
                                                                                 (("Decision",), None)]
+
+
+def test_publish_runs_in_the_caller_s_process_never_the_warm_worker(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Its credentials are the caller's environment (PGPASSWORD, PGSERVICE), which a worker does not have."""
+    from docir.worker import client
+
+    monkeypatch.setenv("DOCIR_WORKER", "1")
+    assert client.run_via_worker(["publish", "postgresql://db.example.com/docs"]) is None
