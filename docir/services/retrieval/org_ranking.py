@@ -6,7 +6,9 @@ scores become z-scores over their own candidates and are summed, the forms weigh
 gates and the needs pooled, with ranking.py's own functions: a published document is ranked by the
 same rule as a local one (adr-78d1238b4ae2, adr-2b7e51c4d9a0). Lending is the local store's alone.
 Expansion follows the store's links: a seed's successors from any repository first, then its
-outgoing links, so a platform decision superseded in another repository brings its successor.
+outgoing links, so a platform decision superseded in another repository brings its successor. The
+seeds are the store's own ranked documents and this store's: ids are global, so a local decision
+superseded in another repository brings the published successor too.
 """
 
 from __future__ import annotations
