@@ -296,3 +296,21 @@ def test_a_sketch_and_terms_are_weighed_as_locally(cli: Any, org: Org) -> None:
     assert explain["sketch"]["weight"] > 0 and "terms" in explain
     assert {"sketch sections", "sketch vector", "terms sections"} <= set(explain["contributions"])
     assert explain["rankings"]["sketch vector"]["rank"] == 1
+
+
+def test_the_visibility_predicate_is_the_published_activity(cli: Any, org: Org) -> None:
+    """`active AND NOT archived`, computed at publish under the publishing repository's schema; get shows any."""
+    import psycopg
+
+    with psycopg.connect(org.url, autocommit=True) as conn:
+        conn.execute("UPDATE docir.documents SET active = false WHERE id = %s", (org.ids["queues"],))
+        conn.execute("UPDATE docir.documents SET archived = true WHERE id = %s", (org.ids["signing"],))
+    shown = {row["id"] for row in rows(cli("search", "durable queue signed tokens", "--root", str(org.reader)))}
+    assert org.ids["queues"] not in shown and org.ids["signing"] not in shown and org.ids["hsm"] in shown
+    widened = {row["id"] for row in rows(cli("search", "durable queue signed tokens", "--include-inactive",
+                                             "--root", str(org.reader)))}
+    assert org.ids["queues"] in widened and org.ids["signing"] not in widened
+    context = {row["id"] for row in rows(cli("context", "rotating signing keys", "--root", str(org.reader)))}
+    assert org.ids["signing"] not in context
+    fetched = cli("get", org.ids["signing"], "--root", str(org.reader), "--json").json()["documents"]
+    assert [(doc["id"], doc["archived"]) for doc in fetched] == [(org.ids["signing"], True)]
