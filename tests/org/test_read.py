@@ -314,3 +314,30 @@ def test_the_visibility_predicate_is_the_published_activity(cli: Any, org: Org) 
     assert org.ids["signing"] not in context
     fetched = cli("get", org.ids["signing"], "--root", str(org.reader), "--json").json()["documents"]
     assert [(doc["id"], doc["archived"]) for doc in fetched] == [(org.ids["signing"], True)]
+
+
+def test_the_warm_worker_reads_the_organisation_store_as_a_cold_command_does(cli: Any, org: Org, tmp_path: Path,
+                                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    import json
+    import os
+    import signal
+
+    from docir.worker import paths
+    from tests.worker.helpers import docir, start_worker
+
+    args = ("context", "how are session tokens signed", "--json", "--full-links")
+    cold = [(row["id"], row.get("repo")) for row in rows(cli(*args, "--root", str(org.reader)))]
+    monkeypatch.setenv("DOCIR_WORKER", "1")
+    pid = start_worker(org.reader)
+    # The client cannot import psycopg: had it answered itself, it would have warned so.
+    broken = tmp_path / "no-psycopg" / "psycopg"
+    broken.mkdir(parents=True)
+    (broken / "__init__.py").write_text("raise ImportError('not here')\n")
+    try:
+        warm = docir(org.reader, *args, env={**os.environ, "PYTHONPATH": str(broken.parent)})
+        assert warm.returncode == 0 and warm.stderr == "", warm.stderr
+        assert [(row["id"], row.get("repo")) for row in json.loads(warm.stdout)["results"]] == cold
+    finally:
+        docir(org.reader, "worker", "stop", timeout=60)
+        if paths.pid_alive(pid):
+            os.kill(pid, signal.SIGKILL)
