@@ -63,3 +63,15 @@ def test_no_url_no_psycopg(sample_store: Path) -> None:
                           timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert proc.stderr.splitlines()[-1] == "False False"
+
+
+@pytest.mark.parametrize("entry, message", [
+    ("  - url: postgresql://db/org\n    repos: 5\n", "repos must be a list of repository names or globs"),
+    ("  - url: 7\n", "url must be text"),
+    ("  - postgresql://u:s3cret@db/org\n", "a password in a committed URL is refused"),
+])
+def test_a_bad_url_entry_is_a_one_line_usage_error(cli, sample_store: Path, entry: str, message: str) -> None:  # type: ignore[no-untyped-def]
+    (sample_store / ".docir").mkdir(exist_ok=True)
+    (sample_store / ".docir" / "stores.yaml").write_text("stores:\n" + entry)
+    result = cli("query", "--root", str(sample_store))
+    assert result.code == 2 and result.err.count("\n") == 1 and message in result.err, result.err

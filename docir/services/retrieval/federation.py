@@ -16,8 +16,9 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple, TypeVar, Union
 
+from docir.errors import UsageError
 from docir.index.records import Filters
-from docir.org.address import OrgAddress, is_url
+from docir.org.address import OrgAddress, is_url, parse
 from docir.services.indexing.session import PeerUnreadable, Session, open_peer
 from docir.services.retrieval import reads
 from docir.services.retrieval.need import Need, embedded_texts, needs_of
@@ -75,8 +76,6 @@ def _peers_listed(local: Store, extra: list[Path | str], warn: Warn) -> tuple[li
                 warn(f"{STATE_DIR}/{STORES_FILE}: ignoring entry {entry!r} (expected a folder path or a url)")
     for value in extra:
         if isinstance(value, str) and is_url(value):
-            from docir.org.address import parse
-
             urls.append(parse(value, committed=False))
             continue
         path = Path(value)
@@ -92,11 +91,8 @@ def _peers_listed(local: Store, extra: list[Path | str], warn: Warn) -> tuple[li
 
 def _org_entry(entry: object) -> OrgAddress:
     """An organisation store from its stores.yaml entry: `url:`, with optional `repos:` and `exclude:` globs."""
-    from docir.errors import UsageError
-    from docir.org import address
-
     if isinstance(entry, str):
-        return address.parse(entry, committed=True)
+        return parse(entry, committed=True)
     assert isinstance(entry, dict)
     url, repos, exclude = entry.get("url"), entry.get("repos", []), entry.get("exclude", [])
     where = f"{STATE_DIR}/{STORES_FILE}"
@@ -108,7 +104,7 @@ def _org_entry(entry: object) -> OrgAddress:
         if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
             raise UsageError(f"{where}: {name} must be a list of repository names or globs, not {value!r}")
         patterns.append(tuple(v.strip() for v in value))
-    return address.parse(url, committed=True, repos=patterns[0], exclude=patterns[1])
+    return parse(url, committed=True, repos=patterns[0], exclude=patterns[1])
 
 
 def open_peers(local: Store, extra: list[Path | str], warn: Warn) -> list[AnyPeer]:
