@@ -27,11 +27,11 @@ class Format(str, Enum):
     github = "github"
 
 
-def _stores(store: Sequence[Path] | None) -> tuple[str, ...]:
+def _stores(store: Sequence[str] | None) -> tuple[str, ...]:
     return tuple(str(s) for s in store or ())
 
 
-def get(ids: Sequence[str], section: str | None = None, store: Sequence[Path] | None = None,
+def get(ids: Sequence[str], section: str | None = None, store: Sequence[str] | None = None,
         root: Path | None = None, json_out: bool = False) -> int:
     from docir.services.retrieval import commands
 
@@ -51,7 +51,7 @@ def get(ids: Sequence[str], section: str | None = None, store: Sequence[Path] | 
     return EXIT_FINDINGS if result.missing or result.no_section else EXIT_OK
 
 
-def search(text: str, limit: int = 10, include_inactive: bool = False, store: Sequence[Path] | None = None,
+def search(text: str, limit: int = 10, include_inactive: bool = False, store: Sequence[str] | None = None,
            root: Path | None = None, json_out: bool = False) -> int:
     from docir.services.retrieval import commands
 
@@ -67,7 +67,7 @@ def search(text: str, limit: int = 10, include_inactive: bool = False, store: Se
 def query(doc_type: Sequence[str] | None = None, status: Sequence[str] | None = None,
           tag: Sequence[str] | None = None, owner: str | None = None, stale: bool | None = None,
           related_to: str | None = None, limit: int = 50, include_inactive: bool = False,
-          store: Sequence[Path] | None = None, root: Path | None = None, json_out: bool = False) -> int:
+          store: Sequence[str] | None = None, root: Path | None = None, json_out: bool = False) -> int:
     from docir.services.retrieval import commands
 
     request = commands.QueryRequest(type=tuple(doc_type or ()), status=tuple(status or ()), tag=tuple(tag or ()),

@@ -23,7 +23,8 @@ IncludeInactiveOption = Annotated[
     bool, typer.Option("--include-inactive", "--include-resolved", help=INCLUDE_INACTIVE),
 ]
 StoreOption = Annotated[
-    Optional[list[Path]], typer.Option("--store", help=STORE, show_default=False, file_okay=False),
+    # Text, not Path: a peer may be a database URL (postgresql://...), which Path would mangle.
+    Optional[list[str]], typer.Option("--store", help=STORE, show_default=False),
 ]
 
 

@@ -47,13 +47,13 @@ _INACTIVE = {"--include-inactive": ("include_inactive", True), "--include-resolv
 
 SPECS = {
     "get": Spec("get", positional="ids", many=True, values={"--section": "section", **_READ},
-                lists={"--store": "store"}, flags=_JSON, paths=frozenset({"root", "store"})),
+                lists={"--store": "store"}, flags=_JSON, paths=frozenset({"root"})),
     "search": Spec("search", positional="text", values={"--limit": "limit", **_READ}, lists={"--store": "store"},
-                   flags={**_INACTIVE, **_JSON}, ints={"limit": (1, LIMIT_MAX)}, paths=frozenset({"root", "store"})),
+                   flags={**_INACTIVE, **_JSON}, ints={"limit": (1, LIMIT_MAX)}, paths=frozenset({"root"})),
     "query": Spec("query", values={"--owner": "owner", "--related-to": "related_to", "--limit": "limit", **_READ},
                   lists={"--type": "doc_type", "--status": "status", "--tag": "tag", "--store": "store"},
                   flags={"--stale": ("stale", True), "--fresh": ("stale", False), **_INACTIVE, **_JSON},
-                  ints={"limit": (1, LIMIT_MAX)}, paths=frozenset({"root", "store"})),
+                  ints={"limit": (1, LIMIT_MAX)}, paths=frozenset({"root"})),
     # A lint of named files walks to learn the rest of the store from the index; a whole-store one
     # reads every file instead.
     "lint": Spec("lint", positional="files", many=True, optional_positional=True,

@@ -78,8 +78,9 @@ class SearchRequest(NamedTuple):
     store: Annotated[tuple[str, ...], Option(STORE)] = ()
 
 
-def _stores(request: ContextRequest | GetRequest | QueryRequest | SearchRequest) -> list[Path]:
-    return [Path(s) for s in request.store]
+def _stores(request: ContextRequest | GetRequest | QueryRequest | SearchRequest) -> list[Path | str]:
+    """Folder peers and database URLs, as given: federation tells them apart."""
+    return list(request.store)
 
 
 def get(session: Session, request: GetRequest, warn: Warn) -> GetResult:
