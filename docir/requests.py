@@ -21,7 +21,7 @@ from docir.errors import UsageError
 
 # Help of the options several read commands share, for their requests and the CLI's shared options.
 INCLUDE_INACTIVE = "Also show closed documents (superseded, resolved)."
-STORE = "Also read this peer store, read-only (repeatable)."
+STORE = "Also read this peer: a folder or postgresql:// URL (repeatable)."
 # --limit's ceiling: far past any list worth reading, and it keeps SQLite's LIMIT within 64 bits.
 LIMIT_MAX = 10_000
 
@@ -60,7 +60,7 @@ REQUIRED = Required()
 
 # The options several read commands share, for their requests.
 INCLUDE_INACTIVE_OPTION = Option(INCLUDE_INACTIVE, aliases=("--include-resolved",))
-STORE_OPTION = Option(STORE, folder=True)
+STORE_OPTION = Option(STORE)  # text, not a path: a peer may be a database URL (postgresql://...)
 
 
 class RequestField(NamedTuple):

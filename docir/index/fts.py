@@ -89,13 +89,18 @@ def near_expression(text: str, distance: int = NEAR_DISTANCE, weightless: Collec
     where they stand together is closer to it than one that has each word somewhere. A pair of two
     `weightless` words is left out unless every pair is such (see `match_expression`).
     """
-    words = [t.group(0).lower() for t in _TOKEN_RE.finditer(text)]
-    words = [w for w in words if w not in STOPWORDS]
-    pairs = list(dict.fromkeys(zip(words, words[1:], strict=False)))
+    pairs = word_pairs(text)
     pairs = [(a, b) for a, b in pairs if a not in weightless or b not in weightless] or pairs
     if not pairs:
         return None
     return " OR ".join(f"NEAR({quoted(a)} {quoted(b)}, {distance})" for a, b in pairs)
+
+
+def word_pairs(text: str) -> list[tuple[str, str]]:
+    """The query's adjacent words, stopwords left out, each pair once: what a NEAR ranking looks for."""
+    words = [t.group(0).lower() for t in _TOKEN_RE.finditer(text)]
+    words = [w for w in words if w not in STOPWORDS]
+    return list(dict.fromkeys(zip(words, words[1:], strict=False)))
 
 
 def quoted(term: str) -> str:

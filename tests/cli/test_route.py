@@ -81,7 +81,7 @@ def test_anything_unusual_is_left_to_typer(argv: list[str]) -> None:
 def test_a_path_option_naming_a_file_is_left_to_typer(tmp_path: Path) -> None:
     (tmp_path / "f").write_text("")
     assert route.parse(["get", "x", "--root", str(tmp_path / "f")], here()) is None
-    assert route.parse(["get", "x", "--store", "f"], here()._replace(cwd=str(tmp_path))) is None
+    assert route.parse(["get", "x", "--root", "f"], here()._replace(cwd=str(tmp_path))) is None  # the caller's folder
     assert route.parse(["get", "x", "--root", str(tmp_path)], here()) is not None
 
 

@@ -2,7 +2,9 @@
 
 Peers come from `.docir/stores.yaml` (read on every call, paths relative to
 this store's home) plus `--store` for one call. Each is opened read-only at
-the database; one that cannot be read is skipped with a warning. Ranked
+the database; one that cannot be read is skipped with a warning. A peer may
+also be the organisation store (a `url:` entry, or a postgresql:// --store):
+it ranks in PostgreSQL and merges here like any peer (adr-8a976b997594). Ranked
 results merge on `similarity`, never on `score`: RRF scores rank within one
 store, so comparing two stores' scores compares the sizes of their corpora.
 """
@@ -11,10 +13,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple, TypeVar
+from typing import TYPE_CHECKING, NamedTuple, TypeVar, Union
 
+from docir.errors import UsageError
 from docir.index.records import Filters
+from docir.org.address import OrgAddress, is_url, parse
 from docir.services.indexing.session import PeerUnreadable, Session, open_peer
 from docir.services.retrieval import store_reads as reads
 from docir.services.retrieval.need import Need, embedded_texts, needs_of
@@ -23,6 +28,7 @@ from docir.store import STATE_DIR, Store
 
 if TYPE_CHECKING:  # the model's side: only context needs it (cold start, adr-d5e80517405b)
     from docir.embed.protocol import Vectors
+    from docir.org.peer import OrgPeer
     from docir.services.vectors.query_source import QuerySource
 
 LOCAL = "."
@@ -35,9 +41,21 @@ class Peer(NamedTuple):
     session: Session
 
 
-def peer_homes(local: Store, extra: list[Path], warn: Warn) -> list[tuple[str, Path]]:
-    """(label, home) of every peer: stores.yaml first, then --store; this store and repeats left out."""
+# A folder peer, or an organisation store (docir/org: PostgreSQL, read only when a store list names one).
+AnyPeer = Union[Peer, "OrgPeer"]
+
+
+def peer_homes(local: Store, extra: list[Path | str], warn: Warn) -> list[tuple[str, Path]]:
+    """(label, home) of every folder peer: stores.yaml first, then --store; this store and repeats left out."""
+    return _peers_listed(local, extra, warn)[0]
+
+
+def _peers_listed(local: Store, extra: list[Path | str], warn: Warn) -> tuple[list[tuple[str, Path]], list[OrgAddress]]:
+    """Every peer named by stores.yaml, then by --store: folder peers as (label, home), organisation stores
+    as addresses (a `url:` entry, or a value that is a postgresql:// URL). UsageError for a bad URL, or a
+    password in stores.yaml, which is committed."""
     listed: list[tuple[str, Path]] = []
+    urls: list[OrgAddress] = []
     config = local.root / STATE_DIR / STORES_FILE
     if config.is_file():
         from docir import yamltext  # yaml only for a store that lists peers (cold start, adr-d5e80517405b)
@@ -49,29 +67,64 @@ def peer_homes(local: Store, extra: list[Path], warn: Warn) -> list[tuple[str, P
             data = {}
         entries = data.get("stores", []) if isinstance(data, dict) else []
         for entry in entries if isinstance(entries, list) else []:
+            if isinstance(entry, dict) and "url" in entry or isinstance(entry, str) and is_url(entry):
+                urls.append(_org_entry(entry))
+                continue
             path = entry.get("path") if isinstance(entry, dict) else entry
             if isinstance(path, str) and path.strip():
                 listed.append((path, (local.root / Path(path).expanduser()).resolve()))
             else:
-                warn(f"{STATE_DIR}/{STORES_FILE}: ignoring entry {entry!r} (expected a folder path)")
-    for path in extra:
-        listed.append((str(path), (Path.cwd() / path.expanduser()).resolve()))
+                warn(f"{STATE_DIR}/{STORES_FILE}: ignoring entry {entry!r} (expected a folder path or a url)")
+    for value in extra:
+        if isinstance(value, str) and is_url(value):
+            urls.append(parse(value, committed=False))
+            continue
+        path = Path(value)
+        listed.append((str(value), (Path.cwd() / path.expanduser()).resolve()))
     seen = {local.root.resolve()}
     homes = []
     for label, home in listed:
         if home not in seen:
             seen.add(home)
             homes.append((label, home))
-    return homes
+    return homes, list({org.url: org for org in urls}.values())
 
 
-def open_peers(local: Store, extra: list[Path], warn: Warn) -> list[Peer]:
-    peers = []
-    for label, home in peer_homes(local, extra, warn):
+def _org_entry(entry: object) -> OrgAddress:
+    """An organisation store from its stores.yaml entry: `url:`, with optional `repos:` and `exclude:` globs."""
+    if isinstance(entry, str):
+        return parse(entry, committed=True)
+    assert isinstance(entry, dict)
+    url, repos, exclude = entry.get("url"), entry.get("repos", []), entry.get("exclude", [])
+    where = f"{STATE_DIR}/{STORES_FILE}"
+    if not isinstance(url, str):
+        raise UsageError(f"{where}: url must be text, not {url!r}")
+    patterns: list[tuple[str, ...]] = []
+    for name, value in (("repos", repos), ("exclude", exclude)):
+        value = [value] if isinstance(value, str) else value
+        if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
+            raise UsageError(f"{where}: {name} must be a list of repository names or globs, not {value!r}")
+        patterns.append(tuple(v.strip() for v in value))
+    return parse(url, committed=True, repos=patterns[0], exclude=patterns[1])
+
+
+def open_peers(local: Store, extra: list[Path | str], warn: Warn) -> list[AnyPeer]:
+    homes, urls = _peers_listed(local, extra, warn)
+    peers: list[AnyPeer] = []
+    for label, home in homes:
         try:
             peers.append(Peer(label, open_peer(home)))
         except PeerUnreadable as exc:
             warn(f"peer store {label} skipped: {exc}")
+    if urls:
+        from docir.org.peer import OrgPeer  # psycopg: only when a store list names a database
+        from docir.org.records import OrgUnavailable
+
+        for org in urls:
+            try:
+                peers.append(OrgPeer.open(org))
+            except OrgUnavailable as exc:
+                warn(f"organisation store {org.label} skipped: {exc}")
     return peers
 
 
@@ -79,22 +132,38 @@ T = TypeVar("T")
 
 
 @contextmanager
-def peers_open(session: Session, extra: list[Path] | None, warn: Warn) -> Iterator[list[Peer]]:
+def peers_open(session: Session, extra: list[Path | str] | None, warn: Warn) -> Iterator[list[AnyPeer]]:
     """The peers of one federated read, open; closed, their warnings said, whatever happens."""
     peers = open_peers(session.store, list(extra or []), warn)
     try:
         yield peers
     finally:
         for peer in peers:
-            for message in peer.session.warnings:
-                warn(f"{peer.label}: {message}")
-            peer.session.close()
+            if isinstance(peer, Peer):
+                for message in peer.session.warnings:
+                    warn(f"{peer.label}: {message}")
+                peer.session.close()
+            else:
+                peer.close()
 
 
-def with_peers(session: Session, extra: list[Path] | None, warn: Warn, read: Callable[[list[Peer]], T]) -> T:
+def with_peers(session: Session, extra: list[Path | str] | None, warn: Warn,
+               read: Callable[[list[AnyPeer]], T]) -> T:
     """Run one federated read with the peers open, and close them whatever happens."""
     with peers_open(session, extra, warn) as peers:
         return read(peers)
+
+
+def _org_read(session: Session, peer: OrgPeer, read: Callable[[], T], empty: T) -> T:
+    """One read of an organisation store; one that fails mid-command (the server went away, a statement
+    was refused) is said once and gives `empty`: the local answer stands."""
+    from docir.org.records import OrgUnavailable
+
+    try:
+        return read()
+    except OrgUnavailable as exc:
+        session.warnings.append(f"organisation store {peer.label} skipped: {exc}")
+        return empty
 
 
 # Every kind of row a federated read returns; each carries an optional `store`.
@@ -119,7 +188,16 @@ def merge_by_similarity(groups: list[list[ContextRow]], limit: int) -> list[Cont
         (row for row in ranked if row.get("similarity") is not None), key=_similarity
     )
     unscored = [[row for row in rows if row.get("via") is None and row.get("similarity") is None] for rows in groups]
-    return take_turns([scored, *[rows for rows in unscored if rows]], limit) + expanded
+    merged = take_turns([scored, *[rows for rows in unscored if rows]], limit)
+    # A linked row that is also a ranked one shown is said once (the organisation store links the ranked
+    # documents of every store, its own included, before the merge decides which are shown).
+    shown = {(row.get("store"), row["id"]) for row in merged}
+    linked = []
+    for row in expanded:
+        if (row.get("store"), row["id"]) not in shown:
+            shown.add((row.get("store"), row["id"]))
+            linked.append(row)
+    return merged + linked
 
 
 def _similarity(row: ContextRow) -> float:
@@ -141,7 +219,7 @@ def take_turns(groups: list[list[Row]], limit: int) -> list[Row]:
 # --- the four federated reads ---------------------------------------------------------------
 
 
-def get(session: Session, peers: list[Peer], ids: list[str], section: str | None) -> GetResult:
+def get(session: Session, peers: list[AnyPeer], ids: list[str], section: str | None) -> GetResult:
     """Local documents first; an id the local store lacks is looked up in each peer in turn."""
     result = reads.get(session, ids, section)
     if not peers:
@@ -150,17 +228,22 @@ def get(session: Session, peers: list[Peer], ids: list[str], section: str | None
     for peer in peers:
         if not result.missing:
             break
-        found = reads.get(peer.session, result.missing, section)
-        result.documents.extend(tag(found.documents, peer.label))
-        result.no_section.extend(found.no_section)
-        result.missing = found.missing
+        if isinstance(peer, Peer):
+            found = reads.get(peer.session, result.missing, section)
+            result.documents.extend(tag(found.documents, peer.label))
+            result.no_section.extend(found.no_section)
+            result.missing = found.missing
+        else:
+            from docir.services.retrieval import org_reads
+
+            _org_read(session, peer, partial(org_reads.get, session, peer, result, section), None)
     order = {doc_id: n for n, doc_id in enumerate(dict.fromkeys(ids))}
     result.documents.sort(key=lambda doc: order.get(doc["id"], len(order)))
     return result
 
 
 def query(
-    session: Session, peers: list[Peer], filters: Filters, *, stale: bool | None, include_inactive: bool, limit: int
+    session: Session, peers: list[AnyPeer], filters: Filters, *, stale: bool | None, include_inactive: bool, limit: int
 ) -> list[Skeleton]:
     rows = reads.query(session, filters, stale=stale, include_inactive=include_inactive, limit=limit)
     if not peers:
@@ -169,16 +252,41 @@ def query(
     for peer in peers:
         if len(merged) >= limit:
             break
-        found = reads.query(
-            peer.session, filters, stale=stale, include_inactive=include_inactive, limit=limit - len(merged)
-        )
-        merged.extend(tag(found, peer.label))
+        wanted = limit - len(merged)
+        if isinstance(peer, Peer):
+            found = tag(reads.query(peer.session, filters, stale=stale, include_inactive=include_inactive,
+                                    limit=wanted), peer.label)
+        else:
+            from docir.services.retrieval import org_reads
+
+            found = _org_read(session, peer, partial(org_reads.query, session, peer, filters, stale=stale,
+                                                     include_inactive=include_inactive, limit=wanted), [])
+        merged.extend(found)
     return merged
+
+
+def search_peers(session: Session, peers: list[AnyPeer], rows: list[SearchHit], text: str, *,
+                 include_inactive: bool, limit: int) -> list[SearchHit]:
+    """The local store's `rows` and each peer's search: bm25 ranks within one store only, so stores take
+    turns at the head of the list."""
+    if not peers:
+        return rows
+    groups = [tag(rows, LOCAL)]
+    for peer in peers:
+        if isinstance(peer, Peer):
+            groups.append(tag(reads.search(peer.session, text, include_inactive=include_inactive, limit=limit),
+                              peer.label))
+        else:
+            from docir.services.retrieval import org_reads
+
+            groups.append(_org_read(session, peer, partial(org_reads.search, session, peer, text,
+                                                           include_inactive=include_inactive, limit=limit), []))
+    return take_turns(groups, limit)
 
 
 def context(
     session: Session,
-    peers: list[Peer],
+    peers: list[AnyPeer],
     queries: Sequence[Need | str],
     source: QuerySource,
     *,
@@ -205,8 +313,9 @@ def context(
         )
     # One query embedding per model, shared by every store that used the same model.
     queries = needs_of(queries)
-    texts = [text for _, _, text in embedded_texts(queries)]
-    shared = Precomputed(source.model_id, source.embed(texts) if source.model_id else None, source.status)
+    wanted = embedded_texts(queries)
+    shared = Precomputed(source.model_id, source.embed([text for _, _, text in wanted]) if source.model_id else None,
+                         source.status)
     local = ranking.context(
         session,
         queries,
@@ -219,6 +328,17 @@ def context(
     )
     groups = [tag(local.results, LOCAL)]
     for peer in peers:
+        if not isinstance(peer, Peer):
+            from docir.services.retrieval import org_ranking
+
+            vectors = {} if shared.vectors is None else {
+                (index, form): shared.vectors[row] for row, (index, form, _) in enumerate(wanted)}
+            # Ids are global there: a local decision's successor, or a decision it names, may be published.
+            local_seeds = org_ranking.seeds_of(local.results)
+            groups.append(_org_read(session, peer, partial(
+                org_ranking.context, session, peer, queries, vectors, shared.model_id, limit=limit, expand=expand,
+                explain=explain, include_inactive=include_inactive, local_seeds=local_seeds), []))
+            continue
         models = peer.session.catalog.vectors.model_ids()
         peer_source: QuerySource = shared
         if shared.model_id is None or (models and shared.model_id not in models):

@@ -103,7 +103,7 @@ class Fused:
     listing: Listing | None = None
     ref: StoredRefChunk | None = None
     loan: Loan | None = None  # what the candidates that build on this document lend it
-    evidence: float = 0.0  # the weighted sum of its forms' scores, once they are all in (`_combine`)
+    evidence: float = 0.0  # the weighted sum of its forms' scores, once they are all in (`combine`)
 
     def weight(self, form: str) -> float:
         """The task counts in full; each other form with its gate's weight."""
@@ -183,11 +183,11 @@ def context(session: Session, queries: Sequence[Need | str], source: QuerySource
             vector = (_vector_ranking(session, vectors, query, visibility)
                       if vectors is not None and query is not None else [])
             by_form[form] = fuse(docs, references, vector)
-        gates = _gates(by_form, {form: vector for (at, form), vector in query_vectors.items() if at == index})
-        combined = _combine(by_form, gates)
+        gates = form_gates(by_form, {form: vector for (at, form), vector in query_vectors.items() if at == index})
+        combined = combine(by_form, gates)
         # The single-side modes measure one ranking each (benchmarks/quality); lending is fusion's.
         per_need.append(_with_loans(session, combined) if mode == "fused" else combined)
-    ordered = _take_turns(per_need, limit)
+    ordered = pool_needs(per_need, limit)
     # Full listings only for what is shown: candidates needed no more than their visibility.
     listings = session.catalog.docs.listings_by_rowid(c.key[1] for c in ordered if c.key[0] == "doc")
     for cand in ordered:
@@ -229,7 +229,7 @@ class Gate(NamedTuple):
     confidence: float  # how far the task's first candidate stands above its second, as a share of its score
 
 
-def _gates(by_form: dict[str, list[Candidate]], vectors: dict[str, np.ndarray]) -> dict[str, Gate]:
+def form_gates(by_form: dict[str, list[Candidate]], vectors: dict[str, np.ndarray]) -> dict[str, Gate]:
     """The weight of every form beside the task: full when it and the task point at the same documents
     (in the same words' neighbourhood), little when it describes something else (a wrong guess,
     another task's sketch or terms)."""
@@ -255,7 +255,7 @@ def _gates(by_form: dict[str, list[Candidate]], vectors: dict[str, np.ndarray]) 
     return gates
 
 
-def _combine(by_form: dict[str, list[Candidate]], gates: dict[str, Gate]) -> list[Fused]:
+def combine(by_form: dict[str, list[Candidate]], gates: dict[str, Gate]) -> list[Fused]:
     """One ranking of a need: each candidate's forms, weighted; ties keep the task's order, then the others'."""
     fused: dict[Key, Fused] = {}
     order: dict[Key, int] = {}
@@ -334,7 +334,7 @@ def _cached_vectors(session: Session, model_id: str, refs: bool) -> _Vectors:
     return vectors
 
 
-def _take_turns(per_need: list[list[Fused]], limit: int) -> list[Fused]:
+def pool_needs(per_need: list[list[Fused]], limit: int) -> list[Fused]:
     """Each candidate as the need that found the strongest evidence for it; ordered by the needs taking turns."""
     if len(per_need) == 1:  # nothing to pool: one ranking, in its own order
         return per_need[0][:limit]

@@ -87,8 +87,9 @@ class SearchRequest(NamedTuple):
     store: Annotated[tuple[str, ...], STORE_OPTION] = ()
 
 
-def _stores(request: ContextRequest | GetRequest | QueryRequest | SearchRequest) -> list[Path]:
-    return [Path(s) for s in request.store]
+def _stores(request: ContextRequest | GetRequest | QueryRequest | SearchRequest) -> list[Path | str]:
+    """Folder peers and database URLs, as given: federation tells them apart."""
+    return list(request.store)
 
 
 def get(session: Session, request: GetRequest, warn: Warn) -> GetResult:
@@ -128,10 +129,8 @@ def search(session: Session, request: SearchRequest, warn: Warn) -> SearchResult
     with federation.peers_open(session, _stores(request), warn) as peers:
         rows = store_reads.search(session, request.text, include_inactive=request.include_inactive,
                                   limit=request.limit)
-        if peers:
-            rows = federation.take_turns([federation.tag(rows, federation.LOCAL), *(
-                federation.tag(store_reads.search(peer.session, request.text, include_inactive=request.include_inactive,
-                                                  limit=request.limit), peer.label) for peer in peers)], request.limit)
+        rows = federation.search_peers(session, peers, rows, request.text, include_inactive=request.include_inactive,
+                                       limit=request.limit)
     return SearchResult(request.text, rows)
 
 

@@ -41,6 +41,7 @@ class _Frontmatter(TypedDict):
     path: str
     size: Size
     store: NotRequired[str]  # only while reading across stores: "." is this one
+    repo: NotRequired[str]  # only from an organisation store: the repository that published it
 
 
 class Skeleton(_Frontmatter):
@@ -61,6 +62,7 @@ class Via(TypedDict):
     id: str
     kind: str
     direction: Literal["successor", "outgoing"]
+    store: NotRequired[str]  # the store of the result it hangs off, when that is not its own
 
 
 class ContextHit(Skeleton):
@@ -126,6 +128,7 @@ class LinkedDoc(TypedDict):
     via: Via
     size: Size
     store: NotRequired[str]
+    repo: NotRequired[str]
 
 
 # What `context` may show after budget.py shaped it.

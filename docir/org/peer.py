@@ -1,0 +1,175 @@
+"""Reading the organisation store as a read-only peer: one connection, one snapshot, the visible rows.
+
+A reader needs SELECT alone: every statement runs in one READ ONLY, REPEATABLE READ transaction,
+so a command sees the store as one moment (a publish that commits meanwhile is not half-seen) and
+could not write even with a role that may. The connection gives up after CONNECT_TIMEOUT seconds:
+an unreachable server costs a command that long, once.
+
+Every failure is an OrgUnavailable with a one-line reason; the caller skips the peer with one
+warning and keeps its local answer. psycopg is imported here, and only when a peer is opened.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from docir.index.records import Filters
+from docir.org.address import OrgAddress
+from docir.org.connect import OrgError, check_version, database_version, first_line
+from docir.org.records import OrgDocument, OrgEdge, OrgListing, OrgRepo, OrgUnavailable
+
+if TYPE_CHECKING:
+    import psycopg
+
+CONNECT_TIMEOUT = 3  # seconds: an unreachable server must not hold up the local answer for long
+STATEMENT_TIMEOUT_MS = 20_000  # a runaway query is cancelled rather than hanging the command
+INSTALL = "pip install 'docir[org]'"
+
+T = TypeVar("T")
+
+# A document's skeleton-level columns, in OrgListing's order (`d` is docir.documents).
+LISTING = ("d.repo, d.id, d.path, d.type, d.title, d.description, coalesce(d.status, ''), d.tags, d.related, "
+           "d.owner, d.verified, d.archived, octet_length(d.body)")
+
+
+def listing(row: Sequence[Any]) -> OrgListing:
+    """An OrgListing from the LISTING columns (and nothing before them in `row`)."""
+    repo, doc_id, path, doc_type, title, description, status, tags, related, owner, verified, archived, size = row[:13]
+    links = tuple((str(kind), str(target)) for kind, target in related or ())
+    return OrgListing(repo, doc_id, path, doc_type, title, description, status, tuple(tags or ()), links, owner,
+                      verified, bool(archived), int(size))
+
+
+def visible(include_inactive: bool, alias: str = "d") -> str:
+    """The one visibility predicate (tables.py) as SQL over `alias`, a docir.documents row."""
+    return f"NOT {alias}.archived" if include_inactive else f"({alias}.active AND NOT {alias}.archived)"
+
+
+class OrgPeer:
+    """An open organisation store: its address, the repositories this reader reads, and the connection."""
+
+    def __init__(self, address: OrgAddress, conn: psycopg.Connection[Any], repos: list[OrgRepo]) -> None:
+        self.address = address
+        self.conn = conn
+        self.repos = repos  # those the address asks for, by name
+
+    @property
+    def label(self) -> str:
+        return self.address.label
+
+    @property
+    def names(self) -> list[str]:
+        return [repo.name for repo in self.repos]
+
+    @classmethod
+    def open(cls, address: OrgAddress) -> OrgPeer:
+        """Connect, check the schema version and read the repositories; OrgUnavailable when any fails."""
+        try:
+            import psycopg
+        except ImportError:
+            raise OrgUnavailable(f"psycopg is not installed ({INSTALL})") from None
+        try:
+            conn = psycopg.connect(address.url, connect_timeout=CONNECT_TIMEOUT, application_name="docir")
+        except psycopg.Error as exc:
+            raise OrgUnavailable(f"cannot connect: {first_line(exc)}") from None
+        try:
+            conn.read_only = True
+            conn.isolation_level = psycopg.IsolationLevel.REPEATABLE_READ
+            conn.execute(f"SET statement_timeout = {STATEMENT_TIMEOUT_MS}")
+            check_version(database_version(conn), address.url, write=False)
+            rows = conn.execute("SELECT name, model_id FROM docir.repos ORDER BY name").fetchall()
+        except psycopg.Error as exc:
+            conn.close()
+            raise OrgUnavailable(first_line(exc)) from None
+        except OrgError as exc:
+            conn.close()
+            raise OrgUnavailable(str(exc)) from None
+        repos = [OrgRepo(name, model) for name, model in rows if address.reads(name)]
+        return cls(address, conn, repos)
+
+    def close(self) -> None:
+        self.conn.close()
+
+    def run(self, read: Callable[[psycopg.Connection[Any]], T]) -> T:
+        """One read inside the command's snapshot; a database error becomes OrgUnavailable."""
+        import psycopg
+
+        try:
+            return read(self.conn)
+        except psycopg.Error as exc:
+            raise OrgUnavailable(first_line(exc)) from None
+
+    def copies_of(self, local_ids: Sequence[str]) -> set[str]:
+        """The repositories that hold any of `local_ids`: ids are unique across an organisation, so such
+        a repository is this one's own published copy, which must not repeat its local documents."""
+        if not local_ids or not self.repos:
+            return set()
+        return {repo for (repo,) in self.run(lambda c: c.execute(
+            "SELECT DISTINCT repo FROM docir.documents WHERE id = ANY(%s) AND repo = ANY(%s)",
+            (list(local_ids), self.names)).fetchall())}
+
+    def documents(self, ids: Sequence[str]) -> list[OrgDocument]:
+        """Whole documents by id, any status, archived included (what `get` shows), by repository name."""
+        if not ids or not self.repos:
+            return []
+        rows = self.run(lambda c: c.execute(
+            f"SELECT {LISTING}, d.meta, d.body FROM docir.documents d WHERE d.id = ANY(%s) AND d.repo = ANY(%s) "
+            "ORDER BY d.repo", (list(ids), self.names)).fetchall())
+        return [OrgDocument(listing(row), dict(row[13] or {}), row[14]) for row in rows]
+
+    def listings(self, repos: Sequence[str], *, where: str, params: dict[str, Any], limit: int | None,
+                 include_inactive: bool) -> list[OrgListing]:
+        """Visible documents of `repos` that satisfy `where` (SQL over `d`, with `params`), by repository
+        and path."""
+        if not repos:
+            return []
+        sql = (f"SELECT {LISTING} FROM docir.documents d WHERE d.repo = ANY(%(repos)s) "
+               f"AND {visible(include_inactive)} AND {where} ORDER BY d.repo, d.path")
+        if limit is not None:
+            sql += " LIMIT %(limit)s"
+        arguments = {**params, "repos": list(repos), "limit": limit}
+        return [listing(row) for row in self.run(lambda c: c.execute(sql, arguments).fetchall())]
+
+    def matching(self, repos: Sequence[str], filters: Filters, *, limit: int | None,
+                 include_inactive: bool) -> list[OrgListing]:
+        """Visible documents of `repos` that match `docir query`'s structured filters."""
+        clauses = ["TRUE"]
+        params: dict[str, object] = {}
+        if filters.types:
+            clauses.append("d.type = ANY(%(types)s)")
+            params["types"] = list(filters.types)
+        if filters.statuses:
+            clauses.append("d.status = ANY(%(statuses)s)")
+            params["statuses"] = list(filters.statuses)
+        if filters.tags:
+            clauses.append("d.tags @> %(tags)s::text[]")
+            params["tags"] = list(filters.tags)
+        if filters.owner is not None:
+            clauses.append("d.owner = %(owner)s")
+            params["owner"] = filters.owner
+        if filters.related_to is not None:
+            clauses.append("(EXISTS (SELECT 1 FROM docir.links l WHERE l.repo = d.repo AND l.doc_id = d.id "
+                           "AND l.target = %(related)s) OR EXISTS (SELECT 1 FROM docir.links l "
+                           "WHERE l.doc_id = %(related)s AND l.target = d.id))")
+            params["related"] = filters.related_to
+        return self.listings(repos, where=" AND ".join(clauses), params=params, limit=limit,
+                             include_inactive=include_inactive)
+
+    def listings_by_ids(self, repos: Sequence[str], ids: Iterable[str], include_inactive: bool) -> list[OrgListing]:
+        wanted = list(dict.fromkeys(ids))
+        if not wanted:
+            return []
+        return self.listings(repos, where="d.id = ANY(%(ids)s)", params={"ids": wanted}, limit=None,
+                             include_inactive=include_inactive)
+
+    def successors(self, repos: Sequence[str], seeds: Sequence[str], successor_kinds: Iterable[str]) -> list[OrgEdge]:
+        """The successor edges that point at the `seeds` (ids, of any store) from documents of `repos`."""
+        if not seeds or not repos:
+            return []
+        rows = self.run(lambda c: c.execute(
+            "SELECT repo, doc_id, kind, target FROM docir.links "
+            "WHERE target = ANY(%(seeds)s) AND kind = ANY(%(kinds)s) AND repo = ANY(%(repos)s) "
+            "ORDER BY repo, doc_id, kind, target",
+            {"seeds": list(seeds), "kinds": sorted(successor_kinds), "repos": list(repos)}).fetchall())
+        return [OrgEdge(repo, source, kind, target) for repo, source, kind, target in rows]

@@ -1,0 +1,280 @@
+"""`context` over the organisation store: the database ranks, the local fusion fuses.
+
+Each form of each need gets the candidate lists of org/ranking_sql.py (sections and word pairs by
+full text, vectors by pgvector's HNSW), each computed by one SQL statement with a LIMIT. Their raw
+scores become z-scores over their own candidates and are summed, the forms weighted by their
+gates and the needs pooled, with ranking.py's own functions: a published document is ranked by the
+same rule as a local one (adr-78d1238b4ae2, adr-2b7e51c4d9a0). Lending is the local store's alone.
+Expansion follows the store's links: a seed's successors from any repository first, then its
+outgoing links, so a platform decision superseded in another repository brings its successor. The
+seeds are the store's own ranked documents and this store's: ids are global, so a local decision
+superseded in another repository brings the published successor too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
+
+import numpy as np
+
+from docir.services.indexing.session import Session
+from docir.services.retrieval import fusion, ranking
+from docir.services.retrieval.lexical import CANDIDATES, LexicalCandidate, Standing
+from docir.services.retrieval.need import BY_VECTOR, TASK, Need
+from docir.services.retrieval.org_reads import named, readable, skeleton_of
+from docir.services.retrieval.ranking import Candidate, Fused
+from docir.services.retrieval.results import ContextHit, ContextRow, ExplainedHit, Via
+from docir.services.retrieval.skeleton import cost
+
+if TYPE_CHECKING:
+    from docir.org.peer import OrgPeer
+    from docir.org.records import LexicalRow, OrgListing, VectorRow
+
+DocKey = tuple[str, str]  # (repo, id)
+LOCAL_STORE = "."  # how rows name this store while reading across stores (federation.LOCAL)
+
+
+class Seed(NamedTuple):
+    """A ranked document whose links expansion follows: published here (`repo`), or this store's own."""
+
+    id: str
+    related: tuple[tuple[str, str], ...]  # (kind, target id)
+    repo: str | None = None  # None: a document of the local store
+
+
+def seeds_of(rows: Sequence[Mapping[str, Any]]) -> list[Seed]:
+    """The ranked documents among a store's context rows, as expansion seeds."""
+    return [Seed(str(row["id"]), tuple((str(link["kind"]), str(link["id"])) for link in row["related"]))
+            for row in rows
+            if row.get("via") is None and row.get("kind") == "document" and isinstance(row.get("related"), list)]
+
+
+class _Found:
+    """What the candidate lists said of each document, by the integer key ranking.py's candidates carry."""
+
+    def __init__(self) -> None:
+        self.keys: dict[DocKey, int] = {}
+        self.docs: list[DocKey] = []
+        self.sections: dict[tuple[str, int], LexicalRow] = {}  # (form, key) -> best section
+        self.vectors: dict[tuple[str, int], VectorRow] = {}  # (form, key) -> best vector
+
+    def key(self, repo: str, doc_id: str) -> int:
+        found = self.keys.get((repo, doc_id))
+        if found is None:
+            found = self.keys[(repo, doc_id)] = len(self.docs)
+            self.docs.append((repo, doc_id))
+        return found
+
+
+def context(session: Session, peer: OrgPeer, needs: Sequence[Need], query_vectors: dict[tuple[int, str], Any],
+            model_id: str | None, *, limit: int, expand: bool, explain: bool, include_inactive: bool,
+            local_seeds: Sequence[Seed] = ()) -> list[ContextRow]:
+    """The organisation store's ranked documents for the needs, then the documents they link to, and the
+    published documents that succeed, or are linked from, the `local_seeds` (this store's ranked rows).
+
+    `query_vectors` holds each (need index, form)'s query vector, computed once by the caller with
+    `model_id`; repositories whose vectors come from another model are ranked by their words alone."""
+    from docir.org import ranking_sql
+
+    repos = readable(session, peer)
+    models = {repo.name: repo.model_id for repo in peer.repos}
+    by_vector = [name for name in repos if model_id is not None and models.get(name) == model_id]
+    others = sorted(name for name in repos if name not in by_vector and models.get(name) is not None)
+    if others and model_id is not None:
+        theirs = sorted({str(models[name]) for name in others})
+        session.warnings.append(f"organisation store {peer.label}: {', '.join(others)} searched lexically: "
+                                f"their vectors are from {', '.join(theirs)}, not {model_id}")
+    found = _Found()
+    per_need: list[list[Fused]] = []
+    for index, need in enumerate(needs):
+        by_form: dict[str, list[Candidate]] = {}
+        form_vectors: dict[str, np.ndarray] = {}
+        for form, text in need.forms():
+            sections = ranking_sql.lexical_sections(peer, repos, text, include_inactive=include_inactive,
+                                                    limit=CANDIDATES)
+            pairs = ranking_sql.lexical_pairs(peer, repos, text, include_inactive=include_inactive, limit=CANDIDATES)
+            vector = query_vectors.get((index, form))
+            nearest: list[VectorRow] = []
+            if vector is not None:
+                form_vectors[form] = np.asarray(vector, dtype=np.float32)
+                if form in BY_VECTOR:
+                    nearest = ranking_sql.nearest(peer, by_vector, [float(x) for x in vector],
+                                                  include_inactive=include_inactive, limit=CANDIDATES)
+            by_form[form] = ranking.fuse(_lexical(found, form, sections, pairs), [], _vector(found, form, nearest))
+        per_need.append(ranking.combine(by_form, ranking.form_gates(by_form, form_vectors)))
+    ordered = ranking.pool_needs(per_need, limit)
+    shown = {(item.repo, item.id): item
+             for item in peer.listings_by_ids(repos, (found.docs[c.key[1]][1] for c in ordered), True)}
+    results: list[ContextRow] = []
+    seeds: list[OrgListing] = []
+    for cand in ordered:
+        item = shown.get(found.docs[cand.key[1]])
+        if item is not None:
+            results.append(_entry(session, peer, found, cand, item, explain))
+            seeds.append(item)
+    if expand and (seeds or local_seeds):
+        mine = [Seed(s.id, s.related, s.repo) for s in seeds]
+        results.extend(expand_links(session, peer, repos, by_vector, [*mine, *local_seeds],
+                                    query_vectors.get((0, TASK)), include_inactive, limit))
+    return results
+
+
+def _lexical(found: _Found, form: str, sections: list[LexicalRow], pairs: list[LexicalRow]) -> list[LexicalCandidate]:
+    """The two full-text lists as the local lexical candidates: z-scores over each list's own candidates."""
+    by_key: dict[int, LexicalCandidate] = {}
+    for rank, (row, z) in enumerate(zip(sections, fusion.zscores([r.raw for r in sections]), strict=True), start=1):
+        key = found.key(row.repo, row.id)
+        by_key[key] = LexicalCandidate(key, section=Standing(rank, row.raw, z), coverage=row.coverage)
+        found.sections[(form, key)] = row
+    for rank, (row, z) in enumerate(zip(pairs, fusion.zscores([r.raw for r in pairs]), strict=True), start=1):
+        key = found.key(row.repo, row.id)
+        cand = by_key.setdefault(key, LexicalCandidate(key, coverage=row.coverage))
+        cand.near = Standing(rank, row.raw, z)
+    return sorted(by_key.values(), key=lambda c: (-c.score, c.section.rank if c.section else 10**9))
+
+
+def _vector(found: _Found, form: str, nearest: list[VectorRow]) -> list[Candidate]:
+    out: list[Candidate] = []
+    for rank, (row, z) in enumerate(zip(nearest, fusion.zscores([r.similarity for r in nearest]), strict=True),
+                                    start=1):
+        key = found.key(row.repo, row.id)
+        out.append(Candidate(("doc", key), vector=Standing(rank, row.similarity, z), ordinal=row.ordinal))
+        found.vectors[(form, key)] = row
+    return out
+
+
+def _entry(session: Session, peer: OrgPeer, found: _Found, cand: Fused, item: OrgListing,
+           explain: bool) -> ContextHit:
+    """A ranked published document, shaped as ranking._entry shapes a local one; `matched_section` is
+    the section of the side that contributed more, as there."""
+    key = cand.key[1]
+    lead = cand.lead
+    form = next(name for name, c in cand.forms.items() if c is lead)
+    section_row = found.sections.get((form, key))
+    vector_row = found.vectors.get((form, key))
+    lexical_section = lead.lexical.section_part if lead.lexical is not None else 0.0
+    section: tuple[str, ...] | None = None
+    size: int | None = None
+    if vector_row is not None and vector_row.heading and (lead.vector_part >= lexical_section or section_row is None
+                                                          or not section_row.heading):
+        section, size = vector_row.heading, vector_row.section_bytes
+    elif section_row is not None and section_row.heading:
+        section, size = section_row.heading, section_row.section_bytes
+    similarity = None if cand.similarity is None else round(cand.similarity, 4)
+    entry: ContextHit = {
+        **skeleton_of(session, item),
+        "kind": "document",
+        "score": round(cand.score, 4),
+        "similarity": similarity,
+        "matched_section": section[-1] if section else None,
+        "matched_section_size": cost(size) if section and size is not None else None,
+        "via": None,
+    }
+    if not explain:
+        return named(entry, peer.label, item.repo)
+    first = cand.forms.get(TASK, lead)
+    lex = first.lexical
+    task_section = found.sections.get((TASK, key))
+    explained = ExplainedHit(**entry, explain={
+        "store": peer.label,
+        "repo": item.repo,
+        "lexical_rank": lex.section.rank if lex is not None and lex.section is not None else None,
+        "vector_rank": first.vector.rank if first.vector is not None else None,
+        "fts_score": round(lex.section.raw, 4) if lex is not None and lex.section is not None else None,
+        "coverage": round(lex.coverage, 3) if lex is not None else None,
+        "similarity": similarity,
+        "rankings": _rankings(found, cand),
+        "contributions": _contributions(cand),
+        **{form: {"weight": round(gate.weight, 3), "agreement": round(gate.agreement, 3),
+                  "relatedness": None if gate.relatedness is None else round(gate.relatedness, 3),
+                  "confidence": round(gate.confidence, 3)} for form, gate in cand.gates.items()},
+        "chunk": {"heading": " > ".join(task_section.heading)} if task_section and task_section.heading else None,
+    })
+    return named(explained, peer.label, item.repo)
+
+
+def _rankings(found: _Found, cand: Fused) -> dict[str, Any]:
+    """Each form's lists' view of the document: place, raw number (ts_rank_cd or cosine), z, section."""
+    out: dict[str, Any] = {}
+    key = cand.key[1]
+    for form, each in cand.forms.items():
+        prefix = "" if form == TASK else f"{form} "
+        lex = each.lexical
+        if lex is not None and lex.section is not None:
+            row = found.sections.get((form, key))
+            out[f"{prefix}sections"] = {"rank": lex.section.rank, "ts_rank_cd": round(lex.section.raw, 4),
+                                        "z": round(lex.section.z, 3),
+                                        "section": " > ".join(row.heading) if row and row.heading else None}
+        if lex is not None and lex.near is not None:
+            out[f"{prefix}near"] = {"rank": lex.near.rank, "ts_rank_cd": round(lex.near.raw, 4),
+                                     "z": round(lex.near.z, 3)}
+        if each.vector is not None:
+            vrow = found.vectors.get((form, key))
+            out[f"{prefix}vector"] = {"rank": each.vector.rank, "cosine": round(each.vector.raw, 4),
+                                      "z": round(each.vector.z, 3),
+                                      "section": " > ".join(vrow.heading) if vrow and vrow.heading else None}
+    return out
+
+
+def _contributions(cand: Fused) -> dict[str, float]:
+    out: dict[str, float] = {}
+    for form, each in cand.forms.items():
+        prefix = "" if form == TASK else f"{form} "
+        weight = cand.weight(form)
+        lex = each.lexical
+        out[f"{prefix}sections"] = round(weight * lex.section_part, 4) if lex is not None else 0.0
+        out[f"{prefix}near"] = round(weight * lex.near_part, 4) if lex is not None else 0.0
+        out[f"{prefix}vector"] = round(weight * each.vector_part, 4)
+    return out
+
+
+def expand_links(session: Session, peer: OrgPeer, repos: list[str], by_vector: list[str], seeds: list[Seed],
+                 task: Any, include_inactive: bool, limit: int) -> list[ContextRow]:
+    """One hop from each seed into the organisation store: the documents that succeed it (in any repository
+    read) first, then the published documents it links to. A linked document this store has locally is
+    left to the local answer. A local seed's rows say so in `via.store` (budget.py hangs them off it)."""
+    from docir.org import ranking_sql
+
+    successor_kinds = session.schema.successor_kinds
+    edges = peer.successors(repos, [seed.id for seed in seeds], successor_kinds)
+    hops: dict[str, list[tuple[str, str, Literal["successor", "outgoing"]]]] = {}
+    for seed in seeds:
+        mine = hops.setdefault(seed.id, [])
+        mine += [(e.kind, e.source, "successor") for e in edges if e.target == seed.id]
+        mine += [(kind, target, "outgoing") for kind, target in seed.related]
+    wanted = {doc_id for found in hops.values() for _, doc_id, _ in found}
+    local = set(session.catalog.docs.listings_by_ids(wanted))
+    targets: dict[str, OrgListing] = {}
+    for item in peer.listings_by_ids(repos, wanted - local, include_inactive):
+        targets.setdefault(item.id, item)
+    similarity: dict[tuple[str, str], float] = {}
+    if task is not None and targets:
+        similarity = ranking_sql.similarities(peer, by_vector, list(targets), [float(x) for x in task])
+    # Not the seeds' own ids: which ranked rows are shown is decided by the merge with the other stores,
+    # which then leaves out a linked row that repeats one (federation.merge_by_similarity).
+    seen: set[str] = set()
+    out: list[ContextRow] = []
+    for seed in seeds:
+        for kind, doc_id, direction in hops[seed.id]:
+            if doc_id not in targets or doc_id in seen:
+                continue
+            seen.add(doc_id)
+            item = targets[doc_id]
+            near = similarity.get((item.repo, item.id))
+            via = Via(id=seed.id, kind=kind, direction=direction)
+            if seed.repo is None:
+                via["store"] = LOCAL_STORE
+            row: ContextHit = {
+                **skeleton_of(session, item),
+                "kind": "document",
+                "score": None,
+                "similarity": None if near is None else round(near, 4),
+                "matched_section": None,
+                "matched_section_size": None,
+                "via": via,
+            }
+            out.append(named(row, peer.label, item.repo))
+            if len(out) >= limit:
+                return out
+    return out

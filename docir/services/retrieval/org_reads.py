@@ -1,0 +1,145 @@
+"""The organisation store as a peer of get, query and search: its rows shaped as a local store's.
+
+Each row names its `store` (the URL without credentials) and its `repo`. The repositories read are
+those the stores.yaml entry asks for, less this repository's own published copy (`readable`):
+its documents are answered locally, as they are now, not as they were last published.
+"""
+
+from __future__ import annotations
+
+from itertools import islice
+from typing import TYPE_CHECKING, TypeVar
+
+from docir.index.records import Filters
+from docir.services.indexing.session import Session
+from docir.services.retrieval import fusion
+from docir.services.retrieval.results import (
+    ContextHit,
+    DocumentSection,
+    ExplainedHit,
+    FullDocument,
+    GetResult,
+    SearchHit,
+    Skeleton,
+)
+from docir.services.retrieval.skeleton import cost, is_stale
+
+if TYPE_CHECKING:
+    from docir.org.peer import OrgPeer
+    from docir.org.records import OrgDocument, OrgListing
+
+# Enough of this store's ids to recognise its published copy: any one of them names it (ids are global).
+_COPY_SAMPLE = 20
+
+
+def readable(session: Session, peer: OrgPeer) -> list[str]:
+    """The repositories to read: the entry's, less any that holds one of this store's ids."""
+    sample = [item.id for item in islice(session.catalog.docs.listings(), _COPY_SAMPLE)]
+    copies = peer.copies_of(sample)
+    return [name for name in peer.names if name not in copies]
+
+
+def skeleton_of(session: Session, item: OrgListing) -> Skeleton:
+    """A published document's skeleton, as skeleton.skeleton makes a local one's. Staleness is judged by
+    this store's schema, as every other row of the answer is."""
+    return {
+        "id": item.id,
+        "type": item.type,
+        "title": item.title,
+        "description": item.description,
+        "status": item.status,
+        "tags": list(item.tags),
+        "related": [{"kind": kind, "id": target} for kind, target in item.related],
+        "owner": item.owner,
+        "verified": item.verified,
+        "stale": is_stale(session.schema, item.type, item.verified, session.today),
+        "path": item.path,
+        "size": cost(item.size),
+    }
+
+
+Row = TypeVar("Row", Skeleton, SearchHit, FullDocument, ContextHit, ExplainedHit)
+
+
+def named(row: Row, label: str, repo: str) -> Row:
+    """A row naming its store and repository, last, as federation.tag names a peer's."""
+    row["store"] = label
+    row["repo"] = repo
+    return row
+
+
+def get(session: Session, peer: OrgPeer, result: GetResult, section: str | None) -> None:
+    """Look the ids `result` still misses up in the organisation store, in place: found ones join
+    `result.documents`, any status, archived included."""
+    found: dict[str, OrgDocument] = {}
+    for doc in peer.documents(result.missing):
+        if doc.listing.id in found:
+            first = found[doc.listing.id].listing.repo
+            session.warnings.append(f"{peer.label}: id {doc.listing.id} is in {first} and {doc.listing.repo}; "
+                                    f"showing {first}'s")
+            continue
+        found[doc.listing.id] = doc
+    still: list[str] = []
+    for doc_id in result.missing:
+        if doc_id not in found:
+            still.append(doc_id)
+            continue
+        doc = found[doc_id]
+        full = _full_document(session, doc, peer.label)
+        if section is not None:
+            from docir.documents.headings import find_headings, section_span
+
+            span = section_span(doc.body, section)
+            if span is None:
+                headings = ", ".join(f"'{h.text}'" for h in find_headings(doc.body)) or "none"
+                session.warnings.append(f"{doc_id} has no section '{section}' (its headings: {headings})")
+                result.no_section.append(doc_id)
+                continue
+            start, end, heading = span
+            part = DocumentSection(**full, section=heading.text)
+            part["body"] = doc.body[start:end]
+            result.documents.append(part)
+            continue
+        result.documents.append(full)
+    result.missing = still
+
+
+def _full_document(session: Session, doc: OrgDocument, label: str) -> FullDocument:
+    full: FullDocument = {**skeleton_of(session, doc.listing), "archived": doc.listing.archived,
+                          "frontmatter": doc.frontmatter, "body": doc.body}
+    return named(full, label, doc.listing.repo)
+
+
+def query(session: Session, peer: OrgPeer, filters: Filters, *, stale: bool | None, include_inactive: bool,
+          limit: int) -> list[Skeleton]:
+    """Published documents matching the structured filters, as reads.query finds local ones."""
+    # Staleness is judged here, by this store's schema: without that filter the database cuts the list.
+    rows = peer.matching(readable(session, peer), filters, limit=limit if stale is None else None,
+                         include_inactive=include_inactive or bool(filters.statuses))
+    out: list[Skeleton] = []
+    for item in rows:
+        if stale is not None and is_stale(session.schema, item.type, item.verified, session.today) != stale:
+            continue
+        out.append(named(skeleton_of(session, item), peer.label, item.repo))
+        if len(out) >= limit:
+            break
+    return out
+
+
+def search(session: Session, peer: OrgPeer, text: str, *, include_inactive: bool, limit: int) -> list[SearchHit]:
+    """Published documents by their best section's full-text rank (no model), as reads.search ranks local ones."""
+    from docir.org import ranking_sql
+
+    ranked = ranking_sql.lexical_sections(peer, readable(session, peer), text, include_inactive=include_inactive,
+                                          limit=limit)
+    listings = {(item.repo, item.id): item
+                for item in peer.listings_by_ids(peer.names, (row.id for row in ranked), include_inactive)}
+    out: list[SearchHit] = []
+    for row in ranked:
+        item = listings.get((row.repo, row.id))
+        if item is None:
+            continue
+        hit: SearchHit = {**skeleton_of(session, item), "score": round(fusion.rank_score(len(out) + 1), 6),
+                          "similarity": None, "fts_score": round(row.raw, 4)}
+        out.append(named(hit, peer.label, item.repo))
+    return out
