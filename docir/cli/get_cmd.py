@@ -26,4 +26,4 @@ def run(request: requests.GetRequest, result: GetResult, call: Invocation) -> in
     return EXIT_FINDINGS if result.missing or result.no_section else EXIT_OK
 
 
-DECLARED = Declared(requests.GetRequest, run, serve=requests.get, walks_with="")
+DECLARED = Declared(requests.GetRequest, run, serve=requests.get)

@@ -75,4 +75,4 @@ def _store_relative(root: Path, path: str, call: Invocation) -> str:
         return Path(path).as_posix()
 
 
-DECLARED = Declared(LintRequest, run, json=False, walks_with="files")
+DECLARED = Declared(LintRequest, run, json=False)

@@ -19,4 +19,4 @@ def run(request: requests.QueryRequest, result: QueryResult, call: Invocation) -
     return EXIT_OK
 
 
-DECLARED = Declared(requests.QueryRequest, run, serve=requests.query, walks_with="")
+DECLARED = Declared(requests.QueryRequest, run, serve=requests.query)

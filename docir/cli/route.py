@@ -33,6 +33,10 @@ COMMANDS = {
 }
 # The commands declared by a request: their modules import no typer, so the fast path may load them.
 DECLARED = frozenset({"get", "search", "query", "context", "lint", "add", "update", "archive"})
+# The commands that walk docs/ before they answer: always (""), or only when this field is given. A process of
+# its own begins that walk in a forked child beside its imports (adr-b4d840c5ec82); an unconditional one begins
+# before the command's module (and the services it imports) is even loaded, at the --root its words name.
+WALKS = {"get": "", "search": "", "query": "", "lint": "files"}
 
 ROOT_HELP = "The store's root folder. Default: found upward from the current folder, like git."
 JSON_HELP = "Print JSON. This is the default when stdout is not a terminal."
@@ -51,9 +55,6 @@ class Declared(NamedTuple):
     run: Callable[..., int]
     serve: Callable[..., Any] | None = None
     json: bool = True  # it takes --json
-    # It walks docs/ before it answers (so a process of its own may begin that walk beside its imports,
-    # adr-b4d840c5ec82), always (""), never (None), or only when this field is given.
-    walks_with: str | None = None
     check: Callable[[Any], Any] | None = None  # usage errors found before the store is opened
 
 
@@ -150,6 +151,8 @@ def parse(argv: list[str], call: Invocation) -> Parsed | None:
     """The request of a declared command's plain form, or None: the typer command should parse this."""
     if not argv or argv[0] not in DECLARED:
         return None
+    walks = WALKS.get(argv[0])
+    walked = _prewalk(call, _root_word(argv)) if call.own_process and walks == "" else None
     declaration = declared(argv[0])
     known = table(declaration)
     words: list[str] = []
@@ -179,9 +182,10 @@ def parse(argv: list[str], call: Invocation) -> Parsed | None:
     if not _checked(known, given, call):
         return None
     call = call._replace(root=Path(given["root"]) if "root" in given else None, json=given.get("json_out", False))
-    walks = declaration.walks_with
-    if call.own_process and walks is not None and (walks == "" or given.get(walks)):
-        call = _prewalk(call)
+    if call.own_process and walks and given.get(walks):
+        walked = _prewalk(call, call.root)
+    if walked is not None:
+        call = call._replace(root=walked)  # found once: the command need not look upward for it again
     return Parsed(declaration, request_of(declaration, given, call), call)
 
 
@@ -244,16 +248,24 @@ def request_of(declaration: Declared, given: Mapping[str, Any], call: Invocation
     return declaration.request(**kwargs)
 
 
-def _prewalk(call: Invocation) -> Invocation:
-    """Begin the walk of the store's docs/, and hand the command the store's root as found."""
+def _root_word(argv: list[str]) -> Path | None:
+    """The --root the words name, read before they are parsed (a form the parse may refuse is no matter: the
+    walk only helps, and a command parsed by typer takes it as well, when it reads the same store)."""
+    if "--root" not in argv:
+        return None
+    following = argv.index("--root") + 1
+    return Path(argv[following]) if following < len(argv) else None
+
+
+def _prewalk(call: Invocation, root: Path | None) -> Path | None:
+    """Begin the walk of the store's docs/; the store's root as found, or None when there is none."""
     from docir.errors import UsageError
     from docir.services.indexing import prewalk
     from docir.store import open_store
 
     try:
-        store = open_store(call.root, cwd=call.cwd)
+        store = open_store(root, cwd=call.cwd)
     except UsageError:
-        return call  # the command says so, in its own words
-    root = store.root
-    prewalk.start(root, store.docs_dir)
-    return call._replace(root=root)  # found once: the command need not look upward for it again
+        return None  # the command says so, in its own words
+    prewalk.start(store.root, store.docs_dir)
+    return store.root

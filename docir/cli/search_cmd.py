@@ -19,4 +19,4 @@ def run(request: requests.SearchRequest, result: SearchResult, call: Invocation)
     return EXIT_OK
 
 
-DECLARED = Declared(requests.SearchRequest, run, serve=requests.search, walks_with="")
+DECLARED = Declared(requests.SearchRequest, run, serve=requests.search)
