@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from docir.cli import render
 from docir.cli.route import Declared
 from docir.errors import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE
 from docir.invocation import Invocation
@@ -14,6 +13,8 @@ from docir.services.lint.requests import LintRequest
 
 def run(request: LintRequest, call: Invocation) -> int:
     """Check the schema and the documents: exit 1 on errors, 0 on warnings only. See 'docir rule CODE'."""
+    # Here, not at the top: the module is loaded to parse the words, before the walk of docs/ begins.
+    from docir.cli import render
     from docir.services.indexing import session
     from docir.services.lint import checks
     from docir.store import open_store
@@ -43,6 +44,7 @@ def run(request: LintRequest, call: Invocation) -> int:
 def _staged(request: LintRequest, files: tuple[str, ...] | None, call: Invocation) -> int:
     """--staged: the store at --root, else every store of the repository the commit touches; with
     PATHS, the staged text of those files (the pre-commit framework passes them, --all-files too)."""
+    from docir.cli import render
     from docir.errors import UsageError
     from docir.services.integrations import githooks
     from docir.services.lint import staged
