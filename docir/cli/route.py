@@ -183,6 +183,11 @@ def parse(argv: list[str], call: Invocation) -> Parsed | None:
         return None
     call = call._replace(root=Path(given["root"]) if "root" in given else None, json=given.get("json_out", False))
     if call.own_process and walks and given.get(walks):
+        # A lint of named files forks once the index's modules are loaded, which it imports anyway: a child
+        # forked before them imports them again, on the same two cores (benchmarks/speed_against_revision.py:
+        # lint-one 13% slower that way, 9% faster without a walk at all).
+        from docir.services.indexing import session  # noqa: F401
+
         walked = _prewalk(call, call.root)
     if walked is not None:
         call = call._replace(root=walked)  # found once: the command need not look upward for it again
