@@ -172,7 +172,7 @@ def publish(session: Session, url: str, *, as_name: str | None = None, dry_run: 
                              "revision": where.revision, "dry_run": dry_run,
                              "tables": _tables(found, dry_run)}
     try:
-        if found == 0:  # only a dry run gets here with no tables: everything would be added
+        if dry_run and found == 0:  # no tables yet: everything would be added
             changes = rows.plan({i: e.fingerprint for i, e in local.entries.items()}, {})
             _count(report, local, changes, written=False)
             report["ids"] = _ids(changes)

@@ -1,0 +1,234 @@
+"""docir publish against a real PostgreSQL with pgvector: what lands, what is rewritten, what is refused."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.cli.helpers import A0, A1, B1, C1, C2, E1, PATHS, one_line
+from tests.org.helpers import NAME, SAMPLE_DOCUMENTS, as_user, counts, git, sample_repo, sql, versions
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    return sample_repo(tmp_path / "repo")
+
+
+def publish(cli: Any, root: Path, url: str, *args: str) -> dict[str, Any]:
+    result = cli("publish", url, "--root", str(root), "--json", *args)
+    assert result.code == 0, result.err
+    payload: dict[str, Any] = result.json()
+    return payload
+
+
+def refused(cli: Any, root: Path, url: str, *args: str) -> str:
+    result = cli("publish", url, "--root", str(root), *args)
+    assert result.code == 2, (result.out, result.err)
+    assert result.out == ""
+    return one_line(result.err, "error")
+
+
+def test_a_first_publish_creates_the_tables_and_holds_every_document(cli: Any, repo: Path, pg_url: str) -> None:
+    report = publish(cli, repo, pg_url)
+    assert (report["repo"], report["tables"], report["added"], report["written"]) == (NAME, "created",
+                                                                                      SAMPLE_DOCUMENTS, True)
+    assert counts(pg_url) == {"repos": 1, "documents": SAMPLE_DOCUMENTS, "sections": 12, "links": 4}
+    assert sql(pg_url, "SELECT value FROM docir.meta WHERE key = 'schema_version'") == [("1",)]
+    rows = {r[0]: r[1:] for r in sql(pg_url, "SELECT id, path, status, active, archived FROM docir.documents")}
+    assert {i: r[0] for i, r in rows.items()} == PATHS
+    # Closed statuses are inactive under the sample's own schema; the archive says archived.
+    assert {i for i, r in rows.items() if not r[2]} == {A0, C1}
+    assert {i for i, r in rows.items() if r[3]} == {E1}
+    # The body is what `docir get` returns.
+    got = cli("get", A1, "--root", str(repo), "--json").json()["documents"][0]
+    body, meta = sql(pg_url, "SELECT body, meta FROM docir.documents WHERE id = %s", (A1,))[0]
+    assert (body, meta) == (got["body"], got["frontmatter"])
+    assert sql(pg_url, "SELECT kind, target FROM docir.links WHERE doc_id = %s ORDER BY kind", (A1,)) == [
+        ("relates-to", B1), ("supersedes", A0)]
+    sections = sql(pg_url, "SELECT heading, start_line, end_line FROM docir.sections WHERE doc_id = %s ORDER BY ord",
+                   (A1,))
+    lines = body.split("\n")
+    assert [s[0] for s in sections] == [["Context"], ["Decision"], ["Consequences"]]
+    assert [lines[s[1] - 1] for s in sections] == ["## Context", "## Decision", "## Consequences"]
+    assert sql(pg_url, "SELECT count(*) FROM docir.documents WHERE tsv @@ to_tsquery('english', 'sessions')")[0][0] > 0
+    repos = sql(pg_url, "SELECT name, remote, documents, schema->'types' ? 'decision' FROM docir.repos")
+    assert repos == [(NAME, NAME, SAMPLE_DOCUMENTS, True)]
+
+
+def test_a_second_publish_writes_nothing_and_says_so(cli: Any, repo: Path, pg_url: str,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    publish(cli, repo, pg_url)
+    before = versions(pg_url)
+    repo_row = sql(pg_url, "SELECT xmin::text, published_at FROM docir.repos")
+    report = publish(cli, repo, pg_url)
+    assert (report["written"], report["added"], report["changed"], report["removed"], report["unchanged"]) == (
+        False, 0, 0, 0, SAMPLE_DOCUMENTS)
+    assert versions(pg_url) == before
+    assert sql(pg_url, "SELECT xmin::text, published_at FROM docir.repos") == repo_row
+    monkeypatch.setattr("docir.cli.render.wants_json", lambda flag: flag)  # as if stdout were a terminal
+    terminal = cli("publish", pg_url, "--root", str(repo))
+    assert "result: up to date: nothing written" in terminal.out
+
+
+def test_a_changed_document_is_the_only_row_written_again(cli: Any, repo: Path, pg_url: str) -> None:
+    publish(cli, repo, pg_url)
+    before = versions(pg_url)
+    path = repo / PATHS[B1]
+    path.write_text(path.read_text() + "\nA new paragraph about token expiry.\n")
+    report = publish(cli, repo, pg_url)
+    assert (report["added"], report["changed"], report["removed"]) == (0, 1, 0)
+    after = versions(pg_url)
+    assert {i for i in before if after[i] != before[i]} == {B1}
+    assert sql(pg_url, "SELECT count(*) FROM docir.documents WHERE id = %s AND body LIKE %s",
+               (B1, "%token expiry%"))[0][0] == 1
+
+
+def test_a_removed_document_is_deleted_with_its_sections_and_links(cli: Any, repo: Path, pg_url: str) -> None:
+    publish(cli, repo, pg_url)
+    (repo / PATHS[C2]).unlink()
+    report = publish(cli, repo, pg_url)
+    assert (report["added"], report["changed"], report["removed"]) == (0, 0, 1)
+    assert C2 not in versions(pg_url)
+    assert sql(pg_url, "SELECT count(*) FROM docir.sections WHERE doc_id = %s", (C2,)) == [(0,)]
+    assert sql(pg_url, "SELECT count(*) FROM docir.links WHERE doc_id = %s", (C2,)) == [(0,)]
+    assert sql(pg_url, "SELECT documents FROM docir.repos") == [(SAMPLE_DOCUMENTS - 1,)]
+
+
+def test_a_status_closed_by_a_schema_edit_rewrites_only_its_activity(cli: Any, repo: Path, pg_url: str) -> None:
+    publish(cli, repo, pg_url)
+    schema = repo / "docs-schema.yaml"
+    text = schema.read_text()
+    assert "inactive_statuses: [resolved" in text or "inactive_statuses" in text
+    # 'open' issues closed too: C2 turns inactive though its file did not change.
+    schema.write_text(text.replace("inactive_statuses: [resolved", "inactive_statuses: [open, resolved", 1))
+    report = publish(cli, repo, pg_url)
+    assert report["changed"] == 1
+    assert sql(pg_url, "SELECT active FROM docir.documents WHERE id = %s", (C2,)) == [(False,)]
+
+
+def test_a_dry_run_lists_what_would_change_and_writes_nothing(cli: Any, repo: Path, pg_url: str) -> None:
+    report = publish(cli, repo, pg_url, "--dry-run")
+    assert (report["dry_run"], report["written"], report["tables"]) == (True, False, "would be created")
+    assert len(report["ids"]["added"]) == SAMPLE_DOCUMENTS
+    assert sql(pg_url, "SELECT to_regclass('docir.meta') IS NULL") == [(True,)]
+
+    publish(cli, repo, pg_url)
+    before = versions(pg_url)
+    (repo / PATHS[C2]).unlink()
+    path = repo / PATHS[B1]
+    path.write_text(path.read_text() + "\nMore.\n")
+    report = publish(cli, repo, pg_url, "--dry-run")
+    assert report["ids"] == {"added": [], "changed": [B1], "removed": [C2]}
+    assert versions(pg_url) == before
+
+
+def test_remove_takes_out_this_repository_and_only_it(cli: Any, repo: Path, tmp_path: Path, pg_url: str) -> None:
+    other = sample_repo(tmp_path / "other", "git@github.com:acme/other.git")
+    publish(cli, repo, pg_url)
+    publish(cli, other, pg_url)
+    dry = publish(cli, repo, pg_url, "--remove", "--dry-run")
+    assert (dry["removed_repository"], dry["removed"]) == (True, SAMPLE_DOCUMENTS)
+    assert counts(pg_url)["documents"] == 2 * SAMPLE_DOCUMENTS
+    report = publish(cli, repo, pg_url, "--remove")
+    assert (report["removed_repository"], report["removed"]) == (True, SAMPLE_DOCUMENTS)
+    assert sql(pg_url, "SELECT name FROM docir.repos") == [("github.com/acme/other",)]
+    assert sql(pg_url, "SELECT DISTINCT repo FROM docir.documents") == [("github.com/acme/other",)]
+    again = publish(cli, repo, pg_url, "--remove")
+    assert again["removed_repository"] is False
+
+
+@pytest.mark.parametrize("remote", ["https://github.com/acme/sample.git", "git@github.com:acme/sample.git",
+                                    "ssh://git@github.com/acme/sample", "https://ci-token:s3cret@GitHub.com/acme/sample/"])
+def test_every_form_of_the_remote_gives_one_name(cli: Any, tmp_path: Path, pg_url: str, remote: str) -> None:
+    root = sample_repo(tmp_path / "clone", remote)
+    assert publish(cli, root, pg_url, "--dry-run")["repo"] == NAME
+
+
+def test_two_clones_publish_to_the_same_place(cli: Any, repo: Path, tmp_path: Path, pg_url: str) -> None:
+    publish(cli, repo, pg_url)
+    clone = sample_repo(tmp_path / "clone", "git@github.com:acme/sample.git")
+    report = publish(cli, clone, pg_url)
+    assert (report["repo"], report["written"]) == (NAME, False)
+
+
+def test_as_names_the_repository(cli: Any, tmp_path: Path, pg_url: str) -> None:
+    root = sample_repo(tmp_path / "bare", remote=None)
+    assert "no git remote" in refused(cli, root, pg_url)
+    report = publish(cli, root, pg_url, "--as", "team/handbook")
+    assert report["repo"] == "team/handbook"
+    assert sql(pg_url, "SELECT name, remote FROM docir.repos") == [("team/handbook", "")]
+
+
+def test_a_name_another_remote_publishes_under_is_refused(cli: Any, repo: Path, tmp_path: Path, pg_url: str) -> None:
+    publish(cli, repo, pg_url, "--as", "handbook")
+    before = versions(pg_url, "handbook")
+    other = sample_repo(tmp_path / "other", "https://github.com/acme/other.git")
+    path = other / PATHS[B1]
+    path.write_text(path.read_text() + "\nChanged.\n")
+    line = refused(cli, other, pg_url, "--as", "handbook")
+    assert "already published from github.com/acme/sample" in line
+    assert versions(pg_url, "handbook") == before
+
+
+@pytest.mark.parametrize("url", ["mysql://db.example.com/docs", "sqlite:///tmp/docs.db", "db.example.com/docs"])
+def test_a_url_that_is_not_postgresql_is_refused(cli: Any, repo: Path, url: str) -> None:
+    assert "is not a PostgreSQL URL" in refused(cli, repo, url)
+
+
+def test_a_password_in_the_url_is_never_repeated(cli: Any, repo: Path) -> None:
+    result = cli("publish", "postgresql://ci:hunter2@127.0.0.1:1/docs", "--root", str(repo))
+    assert result.code == 2
+    assert "hunter2" not in result.err
+    assert "cannot connect to 127.0.0.1/docs" in result.err
+
+
+def test_a_database_without_pgvector_is_refused(cli: Any, repo: Path, pg_server: Any) -> None:
+    sql(pg_server.get_uri(), "CREATE DATABASE novector")
+    url = pg_server.get_uri("novector")
+    line = refused(cli, repo, url)
+    assert "has no pgvector extension" in line and "CREATE EXTENSION vector;" in line
+    assert sql(url, "SELECT to_regclass('docir.meta') IS NULL") == [(True,)]
+
+
+def test_tables_newer_than_this_docir_are_refused(cli: Any, repo: Path, pg_url: str) -> None:
+    publish(cli, repo, pg_url)
+    sql(pg_url, "UPDATE docir.meta SET value = '999' WHERE key = 'schema_version'")
+    before = versions(pg_url)
+    (repo / PATHS[C2]).unlink()
+    line = refused(cli, repo, pg_url)
+    assert "version 999, newer than this docir's 1" in line
+    assert versions(pg_url) == before
+
+
+def test_a_read_only_role_cannot_publish(cli: Any, repo: Path, pg_url: str) -> None:
+    sql(pg_url, "CREATE ROLE reader LOGIN")
+    reader = as_user(pg_url, "reader")
+    assert "cannot create or migrate docir's tables" in refused(cli, repo, reader)
+    publish(cli, repo, pg_url)
+    sql(pg_url, "GRANT USAGE ON SCHEMA docir TO reader; GRANT SELECT ON ALL TABLES IN SCHEMA docir TO reader")
+    before = versions(pg_url)
+    (repo / PATHS[C2]).unlink()
+    line = refused(cli, repo, reader)
+    assert "permission denied" in line and "nothing was written" in line
+    assert versions(pg_url) == before
+    assert sql(reader, "SELECT count(*) FROM docir.documents") == [(SAMPLE_DOCUMENTS,)]
+
+
+def test_missing_vectors_are_published_without_and_counted(cli: Any, repo: Path, pg_url: str) -> None:
+    result = cli("publish", pg_url, "--root", str(repo), "--json")
+    assert result.code == 0
+    # Seven documents can have vectors (the archived one gets none); none were computed.
+    assert result.json()["vectors_missing"] == SAMPLE_DOCUMENTS - 1
+    assert "7 of 8 documents are published without all their vectors" in one_line(result.err, "warning")
+    assert sql(pg_url, "SELECT count(*) FROM docir.documents WHERE vector IS NOT NULL") == [(0,)]
+    assert sql(pg_url, "SELECT model_id FROM docir.repos") == [(None,)]
+
+
+def test_the_revision_published_is_the_commit(cli: Any, repo: Path, pg_url: str) -> None:
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "start")
+    head = git(repo, "rev-parse", "HEAD").strip()
+    assert publish(cli, repo, pg_url)["revision"] == head
+    assert sql(pg_url, "SELECT revision FROM docir.repos") == [(head,)]
