@@ -314,7 +314,7 @@ def publish_org(server: Any, db: str, roots: list[Path]) -> dict[str, Any]:
         one = time.perf_counter()
         report = publish_in_process(root, url, root.name)
         timings.append(time.perf_counter() - one)
-        if report.get("vectors_missing") or report.get("added") != DOCS_PER_REPO:
+        if not report.get("written") or report.get("vectors_missing") or report.get("added") != DOCS_PER_REPO:
             raise BenchmarkError(f"publishing {root.name}: {report}")
         if (index + 1) % 20 == 0:
             log(f"published {index + 1} repositories into {db} ({time.perf_counter() - started:.0f} s)")
