@@ -498,6 +498,30 @@ def split_of(doc_id: str, parts: int) -> int:
     return int(hashlib.sha256(doc_id.encode()).hexdigest()[:8], 16) % parts
 
 
+QUALITY_SIDES = ("local", "org", "org-own-order", "local-as-peer")
+
+
+@contextmanager
+def own_order() -> Iterator[None]:
+    """Diagnosis: federation keeps each group's own order instead of merging peers' rows by similarity.
+
+    With one peer and an empty local store this shows the organisation store's own fused ranking,
+    which `context` then reorders by similarity (federation.merge_by_similarity)."""
+    from docir.services.retrieval import federation
+
+    saved = federation.merge_by_similarity
+
+    def keep(groups: list[list[Any]], limit: int) -> list[Any]:
+        ranked = [row for rows in groups for row in rows if row.get("via") is None]
+        return ranked[:limit] + [row for rows in groups for row in rows if row.get("via") is not None]
+
+    federation.merge_by_similarity = keep
+    try:
+        yield
+    finally:
+        federation.merge_by_similarity = saved
+
+
 def quality_part(corpus: str, url: str, parts: int) -> dict[str, Any]:
     """nDCG@10 of the corpus's queries: one local store vs its documents published as `parts` repositories."""
     import run as quality_run  # benchmarks/quality/run.py
@@ -541,22 +565,30 @@ def quality_part(corpus: str, url: str, parts: int) -> dict[str, Any]:
                           "texts_embedded": drained.texts_embedded, "vectors_missing": report.get("vectors_missing")})
         log(f"quality: published {corpus}-{k}: {published[-1]}")
     reader = empty_repo(folder / "reader", [{"url": url}])
+    # Diagnosis: the local corpus read as a folder peer of an empty repository goes through the same
+    # merge of peers' rows as the organisation store does.
+    peer_reader = empty_repo(folder / "reader-local-peer", [{"path": str(store)}])
     options = {"limit": quality_run.CUTOFF, "expand": False, "budget": 0, "refs": False}
     warnings: list[str] = []
     per_query: list[dict[str, Any]] = []
     for q in queries:
-        _, local_rows = context_once(store, q.text, warnings, **options)
-        _, org_rows = context_once(reader, q.text, warnings, **options)
-        local_ids = [row["id"] for row in local_rows][: quality_run.CUTOFF]
-        org_ids = [row["id"] for row in org_rows][: quality_run.CUTOFF]
-        per_query.append({"id": q.id, "kind": q.kind,
-                          "local": quality_run.score(local_ids, q.grade_map()),
-                          "org": quality_run.score(org_ids, q.grade_map()),
-                          "same_top10": local_ids == org_ids, "org_repos": len({row.get("repo") for row in org_rows})})
+        ranked: dict[str, list[str]] = {}
+        repos: set[object] = set()
+        for side, root in (("local", store), ("org", reader), ("local-as-peer", peer_reader)):
+            _, rows = context_once(root, q.text, warnings, **options)
+            ranked[side] = [row["id"] for row in rows][: quality_run.CUTOFF]
+            if side == "org":
+                repos = {row.get("repo") for row in rows}
+        with own_order():
+            _, rows = context_once(reader, q.text, warnings, **options)
+            ranked["org-own-order"] = [row["id"] for row in rows][: quality_run.CUTOFF]
+        per_query.append({"id": q.id, "kind": q.kind, "ranked": ranked,
+                          **{side: quality_run.score(ids, q.grade_map()) for side, ids in ranked.items()},
+                          "same_top10": ranked["local"] == ranked["org"], "org_repos": len(repos)})
     means = {side: {m: round(sum(r[side][m] for r in per_query) / len(per_query), 4) for m in quality_run.METRICS}
-             for side in ("local", "org")}
+             for side in QUALITY_SIDES}
     return {"corpus": corpus, "queries": len(per_query), "documents": len(fields), "repositories": parts,
-            "published": published, "local": means["local"], "org": means["org"],
+            "published": published, **means,
             "ndcg_difference": round(means["org"]["ndcg@10"] - means["local"]["ndcg@10"], 4),
             "identical_top10": sum(r["same_top10"] for r in per_query), "per_query": per_query,
             "warnings": warnings}
@@ -632,8 +664,8 @@ def print_table(payload: dict[str, Any]) -> None:
     if quality:
         print(f"\nquality: {quality['corpus']} ({quality['documents']} docs, {quality['queries']} queries), "
               f"{quality['repositories']} published repos read from an empty one vs one local store:")
-        for side in ("local", "org"):
-            print(f"  {side:<6} nDCG@10 {quality[side]['ndcg@10']:.4f}  recall@10 {quality[side]['recall@10']:.4f}  "
+        for side in QUALITY_SIDES:
+            print(f"  {side:<14} nDCG@10 {quality[side]['ndcg@10']:.4f}  recall@10 {quality[side]['recall@10']:.4f}  "
                   f"answer@1 {quality[side]['answer@1']:.4f}")
         print(f"  difference (org - local) {quality['ndcg_difference']:+.4f}; identical top 10 in "
               f"{quality['identical_top10']}/{quality['queries']} queries")
