@@ -36,7 +36,8 @@ import run as quality  # noqa: I001  (benchmarks/quality/run.py: corpora, querie
 from docir.services.retrieval import budget as budgets
 from docir.services.retrieval import commands
 from docir.services.retrieval.skeleton import cost
-from docir.services.vectors.query_source import LocalModel, register_process_model
+from docir.services.vectors.model_registry import register_process_model
+from docir.services.vectors.query_source import LocalModel
 from speed import write_json  # benchmarks/speed.py, beside this file
 
 DEFAULT_OUT = HERE / "results" / "context_cost.json"

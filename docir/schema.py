@@ -16,20 +16,19 @@ from __future__ import annotations
 import functools
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 import docir
 from docir.errors import SchemaError
-from docir.store import code_stamp, keep_quietly
+from docir.store import keep_quietly, sources_stamp
 
 if TYPE_CHECKING:
     import yaml
 
 CORE_REQUIRED = ("id", "type", "title", "description", "status")
-CORE_OPTIONAL = ("tags", "related", "owner", "verified")
 PREFIX_RE = re.compile(r"^[a-z][a-z0-9]{0,15}$")
 NAME_RE = re.compile(r"^[a-z][a-z0-9_-]*$")
 RESERVED_PREFIXES = frozenset({"ref"})  # reference chunk ids are ref-<12 hex>
@@ -70,12 +69,6 @@ class Schema(NamedTuple):
 
     def type_spec(self, name: str) -> TypeSpec | None:
         return self.types.get(name)
-
-    def type_for_prefix(self, prefix: str) -> TypeSpec | None:
-        for spec in self.types.values():
-            if spec.prefix == prefix:
-                return spec
-        return None
 
     @property
     def successor_kinds(self) -> frozenset[str]:
@@ -143,9 +136,9 @@ def parsed_schema(text: str, cache: Path | None = None) -> tuple[Schema | None, 
 CACHE_FORMAT = 1  # bump when the JSON below changes shape
 
 
-def _code_stamp() -> list[list[int]]:
-    """The code that turns schema text into a Schema (store.code_stamp)."""
-    return code_stamp(Path(__file__).with_name(name) for name in ("schema.py", "yamltext.py"))
+def _parser_stamp() -> list[list[int]]:
+    """The code that turns schema text into a Schema (store.sources_stamp)."""
+    return sources_stamp(Path(__file__).with_name(name) for name in ("schema.py", "yamltext.py"))
 
 
 def _cached(cache: Path, text: str) -> Schema | None:
@@ -159,7 +152,7 @@ def _cached(cache: Path, text: str) -> Schema | None:
     try:
         data = json.loads(cache.read_text(encoding="utf-8"))
         if not (isinstance(data, dict) and data.get("format") == CACHE_FORMAT and data.get("text") == text
-                and data.get("docir") == docir.__version__ and data.get("code") == _code_stamp()):
+                and data.get("docir") == docir.__version__ and data.get("code") == _parser_stamp()):
             return None
         return _from_json(data["schema"])
     except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError, AttributeError):
@@ -189,7 +182,7 @@ def _from_json(data: dict[str, Any]) -> Schema:
 
 def _write_cache(cache: Path, text: str, schema: Schema) -> None:
     """Keep the parsed schema for the next command (store.keep_quietly: `.docir/` is never made here)."""
-    payload = {"format": CACHE_FORMAT, "docir": docir.__version__, "code": _code_stamp(), "text": text,
+    payload = {"format": CACHE_FORMAT, "docir": docir.__version__, "code": _parser_stamp(), "text": text,
                "schema": _to_json(schema)}
     keep_quietly(cache, json.dumps(payload, ensure_ascii=False, default=sorted), parents=False)
 
@@ -262,17 +255,23 @@ class _Checker:
             vectors_from = None
         return Schema(types, relations, lint, model_path, vectors_from)
 
+    def _named(self, raw: Any, section: str, what: str, noun: str,
+               *, empty_ok: bool) -> Iterator[tuple[str, Any, tuple[str, ...]]]:
+        """(name, settings, path) of each well-named entry of the `section` mapping; a problem for the rest."""
+        if not isinstance(raw, dict) or not (raw or empty_ok):
+            self.problem((section,), f"'{section}' must map each {what} to its settings")
+            return
+        for name, body in raw.items():
+            path = (section, str(name))
+            if not isinstance(name, str) or not NAME_RE.match(name):
+                self.problem(path, f"{noun} {name!r} must be lowercase letters, digits, '-' or '_'")
+                continue
+            yield name, body, path
+
     def _types(self, raw: Any) -> dict[str, TypeSpec]:
-        if not isinstance(raw, dict) or not raw:
-            self.problem(("types",), "'types' must map each document type to its settings")
-            return {}
         types: dict[str, TypeSpec] = {}
         prefixes: dict[str, str] = {}
-        for name, body in raw.items():
-            path = ("types", str(name))
-            if not isinstance(name, str) or not NAME_RE.match(name):
-                self.problem(path, f"type name {name!r} must be lowercase letters, digits, '-' or '_'")
-                continue
+        for name, body, path in self._named(raw, "types", "document type", "type name", empty_ok=False):
             if not isinstance(body, dict):
                 self.problem(path, f"type '{name}' must be a mapping (prefix, statuses, ...)")
                 continue
@@ -326,15 +325,8 @@ class _Checker:
                         tuple(required), tuple(optional), max_age)
 
     def _relations(self, raw: Any) -> dict[str, RelationKind]:
-        if not isinstance(raw, dict):
-            self.problem(("relations",), "'relations' must map each relation kind to its settings")
-            return {}
         kinds: dict[str, RelationKind] = {}
-        for name, body in raw.items():
-            path = ("relations", str(name))
-            if not isinstance(name, str) or not NAME_RE.match(name):
-                self.problem(path, f"relation kind {name!r} must be lowercase letters, digits, '-' or '_'")
-                continue
+        for name, body, path in self._named(raw, "relations", "relation kind", "relation kind", empty_ok=True):
             body = body or {}
             if not isinstance(body, dict):
                 self.problem(path, f"relation kind '{name}' must be a mapping (successor, inverse) or empty")

@@ -53,10 +53,6 @@ class Store(NamedTuple):
     def lock_path(self) -> Path:
         return self.state_dir / "write.lock"
 
-    @property
-    def archive_dir(self) -> Path:
-        return self.docs_dir / ARCHIVE_DIR
-
     def relpath(self, path: Path) -> str:
         """The path relative to the store root, with forward slashes."""
         return path.resolve().relative_to(self.root).as_posix()
@@ -104,7 +100,7 @@ def open_store(root: Path | None) -> Store:
     return Store(found)
 
 
-def code_stamp(files: Iterable[Path]) -> list[list[int]]:
+def sources_stamp(files: Iterable[Path]) -> list[list[int]]:
     """(size, mtime_ns) of each of `files` that exists: what a derived file kept for the next command
     (the parsed schema, the rendered --help) is checked against, so that an edit or an upgrade of the
     code that made it (even one that keeps docir's version, as an editable checkout does) drops it."""

@@ -2,6 +2,7 @@
 
 import ast
 from pathlib import Path
+from typing import TypeGuard
 
 PACKAGE = Path(__file__).resolve().parents[1] / "docir"
 
@@ -105,3 +106,149 @@ def test_every_subpackage_says_what_it_owns() -> None:
         doc = ast.get_docstring(ast.parse(init.read_text(encoding="utf-8")))
         first = doc.splitlines()[0] if doc else ""
         assert first.endswith(".") and len(first) <= 140, f"{init.relative_to(PACKAGE)}: one line saying what it owns"
+
+
+def module_name(path: Path) -> str:
+    rel = path.relative_to(PACKAGE.parent).with_suffix("")
+    parts = rel.parts[:-1] if rel.name == "__init__" else rel.parts
+    return ".".join(parts)
+
+
+def is_type_checking_block(node: ast.AST) -> TypeGuard[ast.If]:
+    test = node.test if isinstance(node, ast.If) else None
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
+
+
+def runtime_imports(tree: ast.AST) -> list[ast.Import | ast.ImportFrom]:
+    """Every import statement that can run: at module level, inside functions, classes, try blocks.
+
+    Imports under `if TYPE_CHECKING:` are left out: that block never runs, so it cannot make one
+    module wait for another half-imported one; it is how a type is named without an import at all.
+    Not seen: a module imported by a name computed at run time (cli/app.py's lazy commands).
+    """
+    found: list[ast.Import | ast.ImportFrom] = []
+    pending: list[ast.AST] = [tree]
+    while pending:
+        node = pending.pop()
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            found.append(node)
+        for child in ast.iter_child_nodes(node):
+            if is_type_checking_block(child):
+                pending.extend(child.orelse)
+            else:
+                pending.append(child)
+    return found
+
+
+def targets(node: ast.Import | ast.ImportFrom, importer: str, is_package: bool, modules: set[str]) -> set[str]:
+    """The docir modules an import statement runs: every package on the dotted path (Python runs
+    each `__init__` on the way) and, for `from x import y`, the submodule x.y when y is one."""
+    if isinstance(node, ast.Import):
+        named = [alias.name for alias in node.names]
+    else:
+        base = node.module or ""
+        if node.level:  # relative: counted from the importer's package
+            package = importer.split(".") if is_package else importer.split(".")[:-1]
+            anchor = package[: len(package) - node.level + 1]
+            base = ".".join([*anchor, *([base] if base else [])])
+        named = [base, *(f"{base}.{alias.name}" for alias in node.names)]
+    found: set[str] = set()
+    for name in named:
+        parts = name.split(".")
+        found.update(".".join(parts[:i]) for i in range(1, len(parts) + 1))
+    return found & modules
+
+
+def import_graph() -> dict[str, set[str]]:
+    paths = {module_name(path): path for path in PACKAGE.rglob("*.py")}
+    modules = set(paths)
+    graph = {}
+    for name, path in paths.items():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        is_package = path.name == "__init__.py"
+        graph[name] = {target for node in runtime_imports(tree)
+                       for target in targets(node, name, is_package, modules)} - {name}
+    return graph
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """One cycle through each strongly connected group of modules (Tarjan's algorithm), sorted."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    groups: list[set[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for nxt in sorted(graph[node]):
+            if nxt not in index:
+                visit(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in on_stack:
+                low[node] = min(low[node], index[nxt])
+        if low[node] == index[node]:
+            group = set()
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                group.add(member)
+                if member == node:
+                    break
+            if len(group) > 1:
+                groups.append(group)
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return sorted(_a_cycle_in(group, graph) for group in groups)
+
+
+def _a_cycle_in(group: set[str], graph: dict[str, set[str]]) -> list[str]:
+    """The shortest way from the group's first module back to itself, inside the group."""
+    start = min(group)
+    came_from: dict[str, str] = {}
+    frontier = [start]
+    while frontier:
+        following = []
+        for node in frontier:
+            for nxt in sorted(graph[node] & group):
+                if nxt == start:
+                    path = [node]
+                    while path[-1] != start:
+                        path.append(came_from[path[-1]])
+                    return [*reversed(path), start]
+                if nxt not in came_from:
+                    came_from[nxt] = node
+                    following.append(nxt)
+        frontier = following
+    raise AssertionError(f"no cycle in {sorted(group)}")
+
+
+def test_no_module_imports_itself_through_others() -> None:
+    found = [" -> ".join(cycle) for cycle in cycles(import_graph())]
+    assert found == [], "import cycles (function-level imports count too):\n" + "\n".join(found)
+
+
+def test_the_cycle_check_sees_every_import_form() -> None:
+    source = (
+        "import docir.a.b\n"
+        "from docir import c\n"
+        "from docir.d import e as f\n"
+        "from . import g\n"
+        "def later():\n"
+        "    from docir.h import i\n"
+        "if TYPE_CHECKING:\n"
+        "    from docir.j import k\n"
+    )
+    modules = {"docir", "docir.a", "docir.a.b", "docir.c", "docir.d", "docir.d.e", "docir.g", "docir.h",
+               "docir.j", "docir.j.k"}
+    found = set()
+    for node in runtime_imports(ast.parse(source)):
+        found |= targets(node, "docir.x", False, modules)
+    assert found == {"docir", "docir.a", "docir.a.b", "docir.c", "docir.d", "docir.d.e", "docir.g", "docir.h"}
+    graph = {"docir.a": {"docir.b"}, "docir.b": {"docir.c"}, "docir.c": {"docir.a"}, "docir.d": {"docir.a"}}
+    assert cycles(graph) == [["docir.a", "docir.b", "docir.c", "docir.a"]]

@@ -42,10 +42,6 @@ COMMANDS = {
     "adopt": "adopt_cmd", "worker": "worker_cmd", "hooks": "hooks_cmd", "ref": "ref_cmd", "publish": "publish_cmd",
 }
 
-# Exactly these read commands may fan out to peer stores (adr-148bb3028835); writes never do.
-FEDERATED_COMMANDS = frozenset({"get", "query", "search", "context"})
-
-
 class LazyGroup(TyperGroup):
     """docir's commands, each built on first use; the warm worker builds each once for all its threads."""
 

@@ -13,7 +13,9 @@ from docir.embed.resolve import resolve
 from docir.errors import UsageError
 from docir.services.indexing import session
 from docir.services.indexing.session import Session
-from docir.services.vectors import query_source
+from docir.services.vectors.drainer import drain_status
+from docir.services.vectors.flush import flush_session
+from docir.services.vectors.reports import FlushReport
 
 
 def command(
@@ -65,7 +67,7 @@ def command(
         out.update({"due": due, "total": total})
         if not flush:
             # While a drain runs: texts done and due, rate and time left (null when none runs).
-            out["drain"] = query_source.drain_status(s.store.root) if model_id else None
+            out["drain"] = drain_status(s.store.root) if model_id else None
             out["vault"] = _vault()
         return out
 
@@ -97,10 +99,10 @@ def _vault_line(found: dict[str, Any]) -> str:
     return f"{found['path']} ({found['vectors']:,} vectors, {found['mb']} of {found['cap_mb']:,} MB)"
 
 
-def _flush(s: Session, json_out: bool) -> query_source.FlushReport:
+def _flush(s: Session, json_out: bool) -> FlushReport:
     bar = None if render.wants_json(json_out) else render.progress_bar("embedding")
     try:
-        return query_source.flush_session(s, bar)
+        return flush_session(s, bar)
     finally:
         if bar is not None:
             bar.close()

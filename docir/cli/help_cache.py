@@ -17,7 +17,7 @@ from importlib.util import find_spec
 from pathlib import Path
 
 from docir import __version__
-from docir.store import code_stamp, keep_quietly, user_cache_dir
+from docir.store import keep_quietly, sources_stamp, user_cache_dir
 
 _CLI = Path(__file__).resolve().parent
 _FOREIGN = {"click": ("core.py", "formatting.py", "decorators.py"), "typer": ("core.py", "main.py")}
@@ -31,7 +31,7 @@ class Kept:
             self.path: Path | None = user_cache_dir() / "help" / f"width-{_columns()}.txt"
         except RuntimeError:  # no home folder to find (no HOME, no passwd entry): nothing is kept
             self.path = None
-        self.stamp = f"{__version__} {code_stamp(_sources())}"
+        self.stamp = f"{__version__} {sources_stamp(_sources())}"
 
     def text(self) -> str | None:
         """The help kept for this width and this code, or None."""

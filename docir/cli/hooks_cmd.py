@@ -18,7 +18,7 @@ from docir.services.indexing import reindex, session
 from docir.services.indexing.session import Session
 from docir.services.integrations import githooks
 from docir.services.lint import staged
-from docir.services.vectors import query_source
+from docir.services.vectors.drainer import ensure_worker
 from docir.store import Store
 from docir.worker import paths
 
@@ -78,7 +78,7 @@ def _refresh(s: Session) -> dict[str, int]:
     # Reference corpora are not re-walked here: hashing a vendor tree would make checkouts slow.
     result = reindex.reindex(s, refs=False)
     if result["embeddings_due"]:
-        query_source.ensure_worker(s.store.root)  # git changed text: the worker computes the vectors
+        ensure_worker(s.store.root)  # git changed text: the worker computes the vectors
     return {k: int(v) for k, v in result.items() if isinstance(v, int)}
 
 

@@ -172,7 +172,8 @@ def _ignore(message: str) -> None:
 
 def _warm_up(home: Path) -> None:
     from docir.schema import load_schema
-    from docir.services.vectors.query_source import LocalModel, load_local, register_process_model
+    from docir.services.vectors.model_registry import register_process_model
+    from docir.services.vectors.query_source import LocalModel, load_local
 
     source = load_local(load_schema(home / "docs-schema.yaml").model_path, home)
     if isinstance(source, LocalModel):

@@ -38,6 +38,7 @@ def command(
     writes nothing. Needs `pip install 'docir[org]'`.
     """
     from docir.org import connect, publish
+    from docir.org.report import PublishReport
 
     connect.check_url(url)
     if connect.has_password(url):
@@ -48,10 +49,10 @@ def command(
             render.warn("--wait-embeddings does nothing with --remove")
         report = publish.remove(root, url, as_name=as_name, dry_run=dry_run, warn=render.warn)
     else:
-        def action(s: Session) -> publish.PublishReport:
+        def action(s: Session) -> PublishReport:
             if wait_embeddings:
                 publish.wait_for_vectors(s, render.warn)
-            return publish.publish(s, url, as_name=as_name, dry_run=dry_run, progress=_progress(json_out),
+            return publish.publish(s, url, as_name=as_name, dry_run=dry_run, progress=_progress(publish.BATCH),
                                    warn=render.warn)
 
         report = session.run(root, action, warn=render.warn)
@@ -72,22 +73,25 @@ def _summary(report: dict[str, Any]) -> dict[str, Any]:
         result = "removed" if report["removed_repository"] else "not published there: nothing to remove"
     else:
         result = "written" if report.get("written") else "up to date: nothing written"
-    report = {"result": result, **report}
-    ids = report.pop("ids", {})
-    for key in ("repo", "database", "dry_run", "written", "removed_repository"):
-        report.pop(key, None)
-    for kind, listed in ids.items():
+    shown: dict[str, Any] = {"result": result}
+    shown.update((key, report[key]) for key in _SHOWN if key in report)
+    for kind, listed in report.get("ids", {}).items():
         if listed:
-            report[f"{kind} ids"] = listed
-    return {k: ("-" if v is None or v == "" else v) for k, v in report.items()}
+            shown[f"{kind} ids"] = listed
+    return {k: ("-" if v is None or v == "" else v) for k, v in shown.items()}
 
 
-def _progress(json_out: bool) -> Any:
-    """Documents written so far, on stderr: redrawn in place on a terminal, a line a batch in a CI log."""
+_SHOWN = ("remote", "revision", "tables", "model", "documents", "added", "changed", "removed", "unchanged",
+          "vectors_missing")
+
+
+def _progress(batch: int) -> Any:
+    """Documents written so far, on stderr, when there is more than one batch to write: redrawn in place
+    on a terminal, a line a batch in a CI log."""
     live = sys.stderr.isatty()
 
     def show(done: int, total: int) -> None:
-        if total <= 200:
+        if total <= batch:
             return
         line = f"docir: publishing: {done:,}/{total:,} documents written"
         sys.stderr.write(f"\r{line}" + ("\n" if done == total else "") if live else f"{line}\n")

@@ -12,7 +12,7 @@ from docir.cli.options import JsonOption, RootOption
 from docir.schema import load_schema
 from docir.services.indexing import references, session
 from docir.services.indexing.session import Session
-from docir.services.vectors import query_source
+from docir.services.vectors.drainer import ensure_worker
 from docir.store import open_store
 
 app = typer.Typer(help="Reference corpora: upstream or vendor docs, "
@@ -50,7 +50,7 @@ def add(
         progress = None if render.wants_json(json_out) else render.progress_bar("reading")
         report = references.add(s, path, name, progress).as_dict()
         if report["added"] or report["updated"]:
-            query_source.ensure_worker(s.store.root)  # the worker embeds the new chunks
+            ensure_worker(s.store.root)  # the worker embeds the new chunks
         return report
 
     result = session.run(root, action, refresh=False, warn=render.warn)

@@ -10,7 +10,8 @@ from docir.cli import render
 from docir.cli.options import JsonOption, RootOption
 from docir.services.indexing import reindex, session
 from docir.services.indexing.session import Session
-from docir.services.vectors import query_source
+from docir.services.vectors.drainer import ensure_worker
+from docir.services.vectors.flush import flush_session
 
 
 def command(
@@ -26,10 +27,10 @@ def command(
     Unchanged files (same size and mtime) are not even opened.
     """
     def action(s: Session) -> reindex.ReindexReport:
-        wait = (lambda: query_source.flush_session(s)["documents"]) if wait_embeddings else None
+        wait = (lambda: flush_session(s)["documents"]) if wait_embeddings else None
         result = reindex.reindex(s, full=full, wait=wait)
         if result["embeddings_due"]:
-            query_source.ensure_worker(s.store.root)  # new text: the worker makes its vectors
+            ensure_worker(s.store.root)  # new text: the worker makes its vectors
         return result
 
     report = session.run(root, action, refresh=False, warn=render.warn)

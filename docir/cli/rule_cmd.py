@@ -26,12 +26,17 @@ def command(
         raise UsageError(f"no rule '{name}'; list them with 'docir rule'")
     found = [r for r in rules if r is not None]
     if render.wants_json(json_out):
-        render.emit_json([{"code": r.code, "alias": r.alias, "severity": r.severity, "summary": r.summary,
-                           "explanation": r.explanation} for r in found])
+        render.emit_json([{"code": r.code, "alias": r.name, "severity": r.severity, "summary": r.summary,
+                           "explanation": r.explanation, "bad": r.bad, "good": r.good} for r in found])
     elif name is None:
         for rule in found:
-            print(f"{rule.code}  {rule.alias:<22} {rule.severity:<8} {rule.summary}")
+            print(f"{rule.code}  {rule.name:<22} {rule.severity:<8} {rule.summary}")
     else:
         rule = found[0]
-        print(f"{rule.code} ({rule.alias}), {rule.severity} by default\n\n{rule.summary}\n\n{rule.explanation}")
+        print(f"{rule.code} ({rule.name}), {rule.severity} by default\n\n{rule.summary}\n\n{rule.explanation}\n\n"
+              f"Reported:\n{_indented(rule.bad)}\n\nFixed:\n{_indented(rule.good)}")
     return 0
+
+
+def _indented(example: str) -> str:
+    return "\n".join("    " + line for line in example.split("\n"))

@@ -8,8 +8,9 @@ from pathlib import Path
 from typing import Literal
 
 # A file's (size, mtime_ns): what tells a changed file from an unchanged one. A plain tuple, not a
-# NamedTuple: one is made for every file on every command, and a NamedTuple costs 6 ms more at 10,000
-# files; a plain one also compares equal to the index's (size, mtime_ns) rows (DocsTable.stats).
+# NamedTuple: one is made for every file on every command, and making NamedTuples shows in a cold
+# command's time (adr-d5e80517405b); a plain one also compares equal to the index's (size, mtime_ns)
+# rows (DocsTable.stats).
 FileStat = tuple[int, int]
 
 # A symlink under docs/ that is not followed is recorded with one of these as its size (a file's size is never

@@ -1,7 +1,7 @@
 """Whether anything under a set of folders changed since the last look: Linux inotify, through ctypes.
 
 A long-lived process (the warm worker, the MCP server) walks docs/ before every read
-(adr-dd8cbb0fd892): at 10,000 documents about 40 ms, most of it one `lstat` per file. With
+(adr-dd8cbb0fd892, which measures it), most of it one `lstat` per file. With
 every folder of the walk watched, a walk can be skipped when no event arrived since the last one
 began: its result is what a new walk would find. The kernel queues an event during the write,
 rename or `utime` call itself, so a command that starts after an edit returned sees it.

@@ -36,8 +36,8 @@ class OnnxEmbedder(TokenCounter):
         options = ort.SessionOptions()
         options.enable_mem_pattern = False  # see the module docstring: 0.8 GB less at the same speed
         # Idle pool threads spin after every run by default. In the worker, where each query is one
-        # short run among other commands' work, that spinning cost 15 ms of CPU per query against
-        # 4 ms without it, at the same wall time; a 400-text batch ran as fast either way.
+        # short run among other commands' work, that spinning took CPU from the other commands at no
+        # gain in wall time, and a large batch ran as fast either way (adr-bf5a3f3b4a55).
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         if threads is not None:
             options.intra_op_num_threads = threads

@@ -5,7 +5,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
-if TYPE_CHECKING:  # numpy costs ~100 ms to import; commands that never embed must not pay it
+# numpy's import would be a large share of a cold command's time: one that never embeds must not pay it
+# (adr-d5e80517405b).
+if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 

@@ -52,7 +52,7 @@ _SCHEMA = (
 
 
 @dataclass(frozen=True)
-class Plan:
+class VectorPlan:
     """A document's vectors as the drain made them: its document vector and its chunks."""
 
     vector_sha: str  # sha256 of the document-level text
@@ -109,9 +109,9 @@ class Vault:
 
     # --- plans --------------------------------------------------------------------------
 
-    def plans(self, plan_key: str, doc_shas: Iterable[str]) -> dict[str, Plan]:
+    def plans(self, plan_key: str, doc_shas: Iterable[str]) -> dict[str, VectorPlan]:
         rows = self._lookup("plans", ("plan_key", "doc_sha"), "vector_sha, chunks", plan_key, doc_shas)
-        return {str(r[0]): Plan(str(r[1]), decode_chunks(str(r[2]))) for r in rows}
+        return {str(r[0]): VectorPlan(str(r[1]), decode_chunks(str(r[2]))) for r in rows}
 
     def _lookup(self, table: str, keys: tuple[str, str], columns: str, key: str,
                 shas: Iterable[str]) -> list[sqlite3.Row]:
@@ -130,7 +130,7 @@ class Vault:
             return []
         return rows
 
-    def put_plans(self, plan_key: str, items: Iterable[tuple[str, Plan]]) -> None:
+    def put_plans(self, plan_key: str, items: Iterable[tuple[str, VectorPlan]]) -> None:
         now = int(time.time())
         self._write("INSERT OR REPLACE INTO plans (plan_key, doc_sha, vector_sha, chunks, used) VALUES (?, ?, ?, ?, ?)",
                     [(plan_key, doc_sha, plan.vector_sha, encode_chunks(plan.chunks), now) for doc_sha, plan in items])

@@ -30,7 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
-from docir.index.vault import Plan, decode_chunks, encode_chunks
+from docir.index.vault import VectorPlan, decode_chunks, encode_chunks
 
 MAGIC = b"DOCIRVEC"
 FORMAT = 1
@@ -67,10 +67,10 @@ def describe(model_id: str, window: int, chunking: str, dim: int | None = None) 
 class Contents:
     header: Header
     vectors: list[tuple[str, bytes]]  # (text sha, little-endian float32 vector)
-    plans: list[tuple[str, Plan]]  # (document text sha, plan)
+    plans: list[tuple[str, VectorPlan]]  # (document text sha, plan)
 
 
-def write(path: Path, header: Header, vectors: list[tuple[str, bytes]], plans: list[tuple[str, Plan]]) -> int:
+def write(path: Path, header: Header, vectors: list[tuple[str, bytes]], plans: list[tuple[str, VectorPlan]]) -> int:
     """Write the file atomically (a temp file beside it, then a rename); its size in bytes."""
     if header.dtype not in DTYPES:
         raise VectorFileError(f"unknown vector type {header.dtype!r}; use one of {', '.join(DTYPES)}")
@@ -141,7 +141,8 @@ def read(path: Path) -> Contents:
     blobs = matrix.astype("<f4")
     try:
         raw_plans = json.loads(zlib.decompress(payload[vector_end:]).decode("utf-8"))
-        plans = [(str(doc), Plan(str(vector), decode_chunks(json.dumps(chunks)))) for doc, vector, chunks in raw_plans]
+        plans = [(str(doc), VectorPlan(str(vector), decode_chunks(json.dumps(chunks))))
+                 for doc, vector, chunks in raw_plans]
     except (ValueError, TypeError, zlib.error) as exc:
         raise VectorFileError(f"{path}: its chunk plans cannot be read ({exc})") from None
     return Contents(header, [(sha, blobs[i].tobytes()) for i, sha in enumerate(shas)], plans)

@@ -248,14 +248,6 @@ class VectorStore:
         )
         return {int(r[0]): ChunkVector(int(r[0]), r[1], r[2], bool(r[3]), int(r[4]), int(r[5]), r[6]) for r in rows}
 
-    def document_vector(self, rowid: int, model_id: str) -> bytes | None:
-        found = self.conn.execute(
-            "SELECT v.vector FROM embeddings e JOIN vectors v ON v.text_sha = e.vector_sha AND v.model_id = e.model_id"
-            " WHERE e.doc = ? AND e.model_id = ?",
-            (rowid, model_id),
-        ).fetchone()
-        return None if found is None else bytes(found[0])
-
     def document_vectors(self, model_id: str) -> tuple[list[int], list[bytes]]:
         """Document vectors only (never sections): what near-duplicate checks compare."""
         rows = self.conn.execute(

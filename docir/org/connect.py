@@ -83,7 +83,9 @@ def connect(url: str) -> psycopg.Connection[Any]:
     if "connect_timeout" not in url and "PGCONNECT_TIMEOUT" not in os.environ:
         options["connect_timeout"] = CONNECT_TIMEOUT
     try:
-        return psycopg.connect(url, **options)
+        # No server-side prepared statements: a pooler in transaction mode (PgBouncer) may hand each
+        # transaction another server connection, where a statement prepared earlier does not exist.
+        return psycopg.connect(url, prepare_threshold=None, **options)
     except psycopg.Error as exc:
         raise UsageError(f"cannot connect to {describe(url)}: {first_line(exc)}") from None
 
@@ -110,7 +112,11 @@ def require_pgvector(conn: psycopg.Connection[Any], url: str) -> None:
 
 def database_version(conn: psycopg.Connection[Any]) -> int:
     """The version of docir's tables in this database; 0 when it has none."""
-    found = conn.execute("SELECT to_regclass('docir.meta') IS NOT NULL").fetchone()
+    # pg_class read by a query, not to_regclass: a lookup through the catalog cache may not yet see the
+    # tables another migrator committed while this one waited for MIGRATION_LOCK (an advisory lock
+    # makes the backend process no invalidations); a query's snapshot does.
+    found = conn.execute("SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n"
+                         " ON n.oid = c.relnamespace WHERE n.nspname = 'docir' AND c.relname = 'meta')").fetchone()
     if not found or not found[0]:
         return 0
     row = conn.execute("SELECT value FROM docir.meta WHERE key = 'schema_version'").fetchone()
@@ -162,7 +168,9 @@ def open_database(url: str, *, write: bool, dry_run: bool = False) -> tuple[psyc
     only reports what a publish would do. A reader (`write` False) refuses tables older than this
     docir's. Every side refuses newer ones. Raises OrgError or UsageError, the connection closed.
     """
-    conn = connect(url)
+    conn = connect(url)  # first: it says what to install when psycopg is missing
+    import psycopg
+
     try:
         require_pgvector(conn, url)
         found = database_version(conn)
@@ -172,6 +180,9 @@ def open_database(url: str, *, write: bool, dry_run: bool = False) -> tuple[psyc
         elif found or not write:
             check_version(found, url, write=write)
         return conn, found
+    except psycopg.Error as exc:  # a role that may not even read docir's schema, a server going away
+        conn.close()
+        raise OrgError(f"cannot use {describe(url)}: {first_line(exc)}") from None
     except BaseException:
         conn.close()
         raise

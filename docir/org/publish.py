@@ -1,6 +1,6 @@
 """docir publish: make the organisation store hold exactly this repository's current documents.
 
-One transaction per publish (adr-6e1f0c2a9d47): a reader sees the repository as it was or as it
+One transaction per publish (adr-157b15ddba34): a reader sees the repository as it was or as it
 is now, never half of it. It begins with an advisory lock on the repository's name, so two jobs
 publishing one repository take turns while other repositories' publishes go on beside them.
 Only documents whose fingerprint moved are written (rows.py); a publish that finds none writes
@@ -11,9 +11,10 @@ nothing. Vectors come from the local index and the vector vault; no model is loa
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple, TypedDict
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from docir.documents.globs import FIELD, as_globs
 from docir.embed.resolve import resolve
@@ -21,6 +22,7 @@ from docir.errors import DocirError, UsageError
 from docir.index.records import DocRow
 from docir.index.vector_store import dim_of
 from docir.org import connect, names, rows
+from docir.org.report import PublishReport
 from docir.org.tables import SCHEMA_VERSION, TEXT_SEARCH
 from docir.org.vectors import PgVector, register
 from docir.schema import Schema, as_json
@@ -31,6 +33,9 @@ if TYPE_CHECKING:
     import psycopg
 
 BATCH = 200  # documents read from the index and sent per round: bounds memory on a big first publish
+# A tsvector holds at most 1 MB; text whose every word differs measured about two bytes of it per
+# character (500,000 characters: 993 KB), so this much of a body or section always fits.
+SEARCHED_MAX = 300_000
 Progress = Callable[[int, int], None]  # (documents written, documents to write)
 
 
@@ -48,25 +53,6 @@ class Model(NamedTuple):
     model_id: str
     window: int
     chunking: str
-
-
-class PublishReport(TypedDict, total=False):
-    repo: str
-    remote: str
-    database: str
-    revision: str | None
-    dry_run: bool
-    removed_repository: bool
-    documents: int
-    added: int
-    changed: int
-    removed: int
-    unchanged: int
-    written: bool
-    vectors_missing: int
-    model: str | None
-    tables: str
-    ids: dict[str, list[str]]
 
 
 def target(root: Path, as_name: str | None) -> Target:
@@ -144,7 +130,7 @@ def _restore_from_vault(session: Session, model_id: str) -> None:
 
 def wait_for_vectors(session: Session, warn: Callable[[str], None]) -> None:
     """--wait-embeddings: compute what is due now (in the warm worker if one runs); a warning if it cannot."""
-    from docir.services.vectors.query_source import flush_session
+    from docir.services.vectors.flush import flush_session
 
     try:
         flush_session(session)
@@ -156,8 +142,12 @@ def wait_for_vectors(session: Session, warn: Callable[[str], None]) -> None:
 # --- the database side -------------------------------------------------------------------------
 
 
+def _quiet(message: str) -> None:
+    """Where warnings go when the caller takes none."""
+
+
 def publish(session: Session, url: str, *, as_name: str | None = None, dry_run: bool = False,
-            progress: Progress | None = None, warn: Callable[[str], None] | None = None) -> PublishReport:
+            progress: Progress | None = None, warn: Callable[[str], None] = _quiet) -> PublishReport:
     """Make the database hold exactly this store's documents under its repository's name.
 
     Raises UsageError or connect.OrgError (one line, exit 2) with nothing written.
@@ -166,10 +156,10 @@ def publish(session: Session, url: str, *, as_name: str | None = None, dry_run: 
     where = target(session.store.root, as_name)
     local = gather(session)
     for note in local.notes:
-        (warn or (lambda _: None))(note)
+        warn(note)
     conn, found = connect.open_database(url, write=True, dry_run=dry_run)
     report: PublishReport = {"repo": where.name, "remote": where.remote, "database": connect.describe(url),
-                             "revision": where.revision, "dry_run": dry_run,
+                             "revision": where.revision, "dry_run": dry_run, "removed": 0,
                              "tables": _tables(found, dry_run)}
     try:
         if dry_run and found == 0:  # no tables yet: everything would be added
@@ -177,17 +167,18 @@ def publish(session: Session, url: str, *, as_name: str | None = None, dry_run: 
             _count(report, local, changes, written=False)
             report["ids"] = _ids(changes)
             return report
-        register(conn)
         with _guarded(url, where.name), conn.transaction(force_rollback=dry_run):
+            register(conn)
             _lock(conn, where.name, warn)
             stored = _repo_row(conn, where)
             published = dict(conn.execute("SELECT id, fingerprint FROM docir.documents WHERE repo = %s",
                                           (where.name,)).fetchall())
             changes = rows.plan({i: e.fingerprint for i, e in local.entries.items()}, published)
+            _warn_elsewhere(conn, where.name, changes.added, warn)
             repo_values = _repo_values(where, local)
             written = not dry_run and (not changes.empty or stored != repo_values)
             if written:
-                _write(conn, session, where, local, changes, repo_values, progress)
+                _write(conn, session, where, local, changes, repo_values, progress, warn)
             _count(report, local, changes, written=written)
             if dry_run:
                 report["ids"] = _ids(changes)
@@ -197,7 +188,7 @@ def publish(session: Session, url: str, *, as_name: str | None = None, dry_run: 
 
 
 def remove(root: Path | None, url: str, *, as_name: str | None = None, dry_run: bool = False,
-           warn: Callable[[str], None] | None = None) -> PublishReport:
+           warn: Callable[[str], None] = _quiet) -> PublishReport:
     """Take this repository (and every row of it) out of the database."""
     connect.check_url(url)
     where = target(open_store(root).root, as_name)
@@ -242,37 +233,28 @@ def _ids(changes: rows.Changes) -> dict[str, list[str]]:
     return {"added": list(changes.added), "changed": list(changes.changed), "removed": list(changes.removed)}
 
 
-class _guarded:
-    """Turn the database's refusals inside a publish into one-line errors; the transaction is rolled back."""
+@contextmanager
+def _guarded(url: str, name: str) -> Iterator[None]:
+    """The database's refusals inside a publish as one-line errors; the transaction inside is rolled back."""
+    import psycopg
 
-    def __init__(self, url: str, name: str) -> None:
-        self.url = url
-        self.name = name
-
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: object) -> None:
-        import psycopg
-
-        if exc is None or not isinstance(exc, psycopg.Error):
-            return
-        where = connect.describe(self.url)
-        if isinstance(exc, psycopg.errors.InsufficientPrivilege):
-            raise connect.OrgError(f"cannot publish {self.name} to {where}: {connect.first_line(exc)}; the role needs "
-                                   "INSERT, UPDATE and DELETE on docir's tables; nothing was written") from None
-        raise connect.OrgError(f"publishing {self.name} to {where} failed: {connect.first_line(exc)}; "
+    try:
+        yield
+    except psycopg.errors.InsufficientPrivilege as exc:
+        raise connect.OrgError(f"cannot publish {name} to {connect.describe(url)}: {connect.first_line(exc)}; the "
+                               "role needs INSERT, UPDATE and DELETE on docir's tables; nothing was written") from None
+    except psycopg.Error as exc:
+        raise connect.OrgError(f"publishing {name} to {connect.describe(url)} failed: {connect.first_line(exc)}; "
                                "nothing was written") from None
 
 
-def _lock(conn: psycopg.Connection[Any], name: str, warn: Callable[[str], None] | None) -> None:
+def _lock(conn: psycopg.Connection[Any], name: str, warn: Callable[[str], None]) -> None:
     """Wait for any other publish of this repository to finish; other repositories are not held up."""
     key = f"docir.publish {name}"
     got = conn.execute("SELECT pg_try_advisory_xact_lock(hashtextextended(%s, 0))", (key,)).fetchone()
     if got is not None and got[0]:
         return
-    if warn is not None:
-        warn(f"another publish of {name} is running; waiting for it to finish")
+    warn(f"another publish of {name} is running; waiting for it to finish")
     conn.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))", (key,))
 
 
@@ -299,7 +281,7 @@ def _repo_values(where: Target, local: Local) -> tuple[Any, ...]:
 
 
 def _write(conn: psycopg.Connection[Any], session: Session, where: Target, local: Local, changes: rows.Changes,
-           repo_values: tuple[Any, ...], progress: Progress | None) -> None:
+           repo_values: tuple[Any, ...], progress: Progress | None, warn: Callable[[str], None]) -> None:
     assignments = ", ".join(f"{c} = excluded.{c}" for c in _REPO_COLUMNS)
     conn.execute(
         f"INSERT INTO docir.repos (name, {', '.join(_REPO_COLUMNS)}, published_at)"
@@ -313,7 +295,7 @@ def _write(conn: psycopg.Connection[Any], session: Session, where: Target, local
     due = [local.entries[i] for i in (*changes.added, *changes.changed)]
     for start in range(0, len(due), BATCH):
         batch = due[start : start + BATCH]
-        _insert(conn, session, where.name, local.model, batch)
+        _insert(conn, session, where.name, local.model, batch, warn)
         if progress is not None:
             progress(start + len(batch), len(due))
 
@@ -335,8 +317,12 @@ _LINK_SQL = "INSERT INTO docir.links (repo, doc_id, kind, target) VALUES (%s, %s
 
 
 def _insert(conn: psycopg.Connection[Any], session: Session, repo: str, model: Model | None,
-            batch: Sequence[rows.Local]) -> None:
+            batch: Sequence[rows.Local], warn: Callable[[str], None]) -> None:
     full = session.catalog.docs.rows_by_rowid(e.state.rowid for e in batch)
+    for row in full.values():
+        if len(row.searched) > SEARCHED_MAX:
+            warn(f"{row.path}: only its first {SEARCHED_MAX:,} characters are searched by words in the "
+                 "organisation store (PostgreSQL's tsvector holds 1 MB)")
     sections = {e.state.id: rows.section_rows(full[e.state.rowid], e.vectors) for e in batch}
     wanted = {e.vectors.vector_sha for e in batch if e.vectors and e.vectors.vector_sha}
     wanted |= {s.vector_sha for found in sections.values() for s in found if s.vector_sha}
@@ -349,7 +335,7 @@ def _insert(conn: psycopg.Connection[Any], session: Session, repo: str, model: M
     with conn.cursor() as cur:
         cur.executemany(_DOCUMENT_SQL, [_document_params(repo, e, full[e.state.rowid], vector) for e in batch])
         cur.executemany(_SECTION_SQL, [(repo, doc_id, s.ord, list(s.heading), s.start_line, s.end_line,
-                                        " ".join(s.heading), s.text, vector(s.vector_sha))
+                                        " ".join(s.heading), s.text[:SEARCHED_MAX], vector(s.vector_sha))
                                        for doc_id, found in sections.items() for s in found])
         cur.executemany(_LINK_SQL, [(repo, e.state.id, kind, target) for e in batch
                                     for kind, target in rows.links(full[e.state.rowid])])
@@ -361,12 +347,20 @@ def _document_params(repo: str, entry: rows.Local, row: DocRow,
     applies_to = as_globs(meta.get(FIELD)) or []
     return (repo, row.id, row.path, row.type, row.title, row.description, row.status, entry.active, row.archived,
             list(row.tags), row.owner, row.verified, json.dumps([list(e) for e in row.related]), applies_to,
-            row.meta_json, row.body, row.sha256, entry.fingerprint, row.title, row.description, row.searched,
-            vector(entry.vectors.vector_sha if entry.vectors else None))
+            row.meta_json, row.body, row.sha256, entry.fingerprint, row.title, row.description,
+            row.searched[:SEARCHED_MAX], vector(entry.vectors.vector_sha if entry.vectors else None))
 
 
-def ids_elsewhere(conn: psycopg.Connection[Any], repo: str, ids: Iterable[str]) -> dict[str, str]:
-    """Ids of this repository that another repository publishes too: id -> that repository."""
-    found = conn.execute("SELECT id, min(repo) FROM docir.documents WHERE repo <> %s AND id = ANY(%s) GROUP BY id",
-                         (repo, list(ids))).fetchall()
-    return {r[0]: r[1] for r in found}
+def _warn_elsewhere(conn: psycopg.Connection[Any], repo: str, ids: Sequence[str],
+                    warn: Callable[[str], None]) -> None:
+    """Say which new ids another repository already publishes: ids are meant to be unique across an
+    organisation (a link names its target by id alone), so a copied document makes links ambiguous."""
+    if not ids:
+        return
+    found = conn.execute("SELECT id, min(repo) FROM docir.documents WHERE repo <> %s AND id = ANY(%s)"
+                         " GROUP BY id ORDER BY id", (repo, list(ids))).fetchall()
+    if found:
+        shown = ", ".join(f"{doc_id} ({other})" for doc_id, other in found[:3])
+        more = f" and {len(found) - 3} more" if len(found) > 3 else ""
+        warn(f"{len(found)} id(s) of {repo} are published by another repository too: {shown}{more}; "
+             "a link to them is ambiguous (give the copy a new id)")

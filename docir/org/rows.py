@@ -1,4 +1,4 @@
-"""What a publish writes, computed from the local index alone: pure code, no database (adr-6e1f0c2a9d47).
+"""What a publish writes, computed from the local index alone: pure code, no database (adr-157b15ddba34).
 
 A document's `fingerprint` hashes everything its rows hold beyond the body's own hash: its path,
 its activity and archived flag, and which vectors (by text hash, of which model) it has. A

@@ -238,6 +238,18 @@ def test_add_prints_id_and_path_and_indexes_at_once(store: Path, cli) -> None:  
     assert ids(found) == [doc_id]
 
 
+def test_add_names_a_long_title_s_file_by_whole_words(store: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    # Cut at 60 characters, this title ends mid-word ("...-to-the-ranki"); the name stops before that word.
+    title = "Leave section bodies that repeat across a store to the ranking"
+    made = cli("add", "issue", "--title", title, "--description", "A title longer than a file name may be.",
+               "--root", str(store), "--json")
+    assert made.code == 0, made.err
+    assert made.json()["path"] == "docs/issues/leave-section-bodies-that-repeat-across-a-store-to-the.md"
+    word = cli("add", "issue", "--title", "x" * 70, "--description", "One word longer than a file name may be.",
+               "--root", str(store), "--json")
+    assert word.json()["path"] == f"docs/issues/{'x' * 60}.md"  # no boundary to cut at: the word is cut
+
+
 # --- visibility ---------------------------------------------------------------------------------------------
 
 

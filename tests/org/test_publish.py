@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import re
+import sys
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 
 from tests.cli.helpers import A0, A1, B1, C1, C2, E1, PATHS, one_line
+from tests.conftest import REPO
 from tests.org.helpers import NAME, SAMPLE_DOCUMENTS, as_user, counts, git, sample_repo, sql, versions
 
 
@@ -232,3 +236,92 @@ def test_the_revision_published_is_the_commit(cli: Any, repo: Path, pg_url: str)
     head = git(repo, "rev-parse", "HEAD").strip()
     assert publish(cli, repo, pg_url)["revision"] == head
     assert sql(pg_url, "SELECT revision FROM docir.repos") == [(head,)]
+
+
+def test_the_guide_s_roles_let_the_writer_publish_and_the_reader_only_read(cli: Any, repo: Path, pg_url: str) -> None:
+    guide = (REPO / "docs" / "guides" / "publish-every-repository-to-the-organisation-store.md").read_text()
+    block = re.search(r"```sql\n(.*?)```", guide, re.S)
+    assert block is not None
+    database = urlsplit(pg_url).path.strip("/")
+    sql(pg_url, block.group(1).replace("DATABASE docs", f"DATABASE {database}"))
+    writer, reader = as_user(pg_url, "docir_writer"), as_user(pg_url, "docir_reader")
+    assert publish(cli, repo, writer)["added"] == SAMPLE_DOCUMENTS
+    assert sql(reader, "SELECT count(*) FROM docir.documents") == [(SAMPLE_DOCUMENTS,)]
+    (repo / PATHS[C2]).unlink()
+    assert "permission denied" in refused(cli, repo, reader)
+    assert publish(cli, repo, writer)["removed"] == 1
+
+
+def test_older_tables_are_migrated_by_a_publish_and_refused_by_a_reader(cli: Any, repo: Path, pg_url: str,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    from docir.org import connect, tables
+    from docir.org import publish as publishing
+
+    publish(cli, repo, pg_url)
+    # A later docir, with one more migration.
+    monkeypatch.setattr(connect, "MIGRATIONS", (*tables.MIGRATIONS, "ALTER TABLE docir.repos ADD COLUMN team text"))
+    monkeypatch.setattr(connect, "SCHEMA_VERSION", 2)
+    monkeypatch.setattr(publishing, "SCHEMA_VERSION", 2)
+    with pytest.raises(connect.OrgError, match="version 1, older than this docir's 2"):
+        connect.open_database(pg_url, write=False)
+    assert publish(cli, repo, pg_url, "--dry-run")["tables"] == "would be migrated from version 1"
+    assert sql(pg_url, "SELECT value FROM docir.meta") == [("1",)]
+    report = publish(cli, repo, pg_url)
+    assert (report["tables"], report["written"]) == ("migrated from version 1", False)
+    assert sql(pg_url, "SELECT value FROM docir.meta") == [("2",)]
+    assert sql(pg_url, "SELECT team FROM docir.repos") == [(None,)]
+
+
+def test_without_psycopg_publish_says_what_to_install(cli: Any, repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "psycopg", None)  # as if it were not installed
+    line = refused(cli, repo, "postgresql://db.example.com/docs")
+    assert line == "docir: error: the organisation store needs psycopg: pip install 'docir[org]'"
+
+
+def test_ids_another_repository_publishes_are_named(cli: Any, repo: Path, tmp_path: Path, pg_url: str) -> None:
+    publish(cli, repo, pg_url)
+    copy = sample_repo(tmp_path / "copy", "https://github.com/acme/copy.git")
+    result = cli("publish", pg_url, "--root", str(copy), "--json")
+    assert result.code == 0
+    warning = f"{SAMPLE_DOCUMENTS} id(s) of github.com/acme/copy are published by another repository too: {A0} ({NAME})"
+    assert warning in result.err
+    # Both are kept: the primary key is (repository, id), and a reader decides what a copy means.
+    assert sql(pg_url, "SELECT count(DISTINCT repo) FROM docir.documents WHERE id = %s", (A0,)) == [(2,)]
+
+
+def test_a_role_that_may_not_read_docir_s_schema_is_one_line(cli: Any, repo: Path, pg_url: str) -> None:
+    publish(cli, repo, pg_url)
+    sql(pg_url, "CREATE ROLE stranger LOGIN")
+    assert "permission denied for schema docir" in refused(cli, repo, as_user(pg_url, "stranger"))
+
+
+def test_progress_goes_to_stderr_a_line_a_batch(cli: Any, repo: Path, pg_url: str,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("docir.org.publish.BATCH", 3)
+    result = cli("publish", pg_url, "--root", str(repo), "--json")
+    assert result.code == 0
+    lines = [line for line in result.err.splitlines() if "publishing:" in line]
+    assert lines == [f"docir: publishing: {n}/8 documents written" for n in (3, 6, 8)]
+    assert result.json()["added"] == SAMPLE_DOCUMENTS
+
+
+def test_a_duplicate_id_publishes_the_first_by_path_and_says_so(cli: Any, repo: Path, pg_url: str) -> None:
+    copy = repo / "docs" / "decisions" / "zz-copy.md"
+    copy.write_text((repo / PATHS[A1]).read_text())
+    result = cli("publish", pg_url, "--root", str(repo), "--json")
+    assert result.code == 0
+    assert f"duplicate id {A1} in {PATHS[A1]} and docs/decisions/zz-copy.md; publishing {PATHS[A1]}" in result.err
+    assert sql(pg_url, "SELECT path FROM docir.documents WHERE id = %s", (A1,)) == [(PATHS[A1],)]
+
+
+def test_a_huge_body_is_published_whole_and_searched_by_its_beginning(cli: Any, repo: Path, pg_url: str,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("docir.org.publish.SEARCHED_MAX", 200)
+    path = repo / PATHS[B1]
+    path.write_text(path.read_text() + "\n" + "filler " * 100 + "zebracorn\n")
+    result = cli("publish", pg_url, "--root", str(repo), "--json")
+    assert result.code == 0
+    assert f"{PATHS[B1]}: only its first 200 characters are searched by words" in result.err
+    body, found = sql(pg_url, "SELECT body, tsv @@ to_tsquery('english', 'zebracorn') FROM docir.documents"
+                              " WHERE id = %s", (B1,))[0]
+    assert body.endswith("zebracorn\n") and found is False

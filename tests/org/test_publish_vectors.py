@@ -59,3 +59,27 @@ def test_vectors_arrive_with_wait_embeddings_and_are_the_index_s_own(
 
     again = publish(cli, root, pg_url)
     assert again["written"] is False
+
+    # A rebuilt index gets its vectors back from the vault, with no model: the publish has nothing to write.
+    def no_model(*args: object, **kwargs: object) -> None:
+        raise AssertionError("publish loaded a model")
+
+    monkeypatch.setattr("docir.embed.load.load_embedder", no_model)
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{root / '.docir' / 'index.db'}{suffix}").unlink(missing_ok=True)
+    rebuilt = publish(cli, root, pg_url)
+    assert (rebuilt["written"], rebuilt["vectors_missing"]) == (False, 0)
+
+    # Vectors the local index holds of another model than the store's are not published: the
+    # repository's documents lose theirs, and its row names no model, in the same publish.
+    conn = sqlite3.connect(root / ".docir" / "index.db")
+    conn.execute("UPDATE embeddings SET model_id = 'another-model'")
+    conn.commit()
+    conn.close()
+    monkeypatch.setenv("DOCIR_VECTORS", "off")  # and no vault to bring them back
+    other = publish(cli, root, pg_url)
+    assert (other["changed"], other["vectors_missing"], other["model"]) == (SAMPLE_DOCUMENTS - 1,
+                                                                            SAMPLE_DOCUMENTS - 1, None)
+    assert sql(pg_url, "SELECT count(*) FROM docir.documents WHERE vector IS NOT NULL") == [(0,)]
+    assert sql(pg_url, "SELECT count(*) FROM docir.sections WHERE vector IS NOT NULL") == [(0,)]
+    assert sql(pg_url, "SELECT model_id, dimension FROM docir.repos") == [(None, None)]

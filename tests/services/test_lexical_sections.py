@@ -91,10 +91,10 @@ def test_an_index_from_before_sections_gains_them_on_the_next_command_without_ne
     as_written_at(root / ".docir" / "index.db", 4, "DROP TABLE sections_fts", "DROP TABLE sections",
                   "ALTER TABLE documents DROP COLUMN shown", *UNDO_M008[2:])
 
-    session = open_session(root)
+    session = open_session(root, refresh=False)
+    assert session.refresh().updated == documents
     assert session.catalog.conn.execute("SELECT count(DISTINCT doc) FROM sections").fetchone()[0] == documents
     assert session.catalog.vectors.waiting(fake.model_id)[0] == 0  # text unchanged: no document vector is due
-    assert session.last_sync is not None and session.last_sync.updated == documents
     again = CountingEmbedder()
     embedding.drain(session.catalog, again)  # sections are planned again, every vector reused by its hash
     assert again.texts == [] and session.catalog.vectors.queue_counts(fake.model_id)[0] == 0
@@ -158,8 +158,8 @@ def test_an_index_from_before_the_owner_column_is_migrated_in_place_without_read
     conn.execute("COMMIT")
     conn.close()
 
-    session = open_session(root)
-    assert session.last_sync is not None and session.last_sync.updated == 0  # no file was read again
+    session = open_session(root, refresh=False)
+    assert session.refresh().updated == 0  # no file was read again
     after = [(c.rowid, c.best_section) for c in lexical.rank_documents(session, task, visibility)]
     assert after == before and after
     session.close()

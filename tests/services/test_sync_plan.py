@@ -1,6 +1,6 @@
 from docir.documents.scan import FileStat
 from docir.index.records import FileState, SkippedFile
-from docir.services.indexing.sync import plan_changes, plan_stats
+from docir.services.indexing.planning import plan_changes, plan_stats
 
 
 def stat(path: str, size: int = 10, mtime: int = 1) -> FileStat:

@@ -243,7 +243,7 @@ def test_opening_the_index_beside_a_live_connection_keeps_its_locks(sample_store
 
 def test_a_clone_imports_the_file_its_schema_names_before_it_embeds(sample_store: Path, tmp_path: Path,
                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
-    from docir.services.vectors import query_source, transfer
+    from docir.services.vectors import flush, transfer
 
     made = CountingEmbedder()
     drained(sample_store, made)
@@ -263,7 +263,7 @@ def test_a_clone_imports_the_file_its_schema_names_before_it_embeds(sample_store
     model = CountingEmbedder()
     session = open_session(clone)
     try:
-        report = query_source.drain_due(session, model)
+        report = flush.drain_due(session, model)
     finally:
         session.close()
 

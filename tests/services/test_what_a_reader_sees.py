@@ -122,8 +122,8 @@ def test_an_index_from_before_drops_what_it_searched_in_comments_on_the_next_com
     conn.close()
     as_written_at(root / ".docir" / "index.db", 6, "ALTER TABLE documents DROP COLUMN shown", *UNDO_M008)
 
-    session = open_session(root)
-    assert session.last_sync is not None and session.last_sync.updated == documents
+    session = open_session(root, refresh=False)
+    assert session.refresh().updated == documents
     hits = session.catalog.search.lexical_hits('"xylophone"')
     assert hits == []
     session.close()

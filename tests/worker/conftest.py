@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from docir.services.vectors import query_source
+from docir.services.vectors import model_registry
 from docir.worker import paths
 from tests.worker.helpers import docir
 
@@ -31,5 +31,4 @@ def warm_store(sample_store: Path, monkeypatch: pytest.MonkeyPatch, model_cache:
 @pytest.fixture
 def isolated_process_model(monkeypatch: pytest.MonkeyPatch) -> None:
     """A WarmWorker registers its model for the process: give the registration back afterwards."""
-    for name in ("_PROCESS_MODEL", "_PROCESS_DRAINS", "_PROCESS_FLUSH", "_PROCESS_DRAIN_STATUS"):
-        monkeypatch.setattr(query_source, name, getattr(query_source, name))
+    monkeypatch.setattr(model_registry, "_HELD", model_registry.held_model())

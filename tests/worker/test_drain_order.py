@@ -9,7 +9,7 @@ import pytest
 
 from docir.documents.model import embedded_text
 from docir.services.indexing.session import open_session
-from docir.services.vectors import embedding, query_source
+from docir.services.vectors import drainer, embedding, model_registry
 from tests.fakes import CountingEmbedder
 from tests.worker.test_one_drain import grow
 
@@ -88,7 +88,7 @@ def test_context_fuses_document_vectors_and_says_how_many_wait_for_sections(
     waiting = session.catalog.vectors.waiting(fake.model_id)[1]
     assert waiting == session.catalog.vectors.queue_counts(fake.model_id)[1] > 30
     session.close()
-    monkeypatch.setattr(query_source, "_PROCESS_MODEL", fake)
+    monkeypatch.setattr(model_registry, "_HELD", model_registry.HeldModel(fake))
     result = cli("context", "cache rebuilt on deploy", "--root", str(grown), "--json")
     assert result.code == 0, result.err
     payload = json.loads(result.out)
@@ -129,7 +129,7 @@ def test_worker_status_shows_the_running_drain_in_texts(grown: Path, isolated_pr
         drain = worker.cmd_status({})["drain"]
         assert drain is not None and drain["phase"] == "documents"
         assert 0 < drain["texts_done"] < drain["texts_due"] and drain["rate"] > 0
-        shown = query_source.drain_status(grown)  # what `embed --status` shows inside the worker
+        shown = drainer.drain_status(grown)  # what `embed --status` shows inside the worker
         assert shown is not None and shown["texts_done"] == drain["texts_done"] and shown["phase"] == "documents"
     finally:
         release.set()

@@ -11,7 +11,8 @@ import threading
 from pathlib import Path
 
 from docir.services.indexing.session import open_session
-from docir.services.vectors import query_source
+from docir.services.vectors.flush import flush_session
+from docir.services.vectors.reports import FlushReport
 from docir.services.vectors.worker_handler import WarmWorker
 from docir.store import open_store
 from tests.fakes import CountingEmbedder
@@ -47,12 +48,12 @@ def test_flushes_racing_the_drain_thread_embed_each_text_once(sample_store: Path
     fake = CountingEmbedder()
     worker = WarmWorker(open_store(root), lambda argv: 0, fake, "", debounce=0.0)
     try:
-        reports: list[query_source.FlushReport] = []
+        reports: list[FlushReport] = []
         threads = [threading.Thread(target=lambda: reports.append(worker.flush_and_wait())) for _ in range(4)]
         for thread in threads:
             thread.start()
         command = open_session(root)
-        reports.append(query_source.flush_session(command))  # a command's flush, inside the worker
+        reports.append(flush_session(command))  # a command's flush, inside the worker
         command.close()
         for thread in threads:
             thread.join(timeout=SETUP_TIMEOUT)

@@ -1,10 +1,10 @@
 """A cold command's stat walk of docs/, begun in a forked child while the command imports the rest of docir.
 
 Without a warm worker (a git hook, a CI job, a sandbox) a command spends most of its time in
-imports, on one core, and then walks docs/ and compares every file's stat with the index: a few
-microseconds per file, about 50 ms at 10,000 files, after the imports and on the same core. So a
+imports, on one core, and then walks docs/ and compares every file's stat with the index: one
+system call per file, after the imports and on the same core (adr-b4d840c5ec82 measures it). So a
 command that runs in a process of its own forks at its start, before any thread exists. The
-child walks, opens the index read-only and plans against it (sync.plan_scan), and sends back the
+child walks, opens the index read-only and plans against it (planning.plan_scan), and sends back the
 count, the plan and the stats of the files the plan names: nothing but a count when nothing
 changed. The parent takes it at its first walk of that folder, once, and only if the child read
 the very index file the parent opened; a plan that names files is checked under the write lock
@@ -29,7 +29,7 @@ from docir.documents.scan import FileStat, scan_docs
 
 if TYPE_CHECKING:
     from docir.index.db import FileIdentity
-    from docir.services.indexing.sync import Scan, StatPlan
+    from docir.services.indexing.planning import Scan, StatPlan
 
 
 class Begun(NamedTuple):
@@ -96,7 +96,7 @@ def take(root: Path, docs_dir: Path) -> Begun | None:
     files, disk, planned = message
     if planned is None:
         return Begun(files, disk, None)
-    from docir.services.indexing.sync import StatPlan
+    from docir.services.indexing.planning import StatPlan
 
     index, plan = planned  # marshal keeps tuples as tuples
     return Begun(files, disk, (index, StatPlan(*plan)))
@@ -154,7 +154,7 @@ def _plan(root: Path, disk: dict[str, FileStat]) -> tuple[FileIdentity, Scan] | 
     """The plan against the index as it is, read-only; None when there is no current index to read."""
     from docir.index.catalog import Catalog
     from docir.index.db import IndexUnreadable, file_identity, open_index_readonly
-    from docir.services.indexing.sync import plan_scan
+    from docir.services.indexing.planning import plan_scan
     from docir.store import Store
 
     path = Store(root).index_path

@@ -45,7 +45,7 @@ class Session:
     """One store's schema and open index for one command (a plain class: a cold read must not import
     dataclasses, docir/requests.py)."""
 
-    __slots__ = ("store", "schema", "catalog", "today", "warnings", "last_sync", "read_only", "_lock_depth")
+    __slots__ = ("store", "schema", "catalog", "today", "warnings", "read_only", "_lock_depth")
 
     def __init__(self, store: Store, schema: Schema, catalog: Catalog, today: dt.date,
                  warnings: list[str] | None = None, *, read_only: bool = False) -> None:
@@ -54,7 +54,6 @@ class Session:
         self.catalog = catalog
         self.today = today
         self.warnings = warnings if warnings is not None else []
-        self.last_sync: sync.SyncReport | None = None
         self.read_only = read_only  # a peer's session: SQLite refuses writes, and nothing here tries
         self._lock_depth = 0
 
@@ -93,7 +92,6 @@ class Session:
         newly = {path for path, _ in report.skipped}
         for path, reason in [*report.skipped, *(s for s in unresolved if s[0] not in newly)]:
             self.warnings.append(f"{path} skipped: {reason}")
-        self.last_sync = report
         return report
 
     def close(self) -> None:

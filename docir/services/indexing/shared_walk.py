@@ -77,7 +77,6 @@ class WatchedWalk:
         self._root, self._docs_dir = root, docs_dir
         self._watch = FolderWatch.open() if watch else None
         self._last: dict[str, FileStat] | None = None
-        self.walks = 0  # walks actually done: the rest were vouched for by the watch
 
     def __call__(self) -> dict[str, FileStat]:
         watch = self._watch
@@ -88,7 +87,6 @@ class WatchedWalk:
             # that listed nothing (no docs/ yet) watched nothing, and is not kept.
             added = 0 if watch is None else watch.added
             result = scan_docs(self._root, self._docs_dir, on_folder=None if watch is None else watch.add)
-            self.walks += 1
             if watch is not None and watch.whole and watch.added > added:
                 self._last = result
             return result

@@ -1,4 +1,5 @@
-"""Tier 2 lint (`--deep`): near-duplicate documents by document-vector similarity.
+"""Tier 2 lint (`--deep`): near-duplicate documents by document-vector similarity, the vector side
+of the near-duplicate rule (DOC030, declared in docir/services/lint/rules/duplicates.py).
 
 Document vectors only: section vectors would answer "do these share a
 section", not "are these the same document". Pairs already linked by any
@@ -15,9 +16,11 @@ import numpy as np
 from docir.index.records import Listing
 from docir.index.vectors import Matrix, unpack
 from docir.services.indexing.session import Session
-from docir.services.lint.checks import Finding, LintReport
+from docir.services.lint.checks import LintReport
+from docir.services.lint.rules.duplicates import near_duplicate
 from docir.services.retrieval.visibility import Visibility
-from docir.services.vectors.query_source import LocalModel, QuerySource, drain_due
+from docir.services.vectors.flush import drain_due
+from docir.services.vectors.query_source import LocalModel, QuerySource
 
 BLOCK = 2048  # rows per block of the similarity matrix, so 10,000 documents never need 400 MB at once
 
@@ -48,9 +51,10 @@ def near_duplicate_pairs(docs: Sequence[DocumentVector],
 
 
 def near_duplicates(session: Session, source: QuerySource, report: LintReport, paths: list[str] | None) -> None:
-    """Add DOC030 findings to `report`; say in `report.semantic` when there is no model."""
+    """Add the near-duplicate rule's findings (DOC030) to `report`; say in `report.semantic` when there is
+    no model."""
     report.semantic = source.status
-    severity = session.schema.lint.severity.get("DOC030", "warning")
+    severity = near_duplicate.severity_in(session.schema.lint.severity)
     if source.model_id is None or severity == "off":
         return
     if isinstance(source, LocalModel):
@@ -62,9 +66,5 @@ def near_duplicates(session: Session, source: QuerySource, report: LintReport, p
     docs = [DocumentVector(listings[r], unpack(blob, len(blob) // 4)) for r, blob in zip(rowids, blobs, strict=True)
             if r in listings and visible.allows(listings[r].type, listings[r].status, listings[r].archived)]
     wanted = None if paths is None else set(paths)
-    for first, second, similarity in near_duplicate_pairs(docs, session.schema.lint.near_duplicate_threshold):
-        for me, other in ((first.listing, second.listing), (second.listing, first.listing)):
-            if wanted is None or me.path in wanted:
-                report.findings.append(Finding(me.path, 1, 1, "DOC030",
-                                               f"near-duplicate of {other.id} ({other.path}), cosine {similarity:.3f}",
-                                               severity))
+    report.findings.extend(near_duplicate.findings(severity, docs, session.schema.lint.near_duplicate_threshold,
+                                                   wanted))

@@ -1,11 +1,11 @@
 """A piece of a command's work on a thread of its own, beside the rest of it.
 
 `context` embeds its tasks while SQLite ranks them by their words: both the model and SQLite let go
-of the GIL, so on an idle machine the two overlap (1,000 generated documents, in process: 24 -> 19 ms
-a context). At most one command of a process does so at a time. When several run at once (the warm
-worker under many clients) the cores are busy anyway, and a thread per command only contended with
-the model's own threads: 8 clients at once on 2 cores, p50 304 ms with a thread each against 292
-without one, and 286 with this limit, while one client alone takes 58 ms instead of 62.
+of the GIL, so on an idle machine the two overlap. At most one command of a process does so at a
+time. When several run at once (the warm worker under many clients) the cores are busy anyway, and a
+thread per command only contended with the model's own threads: with this limit many clients at once
+are no slower than with no thread at all, and one client alone is faster (arch-e78bb21b4e69 holds
+the measurements).
 """
 
 from __future__ import annotations

@@ -39,7 +39,8 @@ RELATEDNESS_RAMP = (0.1, 0.3)
 CONFIDENCE_RAMP = (0.1, 0.6)
 CONFIDENT_CUT = 0.5
 TERMS_WEIGHT = 1.0  # exact terms: ranked by their words; their vector only weighs them
-# `score` in search and context output is rank-derived: only the order means anything.
+# `score` in search output is rank-derived (rank_score): only the order means anything. In context
+# output it is the fused sum of z-scores, comparable within one result list only (adr-78d1238b4ae2).
 RANK_K = 10
 
 

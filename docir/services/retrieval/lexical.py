@@ -24,12 +24,10 @@ from docir.services.retrieval.visibility import Visibility
 CANDIDATES = 60  # per ranking: past this a document adds nothing to the top ten worth fetching
 SECTIONS_PER_DOCUMENT = 8  # sections fetched per wanted document: a long document matches in many
 # In a big index, sections are scored only in the documents the whole-document bm25 ranks first
-# (issue-63fe87fef103). Scoring every matching section costs in proportion to the sections; the gate
-# costs the whole-document query and a lookup per gated document. `rank_documents` per task, measured
-# with the gate's query leaving weightless words out: 1,000 generated documents (5,000 sections)
-# 11.2 ms ungated, 15.6 gated; the EIPs (9,000 sections, their benchmark queries) 10.0 vs 20.8;
-# 10,000 generated documents (50,000) 83.5 vs 46.5. A gate of 200 changes no benchmark figure;
-# 120 costs the EIPs 0.004 nDCG@10.
+# (issue-63fe87fef103, which holds the measurements). Scoring every matching section costs in
+# proportion to the sections; the gate costs the whole-document query and a lookup per gated
+# document, so below GATE_FROM_SECTIONS it costs more than it saves. A gate of 200 changes no
+# benchmark figure; a smaller one costs the EIPs ranking quality.
 SECTION_GATE = 200
 GATE_FROM_SECTIONS = 20_000
 

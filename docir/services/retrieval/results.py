@@ -3,7 +3,7 @@
 Rows are TypedDicts because they are the JSON an agent reads (key order included);
 each envelope is a NamedTuple or a small class (a cold read must not import dataclasses,
 docir/requests.py) whose `to_json` is the command's whole output.
-The README's "JSON shapes" table describes these types.
+docs/reference/json.markdown is generated from these types (python -m docir.cli.reference).
 """
 
 # No `from __future__ import annotations`: typing would compile each annotation of these classes as a
@@ -66,17 +66,11 @@ class Via(TypedDict):
 
 class ContextHit(Skeleton):
     kind: Literal["document"]
-    score: float | None  # None for a document that came in along a link
+    score: float | None  # the fused sum of z-scores (fusion.py); None for a document that came in along a link
     similarity: float | None
     matched_section: str | None
     matched_section_size: Size | None
     via: Via | None
-
-
-class GovernedHit(ContextHit):
-    """With --path/--changed: a document whose applies_to glob matched one of the paths."""
-
-    matched_glob: str
 
 
 class ExplainedHit(ContextHit):
@@ -136,8 +130,7 @@ class LinkedDoc(TypedDict):
     repo: NotRequired[str]
 
 
-# What ranking produces (full skeletons), and what `context` may show after budget.py shaped it.
-RankedRow = ContextHit | ReferenceHit
+# What `context` may show after budget.py shaped it.
 ContextRow = ContextHit | ReferenceHit | BriefHit | LinkedDoc
 
 

@@ -1,1 +1,1 @@
-"""Vectors: the embedding drain, where query vectors come from, and the warm worker's request handler."""
+"""Vectors: the embedding drain, flushes, which process computes them, query vectors, export and import."""

@@ -30,11 +30,10 @@ from docir.documents.model import embedded_text, text_sha
 from docir.embed.protocol import Embedder
 from docir.index.catalog import Catalog
 from docir.index.records import ChunkVector, EmbedJob
-from docir.index.vault import Plan as KeptPlan
-from docir.index.vault import Vault
+from docir.index.vault import Vault, VectorPlan
 from docir.index.vectors import pack
 from docir.services.indexing.locking import write_lock
-from docir.services.vectors.query_source import DrainStatus
+from docir.services.vectors.reports import DrainStatus
 
 DEBOUNCE_SECONDS = 2.0  # a burst of edits to one document within this window costs one recompute
 BATCH_DOCUMENTS = 128  # a wider window to sort texts by length in: less padding per batch
@@ -48,7 +47,6 @@ class DrainReport:
     texts_embedded: int = 0  # texts that went through the model
     texts_reused: int = 0  # texts whose vector was already stored (content-hash reuse)
     texts_restored: int = 0  # of those, texts whose vector came back from the vault, not the index
-    reference_chunks: int = 0  # reference chunks given their vector
 
 
 @dataclass
@@ -80,7 +78,7 @@ def drain_lock(state_dir: Path) -> Iterator[None]:
         yield
 
 
-Plan = tuple[str, list[ChunkVector], dict[str, str], dict[str, int]]
+SectionPlan = tuple[str, list[ChunkVector], dict[str, str], dict[str, int]]
 """A document's text sha, its chunks, chunk texts by sha and their tokens by sha (counted while planning)."""
 
 
@@ -117,7 +115,7 @@ def _drain(catalog: Catalog, kept: _Kept, debounce: float | Callable[[], float],
     state = DrainProgress(started=time.time())
     budget = window_budget(embedder.max_tokens)
     state.texts_due = catalog.vectors.waiting(embedder.model_id)[0]  # one document text each, at first
-    plans: dict[int, Plan] = {}  # sections planned in the first phase, keyed by document
+    plans: dict[int, SectionPlan] = {}  # sections planned in the first phase, keyed by document
 
     def stopped() -> bool:
         return should_stop is not None and should_stop()
@@ -186,7 +184,7 @@ class _Restorer:
             return
         for items in catalog.vectors.all_vectors(model_id):
             self.vault.put_vectors(model_id, items)
-        self.vault.put_plans(self.key, ((doc_sha, KeptPlan(vector_sha, tuple(chunks)))
+        self.vault.put_plans(self.key, ((doc_sha, VectorPlan(vector_sha, tuple(chunks)))
                                         for doc_sha, vector_sha, chunks in catalog.vectors.current_plans(model_id)))
         if self.vault.off is None:
             with catalog.transaction():
@@ -248,7 +246,7 @@ def _vector_shas(doc_sha: str, chunks: Iterable[ChunkVector], shared: set[int]) 
     return {doc_sha} | _chunk_shas(chunks, shared)
 
 
-def _plan(job: EmbedJob, embedder: Embedder, budget: int) -> Plan:
+def _plan(job: EmbedJob, embedder: Embedder, budget: int) -> SectionPlan:
     chunks, texts, tokens = [], {}, {}
     counts: dict[str, int] = {}  # every text chunking measured: a chunk's own count is among them
 
@@ -268,7 +266,7 @@ def _plan(job: EmbedJob, embedder: Embedder, budget: int) -> Plan:
 
 
 def _document_vectors(catalog: Catalog, embedder: Embedder, jobs: list[EmbedJob], budget: int,
-                      plans: dict[int, Plan], state: DrainProgress,
+                      plans: dict[int, SectionPlan], state: DrainProgress,
                       embed: Callable[[dict[str, str], dict[str, int]], None]) -> None:
     """Each job's document vector; its sections are planned now, so texts due is known early."""
     texts: dict[str, str] = {}
@@ -291,7 +289,7 @@ def _document_vectors(catalog: Catalog, embedder: Embedder, jobs: list[EmbedJob]
 
 
 def _section_vectors(catalog: Catalog, kept: _Kept, jobs: list[EmbedJob], budget: int,
-                     plans: dict[int, Plan], state: DrainProgress, report: DrainReport,
+                     plans: dict[int, SectionPlan], state: DrainProgress, report: DrainReport,
                      embed: Callable[[dict[str, str], dict[str, int]], None]) -> None:
     embedder = kept.embedder
     texts: dict[str, str] = {}
@@ -321,7 +319,7 @@ def _section_vectors(catalog: Catalog, kept: _Kept, jobs: list[EmbedJob], budget
             if catalog.vectors.write_embedding(job, embedder.model_id, doc_sha, chunks, shared):
                 report.documents += 1
                 written.append((job, doc_sha, chunks))
-    kept.vault.put_plans(kept.key, [(job.text_sha, KeptPlan(doc_sha, tuple(chunks)))
+    kept.vault.put_plans(kept.key, [(job.text_sha, VectorPlan(doc_sha, tuple(chunks)))
                                     for job, doc_sha, chunks in written])
 
 
@@ -336,7 +334,6 @@ def _drain_references(catalog: Catalog, kept: _Kept, report: DrainReport,
         catalog.check_current()
         with catalog.transaction():
             catalog.refs.mark_embedded([(rowid, sha) for rowid, sha, _ in jobs], kept.embedder.model_id)
-        report.reference_chunks += len(jobs)
 
 
 def _embed_unknown(catalog: Catalog, kept: _Kept, texts: dict[str, str], report: DrainReport,

@@ -25,7 +25,6 @@ class CachedQueries(WrappedEmbedder):
         self._lock = threading.Lock()
         self._kept: OrderedDict[tuple[str, tuple[str, ...]], Vectors] = OrderedDict()
         self._computing: dict[tuple[str, tuple[str, ...]], threading.Event] = {}
-        self.computed = 0  # batches that went through the model
 
     def embed(self, texts: Sequence[str]) -> Vectors:
         key = (self._inner.model_id, tuple(texts))
@@ -48,7 +47,6 @@ class CachedQueries(WrappedEmbedder):
         try:
             vectors = self._inner.embed(list(texts))
             with self._lock:
-                self.computed += 1
                 self._kept[key] = vectors.copy()
                 while len(self._kept) > self._size:
                     self._kept.popitem(last=False)

@@ -20,7 +20,7 @@ from docir.embed.resolve import resolve
 from docir.errors import InputError, UsageError
 from docir.index import vector_file
 from docir.index.catalog import Catalog
-from docir.index.vault import Plan, Vault
+from docir.index.vault import Vault, VectorPlan
 from docir.index.vector_store import dim_of
 from docir.schema import load_schema
 from docir.services.indexing.locking import write_lock
@@ -77,7 +77,7 @@ def export_vectors(session: Session, target: Path, dtype: str, model: StoreModel
     """Write the vectors and chunk plans of the store's current texts (of `model`, by default the store's)."""
     model = model if model is not None else store_model(session)
     vectors = session.catalog.vectors
-    plans = [(doc_sha, Plan(vector_sha, tuple(chunks)))
+    plans = [(doc_sha, VectorPlan(vector_sha, tuple(chunks)))
              for doc_sha, vector_sha, chunks in vectors.current_plans(model.model_id)]
     wanted = {sha for _, plan in plans for sha in plan.shas()} | session.catalog.refs.embedded_shas(model.model_id)
     found = vectors.vectors_of(model.model_id, wanted)

@@ -25,8 +25,10 @@ from docir.embed.protocol import Embedder, WrappedEmbedder
 from docir.errors import EXIT_INTERRUPTED
 from docir.index.catalog import Catalog
 from docir.index.db import IndexReplaced, open_index
-from docir.services.vectors import embedding, query_source, transfer
+from docir.services.vectors import embedding, transfer
+from docir.services.vectors.model_registry import register_process_model
 from docir.services.vectors.query_cache import CachedQueries
+from docir.services.vectors.reports import DrainStatus, FlushReport, flush_report
 from docir.store import Store
 from docir.worker import context, identity
 
@@ -81,8 +83,8 @@ class WarmWorker:
         if embedder is not None:
             self._due = self._count_due()
             self._queries = CachedQueries(_Locked(embedder, self._gate, query=True))
-            query_source.register_process_model(self._queries, drains=True,
-                                                flush=self.flush_and_wait, drain_status=self.drain_status)
+            register_process_model(self._queries, drains=True,
+                                   flush=self.flush_and_wait, drain_status=self.drain_status)
             self._thread = threading.Thread(target=self._drain_loop, name="drain", daemon=True)
             self._thread.start()
 
@@ -140,7 +142,7 @@ class WarmWorker:
         if self.embedder is not None:
             self._thread.join(timeout=60)
 
-    def flush_and_wait(self, cancelled: threading.Event | None = None) -> query_source.FlushReport:
+    def flush_and_wait(self, cancelled: threading.Event | None = None) -> FlushReport:
         """Wake the drain with no debounce and wait until a pass that began after this call ends.
 
         The report counts what the drain did meanwhile, whoever asked for it. Raises
@@ -160,7 +162,7 @@ class WarmWorker:
                 self._flushes.wait(timeout=0.2)
             if self._flush_done >= mine and self._flush_error:
                 raise RuntimeError(self._flush_error)
-        return query_source.flush_report(lambda count: int(getattr(self.totals, count)) - int(getattr(before, count)))
+        return flush_report(lambda count: int(getattr(self.totals, count)) - int(getattr(before, count)))
 
     # --- the drain ----------------------------------------------------------------------
 
@@ -239,7 +241,7 @@ class WarmWorker:
             self._progress = None
             conn.close()
 
-    def drain_status(self) -> query_source.DrainStatus | None:
+    def drain_status(self) -> DrainStatus | None:
         """The running drain's texts done and due, rate and time left; None while none embeds."""
         state = self._progress
         return None if state is None else state.as_dict()

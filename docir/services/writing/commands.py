@@ -14,7 +14,7 @@ from typing import Annotated, NamedTuple
 from docir.errors import UsageError
 from docir.requests import Option
 from docir.services.indexing.session import Session
-from docir.services.vectors.query_source import after_write
+from docir.services.vectors.flush import after_write
 from docir.services.writing import writes
 
 Warn = Callable[[str], None]

@@ -330,7 +330,7 @@ def _new_path(session: Session, spec: TypeSpec, title: str, path: str | None) ->
         if candidate.exists():
             raise UsageError(f"--path {path} already exists; docir never overwrites a file")
         return f"{DOCS_DIR}/{inside.as_posix()}"
-    slug = re.sub(r"[^a-z0-9]+", "-", title.lower()).strip("-")[:60].rstrip("-") or spec.prefix
+    slug = title_slug(title) or spec.prefix
     folder = f"{DOCS_DIR}/{spec.folder}".rstrip("/")
     relpath = f"{folder}/{slug}.md"
     counter = 2
@@ -338,3 +338,17 @@ def _new_path(session: Session, spec: TypeSpec, title: str, path: str | None) ->
         relpath = f"{folder}/{slug}-{counter}.md"
         counter += 1
     return relpath
+
+
+SLUG_MAX = 60
+
+
+def title_slug(title: str) -> str:
+    """A file name for a title: lowercase words joined by '-', at most SLUG_MAX characters, cut only
+    between words, so a name never ends in half a word (adr-247f7b01b95e); '' for a title of no words."""
+    slug = re.sub(r"[^a-z0-9]+", "-", title.lower()).strip("-")
+    if len(slug) <= SLUG_MAX:
+        return slug
+    cut = slug.rfind("-", 0, SLUG_MAX + 1)
+    # One word longer than the limit has no boundary to cut at: cut it, rather than name the file by the prefix.
+    return slug[:cut] if cut > 0 else slug[:SLUG_MAX]
