@@ -304,8 +304,11 @@ def configuration_page(repo: Path) -> str:
         "message` (DOC020). Its comments say which fields every document has.\n\n"
         f"```yaml\n{schema.default_schema_text().rstrip()}\n```",
         f"## {STATE_DIR}/stores.yaml\n\nPeer stores whose documents `get`, `query`, `search` and `context` also "
-        "read (never write): a list of home folders, relative to this store's, each a path or `{path: ...}`; "
-        f"`--store PATH` adds one for a single call. `docir init` writes:\n\n```yaml\n{STORES_TEMPLATE.rstrip()}\n```",
+        "read (never write): a list of home folders, relative to this store's, each a path or `{path: ...}`, "
+        "and organisation stores, each `{url: postgresql://..., repos: [...], exclude: [...]}` (`repos`: names or "
+        "globs, `exclude`: globs, both optional; a password in the URL is refused: use `PGPASSWORD` or "
+        "`~/.pgpass`); `--store PATH` or `--store postgresql://...` adds one for a single call. `docir init` "
+        f"writes:\n\n```yaml\n{STORES_TEMPLATE.rstrip()}\n```",
         "## Environment variables\n\n" + "\n".join(env_rows),
         "The test suite's switches, which `.ci/run` sets so that a missing part fails rather than skips: "
         + ", ".join(f"`{name}={value}`" for name, value in suite) + ".",

@@ -80,6 +80,8 @@ def skeleton_table(results: Sequence[Mapping[str, Any]], *, heading: str) -> Non
             extra.append(f"via {via['kind']} of {via['id']}")
         if item.get("store"):
             extra.append(f"store {item['store']}")
+        if item.get("repo"):
+            extra.append(f"repo {item['repo']}")
         if extra:
             cell.append("\n" + " · ".join(extra), style="italic dim")
         why = _why(item)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from fnmatch import fnmatchcase
 from typing import NamedTuple
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+from urllib.parse import parse_qsl, urlencode, urlsplit
 
 from docir.errors import UsageError
 
@@ -60,7 +60,8 @@ def parse(url: str, *, committed: bool, repos: tuple[str, ...] = (), exclude: tu
 def _label(scheme: str, host: str | None, port: int | None, path: str, query: list[tuple[str, str]]) -> str:
     netloc = (host or "") + (f":{port}" if port is not None else "")
     shown = [(key, value) for key, value in query if key not in _SECRET_PARAMS]
-    return urlunsplit((scheme, netloc, path, urlencode(shown, safe="/"), ""))
+    # Built by hand: urlunsplit drops the '//' of an empty host (a Unix socket named in the query).
+    return f"{scheme}://{netloc}{path}" + (f"?{urlencode(shown, safe='/')}" if shown else "")
 
 
 def _shown(text: str) -> str:

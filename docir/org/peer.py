@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from docir.index.records import Filters
 from docir.org.address import OrgAddress
+from docir.org.connect import OrgError, check_version, database_version, first_line
 from docir.org.records import OrgDocument, OrgEdge, OrgListing, OrgRepo, OrgUnavailable
-from docir.org.tables import SCHEMA_VERSION
 
 if TYPE_CHECKING:
     import psycopg
@@ -72,25 +72,19 @@ class OrgPeer:
         try:
             conn = psycopg.connect(address.url, connect_timeout=CONNECT_TIMEOUT, application_name="docir")
         except psycopg.Error as exc:
-            raise OrgUnavailable(f"cannot connect: {_first_line(exc)}") from None
+            raise OrgUnavailable(f"cannot connect: {first_line(exc)}") from None
         try:
             conn.read_only = True
             conn.isolation_level = psycopg.IsolationLevel.REPEATABLE_READ
             conn.execute(f"SET statement_timeout = {STATEMENT_TIMEOUT_MS}")
-            version = _schema_version(conn)
-            if version is None:
-                raise OrgUnavailable("it holds no docir tables yet (nothing has been published to it)")
-            if version != SCHEMA_VERSION:
-                newer = version > SCHEMA_VERSION
-                raise OrgUnavailable(f"its schema is version {version}, this docir reads version {SCHEMA_VERSION}"
-                                     f" ({'upgrade docir' if newer else 'publish to it with this docir first'})")
+            check_version(database_version(conn), address.url, write=False)
             rows = conn.execute("SELECT name, model_id FROM docir.repos ORDER BY name").fetchall()
         except psycopg.Error as exc:
             conn.close()
-            raise OrgUnavailable(_first_line(exc)) from None
-        except OrgUnavailable:
+            raise OrgUnavailable(first_line(exc)) from None
+        except OrgError as exc:
             conn.close()
-            raise
+            raise OrgUnavailable(str(exc)) from None
         repos = [OrgRepo(name, model) for name, model in rows if address.reads(name)]
         return cls(address, conn, repos)
 
@@ -104,7 +98,7 @@ class OrgPeer:
         try:
             return read(self.conn)
         except psycopg.Error as exc:
-            raise OrgUnavailable(_first_line(exc)) from None
+            raise OrgUnavailable(first_line(exc)) from None
 
     def copies_of(self, local_ids: Sequence[str]) -> set[str]:
         """The repositories that hold any of `local_ids`: ids are unique across an organisation, so such
@@ -169,31 +163,13 @@ class OrgPeer:
         return self.listings(repos, where="d.id = ANY(%(ids)s)", params={"ids": wanted}, limit=None,
                              include_inactive=include_inactive)
 
-    def edges(self, repos: Sequence[str], seeds: Sequence[str], successor_kinds: Iterable[str]) -> list[OrgEdge]:
-        """Edges of the `seeds` (ids): incoming successor edges first (from any of `repos`), then outgoing."""
+    def successors(self, repos: Sequence[str], seeds: Sequence[str], successor_kinds: Iterable[str]) -> list[OrgEdge]:
+        """The successor edges that point at the `seeds` (ids, of any store) from documents of `repos`."""
         if not seeds or not repos:
             return []
-        kinds = sorted(successor_kinds)
         rows = self.run(lambda c: c.execute(
-            "SELECT 0, repo, doc_id, kind, target FROM docir.links "
+            "SELECT repo, doc_id, kind, target FROM docir.links "
             "WHERE target = ANY(%(seeds)s) AND kind = ANY(%(kinds)s) AND repo = ANY(%(repos)s) "
-            "UNION ALL SELECT 1, repo, doc_id, kind, target FROM docir.links "
-            "WHERE doc_id = ANY(%(seeds)s) AND repo = ANY(%(repos)s) ORDER BY 1, 2, 3, 4, 5",
-            {"seeds": list(seeds), "kinds": kinds, "repos": list(repos)}).fetchall())
-        return [OrgEdge(repo, source, kind, target) for _, repo, source, kind, target in rows]
-
-
-def _schema_version(conn: psycopg.Connection[Any]) -> int | None:
-    """The database's schema version; None when it holds no docir tables (nothing published yet)."""
-    if conn.execute("SELECT to_regclass('docir.meta')").fetchone() in (None, (None,)):
-        return None
-    row = conn.execute("SELECT value FROM docir.meta WHERE key = 'schema_version'").fetchone()
-    try:
-        return int(row[0]) if row is not None else None
-    except ValueError:
-        return None
-
-
-def _first_line(exc: Exception) -> str:
-    text = str(exc).strip()
-    return text.splitlines()[0] if text else type(exc).__name__
+            "ORDER BY repo, doc_id, kind, target",
+            {"seeds": list(seeds), "kinds": sorted(successor_kinds), "repos": list(repos)}).fetchall())
+        return [OrgEdge(repo, source, kind, target) for repo, source, kind, target in rows]

@@ -3,8 +3,9 @@
 The database ranks; docir fuses (services/retrieval/org_ranking.py turns each list's raw scores
 into z-scores over its own candidates, as the local ranking does: adr-78d1238b4ae2). The lists:
 
-- sections: every visible section by ts_rank_cd against the task's terms ORed, a document taking
-  its best section's place (the local bm25 over heading sections);
+- sections: every visible section by ts_rank_cd against the task's terms ORed, with its document's
+  title and description, a document taking its best section's place (the local bm25 over heading
+  sections);
 - pairs: whole documents by ts_rank_cd against the task's adjacent word pairs as phrases ORed (the
   local NEAR ranking; PostgreSQL's phrases are adjacent words, stopwords aside, not a window);
 - vectors: the nearest document and section vectors by pgvector's cosine distance, through the
@@ -23,9 +24,9 @@ from typing import Any
 from docir.index.fts import query_terms, word_pairs
 from docir.org.peer import OrgPeer, visible
 from docir.org.records import LexicalRow, VectorRow
+from docir.org.tables import TEXT_SEARCH
 
-# The text search configuration of the tsv columns publish writes; a query must parse its words the same way.
-TEXT_SEARCH_CONFIG = "english"
+SECTION_GATE = 200  # documents whose sections are scored; the local ranking's gate (services/retrieval/lexical.py)
 # HNSW visits at most ef_search candidates; a filtered, widened search needs more (pgvector's maximum is 1000).
 EF_SEARCH_MAX = 1000
 
@@ -50,26 +51,34 @@ def pairs_of(text: str) -> list[str]:
 
 
 def lexical_sections(peer: OrgPeer, repos: Sequence[str], text: str, *, include_inactive: bool,
-                     limit: int) -> list[LexicalRow]:
-    """Visible documents by their best section's ts_rank_cd, best first."""
+                     limit: int, gate: int = SECTION_GATE) -> list[LexicalRow]:
+    """Visible documents by their best section's ts_rank_cd, best first. Sections are scored only in the
+    `gate` documents the whole-document rank puts first, as a big local index does (lexical.SECTION_GATE):
+    scoring every matching section costs in proportion to the organisation's sections."""
     terms = query_terms(text)
     if not terms or not repos:
         return []
+    # A section is found by its document's title and description as well as by its own words (as the local
+    # sections are, index/docs_table.py): its tsvector joined to the A and B lexemes of its document's.
     sql = f"""
         WITH q AS (SELECT websearch_to_tsquery(%(config)s::regconfig, %(words)s) AS q),
-        best AS (
+        docs AS (
+            SELECT d.repo, d.id, ts_filter(d.tsv, '{{a,b}}') AS about
+            FROM docir.documents d CROSS JOIN q
+            WHERE d.tsv @@ q.q AND d.repo = ANY(%(repos)s) AND {visible(include_inactive)}
+            ORDER BY ts_rank_cd(d.tsv, q.q) DESC, d.repo, d.id LIMIT %(gate)s
+        ), best AS (
             SELECT DISTINCT ON (s.repo, s.doc_id) s.repo, s.doc_id, s.ord, s.heading, s.start_line, s.end_line,
-                   ts_rank_cd(s.tsv, q.q) AS raw
-            FROM docir.sections s CROSS JOIN q
-            JOIN docir.documents d ON d.repo = s.repo AND d.id = s.doc_id
-            WHERE s.tsv @@ q.q AND s.repo = ANY(%(repos)s) AND {visible(include_inactive)}
+                   ts_rank_cd(s.tsv || docs.about, q.q) AS raw
+            FROM docs JOIN docir.sections s ON s.repo = docs.repo AND s.doc_id = docs.id CROSS JOIN q
+            WHERE (s.tsv || docs.about) @@ q.q
             ORDER BY s.repo, s.doc_id, raw DESC, s.ord
         )
         SELECT s.repo, s.doc_id, s.raw, s.heading, {_SECTION_BYTES}, {_COVERAGE}
         FROM best s JOIN docir.documents d ON d.repo = s.repo AND d.id = s.doc_id
         ORDER BY s.raw DESC, s.repo, s.doc_id LIMIT %(limit)s"""
-    params = {"config": TEXT_SEARCH_CONFIG, "words": _quoted(terms), "terms": terms, "repos": list(repos),
-              "limit": limit}
+    params = {"config": TEXT_SEARCH, "words": _quoted(terms), "terms": terms, "repos": list(repos),
+              "limit": limit, "gate": max(gate, limit)}
     rows = peer.run(lambda c: c.execute(sql, params).fetchall())
     return [LexicalRow(repo, doc_id, float(raw), tuple(heading or ()), size, float(coverage))
             for repo, doc_id, raw, heading, size, coverage in rows]
@@ -87,7 +96,7 @@ def lexical_pairs(peer: OrgPeer, repos: Sequence[str], text: str, *, include_ina
         FROM docir.documents d CROSS JOIN q
         WHERE d.tsv @@ q.q AND d.repo = ANY(%(repos)s) AND {visible(include_inactive)}
         ORDER BY raw DESC, d.repo, d.id LIMIT %(limit)s"""
-    params = {"config": TEXT_SEARCH_CONFIG, "words": _quoted(pairs), "terms": query_terms(text),
+    params = {"config": TEXT_SEARCH, "words": _quoted(pairs), "terms": query_terms(text),
               "repos": list(repos), "limit": limit}
     rows = peer.run(lambda c: c.execute(sql, params).fetchall())
     return [LexicalRow(repo, doc_id, float(raw), None, None, float(coverage)) for repo, doc_id, raw, coverage in rows]

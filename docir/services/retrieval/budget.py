@@ -31,6 +31,7 @@ from docir.services.retrieval.results import (
     ContextResult,
     ContextRow,
     LinkedDoc,
+    Via,
 )
 from docir.services.retrieval.skeleton import cost
 
@@ -93,7 +94,7 @@ def within(rows: list[ContextRow], limit: int) -> tuple[list[ContextRow], int]:
         via = rows[n]["via"]
         assert via is not None
         if via["direction"] == "successor":
-            successors.setdefault(_key(via["id"], rows[n]), []).append(n)
+            successors.setdefault(_hangs_off(via, rows[n]), []).append(n)
     kept: set[int] = set()
     seeds: set[str] = set()
     spent = 0
@@ -115,7 +116,7 @@ def within(rows: list[ContextRow], limit: int) -> tuple[list[ContextRow], int]:
     for n in linked:
         via = rows[n]["via"]
         assert via is not None
-        if n not in kept and _key(via["id"], rows[n]) in seeds:
+        if n not in kept and _hangs_off(via, rows[n]) in seeds:
             take(n)  # links are small and independent: one that does not fit leaves room for the next
     return [row for n, row in enumerate(rows) if n in kept], spent
 
@@ -123,6 +124,12 @@ def within(rows: list[ContextRow], limit: int) -> tuple[list[ContextRow], int]:
 def _key(doc_id: str, row: ContextRow) -> str:
     """A document's key across stores: a link hangs off a result of its own store."""
     return f"{row.get('store', '')}\0{doc_id}"
+
+
+def _hangs_off(via: Via, row: ContextRow) -> str:
+    """The key of the result a linked row hangs off: in its own store, unless `via` names another (the
+    organisation store's successor of a local document)."""
+    return f"{via.get('store', row.get('store', ''))}\0{via['id']}"
 
 
 def apply(result: ContextResult, limit: int, full_links: bool) -> ContextResult:

@@ -4,7 +4,7 @@ Peers come from `.docir/stores.yaml` (read on every call, paths relative to
 this store's home) plus `--store` for one call. Each is opened read-only at
 the database; one that cannot be read is skipped with a warning. A peer may
 also be the organisation store (a `url:` entry, or a postgresql:// --store):
-it ranks in PostgreSQL and merges here like any peer (adr-3f6a0c2e81d4). Ranked
+it ranks in PostgreSQL and merges here like any peer (adr-8a976b997594). Ranked
 results merge on `similarity`, never on `score`: RRF scores rank within one
 store, so comparing two stores' scores compares the sizes of their corpora.
 """
@@ -16,7 +16,9 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple, TypeVar, Union
 
+from docir.errors import UsageError
 from docir.index.records import Filters
+from docir.org.address import OrgAddress, is_url, parse
 from docir.services.indexing.session import PeerUnreadable, Session, open_peer
 from docir.services.retrieval import reads
 from docir.services.retrieval.need import Need, embedded_texts, needs_of
@@ -25,7 +27,6 @@ from docir.store import STATE_DIR, Store
 
 if TYPE_CHECKING:  # the model's side: only context needs it (cold start, adr-d5e80517405b)
     from docir.embed.protocol import Vectors
-    from docir.org.address import OrgAddress
     from docir.org.peer import OrgPeer
     from docir.services.vectors.query_source import QuerySource
 
@@ -65,7 +66,7 @@ def _peers_listed(local: Store, extra: list[Path | str], warn: Warn) -> tuple[li
             data = {}
         entries = data.get("stores", []) if isinstance(data, dict) else []
         for entry in entries if isinstance(entries, list) else []:
-            if isinstance(entry, dict) and "url" in entry or isinstance(entry, str) and _is_url(entry):
+            if isinstance(entry, dict) and "url" in entry or isinstance(entry, str) and is_url(entry):
                 urls.append(_org_entry(entry))
                 continue
             path = entry.get("path") if isinstance(entry, dict) else entry
@@ -74,10 +75,8 @@ def _peers_listed(local: Store, extra: list[Path | str], warn: Warn) -> tuple[li
             else:
                 warn(f"{STATE_DIR}/{STORES_FILE}: ignoring entry {entry!r} (expected a folder path or a url)")
     for value in extra:
-        if isinstance(value, str) and _is_url(value):
-            from docir.org import address
-
-            urls.append(address.parse(value, committed=False))
+        if isinstance(value, str) and is_url(value):
+            urls.append(parse(value, committed=False))
             continue
         path = Path(value)
         listed.append((str(value), (Path.cwd() / path.expanduser()).resolve()))
@@ -90,17 +89,10 @@ def _peers_listed(local: Store, extra: list[Path | str], warn: Warn) -> tuple[li
     return homes, list({org.url: org for org in urls}.values())
 
 
-def _is_url(value: str) -> bool:
-    return value.strip().lower().startswith(("postgresql://", "postgres://"))
-
-
 def _org_entry(entry: object) -> OrgAddress:
     """An organisation store from its stores.yaml entry: `url:`, with optional `repos:` and `exclude:` globs."""
-    from docir.errors import UsageError
-    from docir.org import address
-
     if isinstance(entry, str):
-        return address.parse(entry, committed=True)
+        return parse(entry, committed=True)
     assert isinstance(entry, dict)
     url, repos, exclude = entry.get("url"), entry.get("repos", []), entry.get("exclude", [])
     where = f"{STATE_DIR}/{STORES_FILE}"
@@ -112,7 +104,7 @@ def _org_entry(entry: object) -> OrgAddress:
         if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
             raise UsageError(f"{where}: {name} must be a list of repository names or globs, not {value!r}")
         patterns.append(tuple(v.strip() for v in value))
-    return address.parse(url, committed=True, repos=patterns[0], exclude=patterns[1])
+    return parse(url, committed=True, repos=patterns[0], exclude=patterns[1])
 
 
 def open_peers(local: Store, extra: list[Path | str], warn: Warn) -> list[AnyPeer]:
@@ -188,7 +180,16 @@ def merge_by_similarity(groups: list[list[ContextRow]], limit: int) -> list[Cont
         (row for row in ranked if row.get("similarity") is not None), key=_similarity
     )
     unscored = [[row for row in rows if row.get("via") is None and row.get("similarity") is None] for rows in groups]
-    return take_turns([scored, *[rows for rows in unscored if rows]], limit) + expanded
+    merged = take_turns([scored, *[rows for rows in unscored if rows]], limit)
+    # A linked row that is also a ranked one shown is said once (the organisation store links the ranked
+    # documents of every store, its own included, before the merge decides which are shown).
+    shown = {(row.get("store"), row["id"]) for row in merged}
+    linked = []
+    for row in expanded:
+        if (row.get("store"), row["id"]) not in shown:
+            shown.add((row.get("store"), row["id"]))
+            linked.append(row)
+    return merged + linked
 
 
 def _similarity(row: ContextRow) -> float:
@@ -324,9 +325,11 @@ def context(
 
             vectors = {} if shared.vectors is None else {
                 (index, form): shared.vectors[row] for row, (index, form, _) in enumerate(wanted)}
+            # Ids are global there: a local decision's successor, or a decision it names, may be published.
+            local_seeds = org_ranking.seeds_of(local.results)
             groups.append(_org_read(session, peer, partial(
                 org_ranking.context, session, peer, queries, vectors, shared.model_id, limit=limit, expand=expand,
-                explain=explain, include_inactive=include_inactive), []))
+                explain=explain, include_inactive=include_inactive, local_seeds=local_seeds), []))
             continue
         models = peer.session.catalog.vectors.model_ids()
         peer_source: QuerySource = shared

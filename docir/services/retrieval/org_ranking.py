@@ -6,13 +6,15 @@ scores become z-scores over their own candidates and are summed, the forms weigh
 gates and the needs pooled, with ranking.py's own functions: a published document is ranked by the
 same rule as a local one (adr-78d1238b4ae2, adr-2b7e51c4d9a0). Lending is the local store's alone.
 Expansion follows the store's links: a seed's successors from any repository first, then its
-outgoing links, so a platform decision superseded in another repository brings its successor.
+outgoing links, so a platform decision superseded in another repository brings its successor. The
+seeds are the store's own ranked documents and this store's: ids are global, so a local decision
+superseded in another repository brings the published successor too.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, Literal
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 import numpy as np
 
@@ -30,6 +32,22 @@ if TYPE_CHECKING:
     from docir.org.records import LexicalRow, OrgListing, VectorRow
 
 DocKey = tuple[str, str]  # (repo, id)
+LOCAL_STORE = "."  # how rows name this store while reading across stores (federation.LOCAL)
+
+
+class Seed(NamedTuple):
+    """A ranked document whose links expansion follows: published here (`repo`), or this store's own."""
+
+    id: str
+    related: tuple[tuple[str, str], ...]  # (kind, target id)
+    repo: str | None = None  # None: a document of the local store
+
+
+def seeds_of(rows: Sequence[Mapping[str, Any]]) -> list[Seed]:
+    """The ranked documents among a store's context rows, as expansion seeds."""
+    return [Seed(str(row["id"]), tuple((str(link["kind"]), str(link["id"])) for link in row["related"]))
+            for row in rows
+            if row.get("via") is None and row.get("kind") == "document" and isinstance(row.get("related"), list)]
 
 
 class _Found:
@@ -50,9 +68,10 @@ class _Found:
 
 
 def context(session: Session, peer: OrgPeer, needs: Sequence[Need], query_vectors: dict[tuple[int, str], Any],
-            model_id: str | None, *, limit: int, expand: bool, explain: bool,
-            include_inactive: bool) -> list[ContextRow]:
-    """The organisation store's ranked documents for the needs, then the documents they link to.
+            model_id: str | None, *, limit: int, expand: bool, explain: bool, include_inactive: bool,
+            local_seeds: Sequence[Seed] = ()) -> list[ContextRow]:
+    """The organisation store's ranked documents for the needs, then the documents they link to, and the
+    published documents that succeed, or are linked from, the `local_seeds` (this store's ranked rows).
 
     `query_vectors` holds each (need index, form)'s query vector, computed once by the caller with
     `model_id`; repositories whose vectors come from another model are ranked by their words alone."""
@@ -94,9 +113,10 @@ def context(session: Session, peer: OrgPeer, needs: Sequence[Need], query_vector
         if item is not None:
             results.append(_entry(session, peer, found, cand, item, explain))
             seeds.append(item)
-    if expand and seeds:
-        task = query_vectors.get((0, TASK))
-        results.extend(_expand(session, peer, repos, by_vector, seeds, task, include_inactive, limit))
+    if expand and (seeds or local_seeds):
+        mine = [Seed(s.id, s.related, s.repo) for s in seeds]
+        results.extend(expand_links(session, peer, repos, by_vector, [*mine, *local_seeds],
+                                    query_vectors.get((0, TASK)), include_inactive, limit))
     return results
 
 
@@ -166,6 +186,9 @@ def _entry(session: Session, peer: OrgPeer, found: _Found, cand: Fused, item: Or
         "similarity": similarity,
         "rankings": _rankings(found, cand),
         "contributions": _contributions(cand),
+        **{form: {"weight": round(gate.weight, 3), "agreement": round(gate.agreement, 3),
+                  "relatedness": None if gate.relatedness is None else round(gate.relatedness, 3),
+                  "confidence": round(gate.confidence, 3)} for form, gate in cand.gates.items()},
         "chunk": {"heading": " > ".join(task_section.heading)} if task_section and task_section.heading else None,
     })
     return named(explained, peer.label, item.repo)
@@ -184,7 +207,7 @@ def _rankings(found: _Found, cand: Fused) -> dict[str, Any]:
                                         "z": round(lex.section.z, 3),
                                         "section": " > ".join(row.heading) if row and row.heading else None}
         if lex is not None and lex.near is not None:
-            out[f"{prefix}pairs"] = {"rank": lex.near.rank, "ts_rank_cd": round(lex.near.raw, 4),
+            out[f"{prefix}near"] = {"rank": lex.near.rank, "ts_rank_cd": round(lex.near.raw, 4),
                                      "z": round(lex.near.z, 3)}
         if each.vector is not None:
             vrow = found.vectors.get((form, key))
@@ -206,19 +229,20 @@ def _contributions(cand: Fused) -> dict[str, float]:
     return out
 
 
-def _expand(session: Session, peer: OrgPeer, repos: list[str], by_vector: list[str], seeds: list[OrgListing],
-            task: Any, include_inactive: bool, limit: int) -> list[ContextRow]:
-    """One hop from each seed: documents that succeed it (in any repository read) first, then its outgoing
-    links. A linked document this store has locally is left to the local answer."""
+def expand_links(session: Session, peer: OrgPeer, repos: list[str], by_vector: list[str], seeds: list[Seed],
+                 task: Any, include_inactive: bool, limit: int) -> list[ContextRow]:
+    """One hop from each seed into the organisation store: the documents that succeed it (in any repository
+    read) first, then the published documents it links to. A linked document this store has locally is
+    left to the local answer. A local seed's rows say so in `via.store` (budget.py hangs them off it)."""
     from docir.org import ranking_sql
 
     successor_kinds = session.schema.successor_kinds
-    edges = peer.edges(repos, [seed.id for seed in seeds], successor_kinds)
+    edges = peer.successors(repos, [seed.id for seed in seeds], successor_kinds)
     hops: dict[str, list[tuple[str, str, Literal["successor", "outgoing"]]]] = {}
     for seed in seeds:
         mine = hops.setdefault(seed.id, [])
-        mine += [(e.kind, e.source, "successor") for e in edges if e.target == seed.id and e.kind in successor_kinds]
-        mine += [(e.kind, e.target, "outgoing") for e in edges if e.source == seed.id and e.repo == seed.repo]
+        mine += [(e.kind, e.source, "successor") for e in edges if e.target == seed.id]
+        mine += [(kind, target, "outgoing") for kind, target in seed.related]
     wanted = {doc_id for found in hops.values() for _, doc_id, _ in found}
     local = set(session.catalog.docs.listings_by_ids(wanted))
     targets: dict[str, OrgListing] = {}
@@ -227,7 +251,9 @@ def _expand(session: Session, peer: OrgPeer, repos: list[str], by_vector: list[s
     similarity: dict[tuple[str, str], float] = {}
     if task is not None and targets:
         similarity = ranking_sql.similarities(peer, by_vector, list(targets), [float(x) for x in task])
-    seen = {seed.id for seed in seeds}
+    # Not the seeds' own ids: which ranked rows are shown is decided by the merge with the other stores,
+    # which then leaves out a linked row that repeats one (federation.merge_by_similarity).
+    seen: set[str] = set()
     out: list[ContextRow] = []
     for seed in seeds:
         for kind, doc_id, direction in hops[seed.id]:
@@ -236,6 +262,9 @@ def _expand(session: Session, peer: OrgPeer, repos: list[str], by_vector: list[s
             seen.add(doc_id)
             item = targets[doc_id]
             near = similarity.get((item.repo, item.id))
+            via = Via(id=seed.id, kind=kind, direction=direction)
+            if seed.repo is None:
+                via["store"] = LOCAL_STORE
             row: ContextHit = {
                 **skeleton_of(session, item),
                 "kind": "document",
@@ -243,7 +272,7 @@ def _expand(session: Session, peer: OrgPeer, repos: list[str], by_vector: list[s
                 "similarity": None if near is None else round(near, 4),
                 "matched_section": None,
                 "matched_section_size": None,
-                "via": Via(id=seed.id, kind=kind, direction=direction),
+                "via": via,
             }
             out.append(named(row, peer.label, item.repo))
             if len(out) >= limit:

@@ -62,6 +62,7 @@ class Via(TypedDict):
     id: str
     kind: str
     direction: Literal["successor", "outgoing"]
+    store: NotRequired[str]  # the store of the result it hangs off, when that is not its own
 
 
 class ContextHit(Skeleton):

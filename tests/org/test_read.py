@@ -1,0 +1,343 @@
+"""Reading the organisation store as a peer: two repositories publish, a third that has neither reads them.
+
+A real PostgreSQL with pgvector (conftest.py), real stores made by `docir init` and `docir add`, the
+real model (ranking by vector is part of what is read), and `docir publish` writing the database.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import add_doc
+
+pytest.importorskip("psycopg")
+
+SIGNING = "Session tokens are signed with rotating keys"
+HSM = "Session tokens are signed inside the hardware security module"
+
+
+class Org:
+    """The published repositories and the reader, with the ids the tests look for."""
+
+    def __init__(self, url: str, platform: Path, service: Path, reader: Path, ids: dict[str, str]) -> None:
+        self.url = url
+        self.platform = platform
+        self.service = service
+        self.reader = reader
+        self.ids = ids
+
+
+def publish(cli: Any, url: str, root: Path, name: str) -> None:
+    result = cli("publish", url, "--as", name, "--root", str(root), "--wait-embeddings", "--json")
+    assert result.code == 0, result.err
+
+
+def stores_yaml(reader: Path, text: str) -> None:
+    (reader / ".docir" / "stores.yaml").write_text(text, encoding="utf-8")
+
+
+@pytest.fixture
+def org(cli: Any, pg_url: str, tmp_path: Path, model_cache: Path, monkeypatch: pytest.MonkeyPatch) -> Org:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(model_cache))
+    platform, service, reader = tmp_path / "platform", tmp_path / "service", tmp_path / "reader"
+    for root in (platform, service, reader):
+        assert cli("init", "--root", str(root)).code == 0
+    ids = {
+        "signing": add_doc(cli, platform, "decision", SIGNING,
+                           "How the platform signs session tokens: an HMAC key that rotates every day.",
+                           "--body", "## Key rotation\n\nThe signing key rotates daily; old keys verify for a week.\n",
+                           "--wait-embeddings"),
+        "queues": add_doc(cli, platform, "decision", "Background jobs run on a durable queue",
+                          "Nightly jobs and retries go through one durable queue with dead letters.",
+                          "--body", "## Retries\n\nA failed job is retried with exponential backoff.\n",
+                          "--wait-embeddings"),
+    }
+    ids["hsm"] = add_doc(cli, service, "decision", HSM,
+                         "The service signs session tokens with a key that never leaves the HSM.", "--body",
+                         "## Signing\n\nTokens are signed by the HSM; the platform's rotating keys are gone.\n")
+    # `docir add` checks a link's target in its own store; this one lives in another repository
+    hsm = next((service / "docs").rglob("*hardware-security*.md"))
+    hsm.write_text(hsm.read_text().replace("owner:", f"related:\n  - supersedes: {ids['signing']}\nowner:", 1))
+    ids["local"] = add_doc(cli, reader, "decision", "The reader caches its answers",
+                           "Answers are cached for a minute.", "--wait-embeddings")
+    publish(cli, pg_url, platform, "acme/platform")
+    publish(cli, pg_url, service, "acme/service")
+    stores_yaml(reader, f"stores:\n  - url: {pg_url}\n")
+    return Org(pg_url, platform, service, reader, ids)
+
+
+def rows(result: Any) -> list[dict[str, Any]]:
+    assert result.code == 0, result.err
+    payload = result.json()
+    return list(payload.get("results") or payload.get("documents") or [])
+
+
+def test_context_answers_with_published_documents_naming_store_and_repo(cli: Any, org: Org) -> None:
+    found = rows(cli("context", "how are session tokens signed", "--root", str(org.reader), "--full-links"))
+    by_id = {row["id"]: row for row in found}
+    signing = by_id[org.ids["signing"]]
+    assert signing["repo"] == "acme/platform"
+    assert signing["store"].startswith("postgresql://") and "postgres:" not in signing["store"]
+    assert signing["similarity"] is not None and signing["matched_section"] is not None
+    # the successor lives in another repository, and comes along with the decision it supersedes
+    hsm = by_id[org.ids["hsm"]]
+    assert hsm["repo"] == "acme/service"
+    ranked = [row["id"] for row in found if row.get("via") is None]
+    assert ranked.index(org.ids["signing"]) < ranked.index(org.ids["local"])  # merged by similarity
+    assert org.ids["queues"] not in ranked[:2]
+    local = by_id[org.ids["local"]]
+    assert local["store"] == "." and "repo" not in local
+
+
+def test_a_superseded_decision_brings_its_successor_from_another_repository(cli: Any, org: Org) -> None:
+    found = rows(cli("context", "rotating signing keys", "--root", str(org.reader), "--limit", "1", "--full-links"))
+    assert [row["id"] for row in found if row.get("via") is None] == [org.ids["signing"]]
+    linked = [row for row in found if row.get("via") is not None]
+    assert [(row["id"], row["repo"], row["via"]) for row in linked] == [
+        (org.ids["hsm"], "acme/service", {"id": org.ids["signing"], "kind": "supersedes", "direction": "successor"})]
+
+
+def test_get_returns_published_bodies(cli: Any, org: Org) -> None:
+    result = cli("get", org.ids["hsm"], org.ids["local"], "adr-ffffffffffff", "--root", str(org.reader), "--json")
+    assert result.code != 0 or result.json()["missing"] == ["adr-ffffffffffff"]
+    payload = result.json()
+    assert [doc["id"] for doc in payload["documents"]] == [org.ids["hsm"], org.ids["local"]]
+    hsm = payload["documents"][0]
+    assert "Tokens are signed by the HSM" in hsm["body"] and hsm["repo"] == "acme/service"
+    assert hsm["frontmatter"]["title"] == HSM
+    section = cli("get", org.ids["signing"], "--section", "Key rotation", "--root", str(org.reader), "--json")
+    assert section.json()["documents"][0]["body"].startswith("## Key rotation")
+
+
+def test_search_and_query_include_the_organisation_store(cli: Any, org: Org) -> None:
+    searched = rows(cli("search", "durable queue", "--root", str(org.reader)))
+    assert [(row["id"], row["repo"]) for row in searched] == [(org.ids["queues"], "acme/platform")]
+    listed = rows(cli("query", "--type", "decision", "--root", str(org.reader)))
+    assert sorted((row.get("repo", ""), row["id"]) for row in listed) == sorted(
+        [("", org.ids["local"]), ("acme/platform", org.ids["signing"]), ("acme/platform", org.ids["queues"]),
+         ("acme/service", org.ids["hsm"])])
+
+
+def test_a_removed_document_disappears_after_the_next_publish(cli: Any, org: Org) -> None:
+    path = next((org.platform / "docs").rglob("*durable-queue*.md"))
+    path.unlink()
+    publish(cli, org.url, org.platform, "acme/platform")
+    assert org.ids["queues"] not in {row["id"] for row in rows(cli("query", "--root", str(org.reader)))}
+    assert rows(cli("search", "durable queue", "--root", str(org.reader))) == []
+    assert cli("get", org.ids["queues"], "--root", str(org.reader), "--json").json()["missing"] == [org.ids["queues"]]
+
+
+@pytest.mark.parametrize("repos, exclude, expected", [
+    ("[acme/platform]", "[]", {"acme/platform"}),
+    ("['acme/*']", "['*/service']", {"acme/platform"}),
+    ("[]", "['acme/plat*']", {"acme/service"}),
+])
+def test_repos_and_exclude_choose_the_repositories(cli: Any, org: Org, repos: str, exclude: str,
+                                                    expected: set[str]) -> None:
+    stores_yaml(org.reader, f"stores:\n  - url: {org.url}\n    repos: {repos}\n    exclude: {exclude}\n")
+    found = rows(cli("query", "--root", str(org.reader)))
+    assert {row["repo"] for row in found if "repo" in row} == expected
+
+
+def test_a_password_in_stores_yaml_is_refused(cli: Any, org: Org) -> None:
+    stores_yaml(org.reader, "stores:\n  - url: postgresql://reader:hunter2@db.example/org\n")
+    result = cli("query", "--root", str(org.reader))
+    assert result.code == 2
+    assert result.err.count("\n") == 1 and "PGPASSWORD" in result.err and "hunter2" not in result.err
+
+
+def test_a_bad_url_is_one_line(cli: Any, org: Org) -> None:
+    result = cli("search", "keys", "--root", str(org.reader), "--store", "postgresql://db.example:port/org")
+    assert result.code == 2 and result.err.count("\n") == 1 and "bad organisation store URL" in result.err
+
+
+def test_an_unreachable_server_is_one_warning_and_the_local_answer(cli: Any, org: Org, tmp_path: Path) -> None:
+    stores_yaml(org.reader, f"stores:\n  - url: postgresql:///org?host={tmp_path / 'no-such-socket-dir'}\n")
+    for args in (["context", "answers cached"], ["search", "cached"], ["query"], ["get", org.ids["local"]]):
+        result = cli(*args, "--root", str(org.reader), "--json")
+        assert result.code == 0, result.err
+        assert len(result.err.splitlines()) == 1, result.err
+        assert result.err.startswith("docir: warning: organisation store postgresql:///org?host=")
+        assert org.ids["local"] in {row["id"] for row in rows(result)}
+
+
+def test_another_schema_version_skips_the_store_with_one_warning(cli: Any, org: Org) -> None:
+    import psycopg
+
+    with psycopg.connect(org.url, autocommit=True) as conn:
+        conn.execute("UPDATE docir.meta SET value = '99' WHERE key = 'schema_version'")
+    result = cli("search", "answers cached", "--root", str(org.reader), "--json")
+    assert result.code == 0 and len(result.err.splitlines()) == 1 and "version 99" in result.err
+    assert [(row["id"], row.get("store", ".")) for row in rows(result)] == [(org.ids["local"], ".")]
+
+
+def test_a_repository_of_another_model_is_searched_lexically(cli: Any, org: Org) -> None:
+    import psycopg
+
+    with psycopg.connect(org.url, autocommit=True) as conn:
+        conn.execute("UPDATE docir.repos SET model_id = 'another/model' WHERE name = 'acme/service'")
+    result = cli("context", "hardware security module signs tokens", "--root", str(org.reader), "--json",
+                 "--no-expand")
+    warnings = [line for line in result.err.splitlines() if "searched lexically" in line]
+    assert len(warnings) == 1 and "acme/service" in warnings[0] and "another/model" in warnings[0]
+    hsm = next(row for row in rows(result) if row["id"] == org.ids["hsm"])
+    assert hsm["similarity"] is None
+
+
+def test_explain_says_where_each_part_came_from(cli: Any, org: Org) -> None:
+    found = rows(cli("context", "rotating signing keys", "--root", str(org.reader), "--explain", "--limit", "1"))
+    explain = found[0]["explain"]
+    assert explain["repo"] == "acme/platform" and explain["store"] == found[0]["store"]
+    assert explain["lexical_rank"] == 1 and explain["vector_rank"] == 1
+    assert explain["fts_score"] > 0 and explain["similarity"] == found[0]["similarity"]
+    assert set(explain["rankings"]) >= {"sections", "vector"}
+
+
+def test_the_readers_own_published_copy_is_not_repeated(cli: Any, org: Org) -> None:
+    publish(cli, org.url, org.reader, "acme/reader")
+    found = rows(cli("context", "the reader caches its answers", "--root", str(org.reader)))
+    assert [row["store"] for row in found if row["id"] == org.ids["local"]] == ["."]
+    assert all(row.get("repo") != "acme/reader" for row in rows(cli("query", "--root", str(org.reader))))
+
+
+def test_a_read_only_role_reads_and_cannot_write(cli: Any, org: Org) -> None:
+    import psycopg
+
+    role = f"reader_{org.url.split('?')[0].rsplit('/', 1)[1]}"  # roles are the server's: one per test database
+    with psycopg.connect(org.url, autocommit=True) as conn:
+        conn.execute(f"CREATE ROLE {role} LOGIN")
+        conn.execute(f"GRANT USAGE ON SCHEMA docir TO {role}")
+        conn.execute(f"GRANT SELECT ON ALL TABLES IN SCHEMA docir TO {role}")
+    as_reader = org.url.replace("postgres:@", f"{role}@", 1)
+    stores_yaml(org.reader, f"stores:\n  - url: {as_reader}\n")
+    result = cli("context", "how are session tokens signed", "--root", str(org.reader), "--json")
+    assert result.err == ""
+    assert org.ids["signing"] in {row["id"] for row in rows(result)}
+    with psycopg.connect(as_reader) as conn, pytest.raises(psycopg.errors.InsufficientPrivilege):
+        conn.execute("DELETE FROM docir.documents")
+
+
+def test_the_reader_never_writes_even_as_a_superuser(org: Org) -> None:
+    import psycopg
+
+    from docir.org.address import parse
+    from docir.org.peer import OrgPeer
+
+    peer = OrgPeer.open(parse(org.url, committed=False))
+    try:
+        with pytest.raises(psycopg.errors.ReadOnlySqlTransaction):
+            peer.conn.execute("DELETE FROM docir.documents")
+    finally:
+        peer.close()
+
+
+def test_store_option_reads_a_url_for_one_call(cli: Any, org: Org) -> None:
+    stores_yaml(org.reader, "stores: []\n")
+    alone = rows(cli("search", "durable queue", "--root", str(org.reader)))
+    assert alone == []
+    together = rows(cli("search", "durable queue", "--root", str(org.reader), "--store", org.url))
+    assert [row["repo"] for row in together] == ["acme/platform"]
+
+
+def test_without_psycopg_one_warning_names_the_extra(cli: Any, org: Org, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "psycopg", None)  # import psycopg raises ImportError, as when not installed
+    result = cli("search", "cached", "--root", str(org.reader), "--json")
+    assert result.code == 0
+    assert len(result.err.splitlines()) == 1, result.err
+    assert result.err.startswith("docir: warning: organisation store postgresql://")
+    assert "psycopg is not installed (pip install 'docir[org]')" in result.err
+    assert {row.get("store", ".") for row in rows(result)} == {"."}
+
+
+def test_one_command_reads_one_snapshot(cli: Any, org: Org) -> None:
+    """A publish that commits while a command reads is not half-seen: every statement of the command reads
+    the store as it was when the command began (REPEATABLE READ), then the next command sees it whole."""
+    from docir.org.address import parse
+    from docir.org.peer import OrgPeer
+
+    peer = OrgPeer.open(parse(org.url, committed=False))
+    try:
+        before = [doc.listing.id for doc in peer.documents([org.ids["signing"], org.ids["queues"]])]
+        path = next((org.platform / "docs").rglob("*durable-queue*.md"))
+        path.unlink()
+        publish(cli, org.url, org.platform, "acme/platform")
+        during = [doc.listing.id for doc in peer.documents([org.ids["signing"], org.ids["queues"]])]
+    finally:
+        peer.close()
+    assert sorted(before) == sorted(during) == sorted([org.ids["signing"], org.ids["queues"]])
+    after = cli("get", org.ids["queues"], "--root", str(org.reader), "--json").json()
+    assert after["missing"] == [org.ids["queues"]]
+
+
+def test_a_local_decision_superseded_in_another_repository_brings_the_published_successor(cli: Any,
+                                                                                          org: Org) -> None:
+    """The platform reads the store too: its own decision (answered locally) was superseded by the service."""
+    stores_yaml(org.platform, f"stores:\n  - url: {org.url}\n")
+    result = cli("context", "rotating signing keys", "--root", str(org.platform), "--limit", "1", "--json")
+    found = rows(result)
+    assert [(row["id"], row["store"]) for row in found if row.get("via") is None] == [(org.ids["signing"], ".")]
+    assert [(row["id"], row["repo"], row["via"]) for row in found if row.get("via") is not None] == [
+        (org.ids["hsm"], "acme/service",
+         {"id": org.ids["signing"], "kind": "supersedes", "direction": "successor", "store": "."})]
+
+
+def test_a_sketch_and_terms_are_weighed_as_locally(cli: Any, org: Org) -> None:
+    """Each form is ranked in the database and weighed by the local gates: a sketch that agrees with the task
+    counts, and explain says with what weight."""
+    found = rows(cli("context", "how are tokens signed", "--sketch", "The signing key rotates daily and old keys "
+                     "verify for a week.", "--terms", "HMAC", "--root", str(org.reader), "--explain", "--limit", "2"))
+    first = found[0]
+    assert (first["id"], first["repo"]) == (org.ids["signing"], "acme/platform")
+    explain = first["explain"]
+    assert explain["sketch"]["weight"] > 0 and "terms" in explain
+    assert {"sketch sections", "sketch vector", "terms sections"} <= set(explain["contributions"])
+    assert explain["rankings"]["sketch vector"]["rank"] == 1
+
+
+def test_the_visibility_predicate_is_the_published_activity(cli: Any, org: Org) -> None:
+    """`active AND NOT archived`, computed at publish under the publishing repository's schema; get shows any."""
+    import psycopg
+
+    with psycopg.connect(org.url, autocommit=True) as conn:
+        conn.execute("UPDATE docir.documents SET active = false WHERE id = %s", (org.ids["queues"],))
+        conn.execute("UPDATE docir.documents SET archived = true WHERE id = %s", (org.ids["signing"],))
+    shown = {row["id"] for row in rows(cli("search", "durable queue signed tokens", "--root", str(org.reader)))}
+    assert org.ids["queues"] not in shown and org.ids["signing"] not in shown and org.ids["hsm"] in shown
+    widened = {row["id"] for row in rows(cli("search", "durable queue signed tokens", "--include-inactive",
+                                             "--root", str(org.reader)))}
+    assert org.ids["queues"] in widened and org.ids["signing"] not in widened
+    context = {row["id"] for row in rows(cli("context", "rotating signing keys", "--root", str(org.reader)))}
+    assert org.ids["signing"] not in context
+    fetched = cli("get", org.ids["signing"], "--root", str(org.reader), "--json").json()["documents"]
+    assert [(doc["id"], doc["archived"]) for doc in fetched] == [(org.ids["signing"], True)]
+
+
+def test_the_warm_worker_reads_the_organisation_store_as_a_cold_command_does(cli: Any, org: Org, tmp_path: Path,
+                                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    import json
+    import os
+    import signal
+
+    from docir.worker import paths
+    from tests.worker.helpers import docir, start_worker
+
+    args = ("context", "how are session tokens signed", "--json", "--full-links")
+    cold = [(row["id"], row.get("repo")) for row in rows(cli(*args, "--root", str(org.reader)))]
+    monkeypatch.setenv("DOCIR_WORKER", "1")
+    pid = start_worker(org.reader)
+    # The client cannot import psycopg: had it answered itself, it would have warned so.
+    broken = tmp_path / "no-psycopg" / "psycopg"
+    broken.mkdir(parents=True)
+    (broken / "__init__.py").write_text("raise ImportError('not here')\n")
+    try:
+        warm = docir(org.reader, *args, env={**os.environ, "PYTHONPATH": str(broken.parent)})
+        assert warm.returncode == 0 and warm.stderr == "", warm.stderr
+        assert [(row["id"], row.get("repo")) for row in json.loads(warm.stdout)["results"]] == cold
+    finally:
+        docir(org.reader, "worker", "stop", timeout=60)
+        if paths.pid_alive(pid):
+            os.kill(pid, signal.SIGKILL)
