@@ -528,7 +528,7 @@ def quality_part(corpus: str, url: str, parts: int) -> dict[str, Any]:
 
     from docir.services.indexing.session import open_session
     from docir.services.vectors import embedding
-    from docir.services.vectors.query_source import register_process_model
+    from docir.services.vectors.model_registry import register_process_model
 
     store = quality_run.corpus_store(corpus, quality_run.DEFAULT_CACHE, log)
     if store is None:
@@ -697,7 +697,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def run(args: argparse.Namespace, corpus: str) -> int:
-    from docir.services.vectors.query_source import register_process_model
+    from docir.services.vectors.model_registry import register_process_model
 
     started = time.perf_counter()
     repeat = args.repeat or (3 if args.quick else 5)
