@@ -50,6 +50,7 @@ from typing import Any
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(HERE / "quality"))  # the quality part imports quality/run.py
 
 from generate import generate_store  # benchmarks/ is not a package
 from speed import PYCACHE, machine_info, percentile, write_results
