@@ -25,21 +25,18 @@ within 1.5x `commit-nohook` (no Python). Prints a table, writes JSON.
 
 from __future__ import annotations
 
-import argparse
-import datetime as dt
-import statistics
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
+from _harness import SEED, Rounds, Samples, arguments, docir_argv, git, git_env, in_temp_repo, machine_info, report
 from generate import generate_store  # benchmarks/ is not a package
-from hook_speed import git, in_temp_repo, run
-from speed import FLOOR_ARGV, machine_info, percentile, write_results
+from hook_speed import run
 
-SEED = 7
 CASES = ("commit-nohook", "hook-one", "lint-staged-one", "lint-disk-one", "hook-renames", "hook-no-docs",
          "commit-no-docs")
 LABELS = {
@@ -60,13 +57,13 @@ def build_repo(repo: Path, docs: int, seed: int) -> list[Path]:
     git(repo, "init", "-q", "-b", "main")
     git(repo, "config", "commit.gpgsign", "false")
     for root in (repo, nested):
-        run([sys.executable, "-m", "docir", "init", "--root", str(root)], root, what=f"docir init {root}")
+        run(docir_argv("init", "--root", str(root)), root, what=f"docir init {root}")
     (repo / "README.md").write_text("# bench\n", encoding="utf-8")
     git(repo, "add", "-A")
     git(repo, "commit", "-q", "-m", "generated stores")
-    run([sys.executable, "-m", "docir", "hooks", "install"], repo, what="docir hooks install")
+    run(docir_argv("hooks", "install"), repo, what="docir hooks install")
     for root in (repo, nested):
-        run([sys.executable, "-m", "docir", "reindex", "--root", str(root)], root, what="reindex")
+        run(docir_argv("reindex", "--root", str(root)), root, what="reindex")
     return sorted((repo / "docs").rglob("*.md"))
 
 
@@ -74,100 +71,80 @@ def restore(repo: Path) -> None:
     git(repo, "reset", "-q", "--hard", "main")
 
 
-def measure(repo: Path, files: list[Path], renames: int, empty_hooks: Path, repeat: int,
-            warmup: int) -> tuple[list[float], dict[str, list[float]]]:
+def measure(repo: Path, files: list[Path], renames: int, empty_hooks: Path, repeat: int, warmup: int) -> Samples:
     hook = str(repo / ".git" / "hooks" / "pre-commit")
     one = files[len(files) // 2]
     one_rel = str(one.relative_to(repo))
     moved = files[:renames]
-    floor: list[float] = []
-    samples: dict[str, list[float]] = {case: [] for case in CASES}
+    rounds = Rounds("commit_hook_speed", repeat, warmup, floor_env=git_env())
 
-    def edit_one() -> None:
+    def timed(case: str, argv: list[str], what: str) -> None:
+        rounds.record(case, run(argv, repo, what=what)[0])
+
+    for round_no in rounds:
         one.write_text(one.read_text(encoding="utf-8") + "\nA line the benchmark adds.\n", encoding="utf-8")
         git(repo, "add", one_rel)
-
-    for round_no in range(warmup + repeat):
-        keep = round_no >= warmup
-        times: dict[str, float] = {"floor": run(FLOOR_ARGV, repo, what="floor")[0]}
-        edit_one()
-        times["commit-nohook"] = run(["git", "-c", f"core.hooksPath={empty_hooks}", "commit", "-q", "-m", "x"],
-                                     repo, what="commit without hooks")[0]
+        timed("commit-nohook", ["git", "-c", f"core.hooksPath={empty_hooks}", "commit", "-q", "-m", "x"],
+              "commit without hooks")
         git(repo, "reset", "-q", "--soft", "HEAD~1")
-        times["hook-one"] = run([hook], repo, what="pre-commit, one document")[0]
-        times["lint-staged-one"] = run([sys.executable, "-m", "docir", "lint", "--staged"], repo,
-                                       what="lint --staged")[0]
-        times["lint-disk-one"] = run([sys.executable, "-m", "docir", "lint", one_rel], repo, what="lint on disk")[0]
+        timed("hook-one", [hook], "pre-commit, one document")
+        timed("lint-staged-one", docir_argv("lint", "--staged"), "lint --staged")
+        timed("lint-disk-one", docir_argv("lint", one_rel), "lint on disk")
         restore(repo)
         (repo / "docs" / "moved").mkdir(exist_ok=True)
         git(repo, "mv", *[str(p.relative_to(repo)) for p in moved], "docs/moved/")
-        times["hook-renames"] = run([hook], repo, what="pre-commit, renames")[0]
+        timed("hook-renames", [hook], "pre-commit, renames")
         restore(repo)
         (repo / "README.md").write_text(f"# bench\nround {round_no}\n", encoding="utf-8")
         git(repo, "add", "README.md")
-        times["hook-no-docs"] = run([hook], repo, what="pre-commit, no documents")[0]
-        times["commit-no-docs"] = run(["git", "commit", "-q", "-m", "readme"], repo, what="commit of README")[0]
+        timed("hook-no-docs", [hook], "pre-commit, no documents")
+        timed("commit-no-docs", ["git", "commit", "-q", "-m", "readme"], "commit of README")
         git(repo, "reset", "-q", "--hard", "HEAD~1")
         restore(repo)
-        if keep:
-            floor.append(times.pop("floor"))
-            for case, value in times.items():
-                samples[case].append(value)
-    return floor, samples
+    return rounds.samples
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = arguments("commit_hook_speed", __doc__, repeat=11, warmup=1)
     parser.add_argument("--docs", type=int, default=1000, help="documents in the store (default 1000)")
     parser.add_argument("--renames", type=int, default=200, help="documents renamed in one commit (default 200)")
-    parser.add_argument("--repeat", type=int, default=11, help="measured rounds (default 11)")
-    parser.add_argument("--warmup", type=int, default=1, help="discarded warm-up rounds (default 1)")
-    parser.add_argument("--out", type=Path, default=HERE / "results" / "commit_hook_speed.json", help="JSON output")
     args = parser.parse_args(argv)
     if not 1 <= args.renames <= args.docs - 1 or args.repeat < 1 or args.warmup < 0:
         parser.error("--renames between 1 and --docs - 1, --repeat positive")
     started = time.perf_counter()
     machine = machine_info()
-    done = in_temp_repo("commit_hook_speed", False, lambda repo, empty_hooks: measure(
+    samples = in_temp_repo("commit_hook_speed", False, lambda repo, empty_hooks: measure(
         repo, build_repo(repo, args.docs, SEED), args.renames, empty_hooks, args.repeat, args.warmup))
-    if done is None:
+    if samples is None:
         return 1
-    floor, samples = done
 
-    floor_median = statistics.median(floor)
-    medians = {case: statistics.median(values) for case, values in samples.items()}
-    reference = medians["commit-nohook"]
-    rows = [{"case": case, "label": LABELS[case].format(renames=args.renames), "median_ms": round(medians[case], 1),
-             "p90_ms": round(percentile(samples[case], 0.9), 1), "x_floor": round(medians[case] / floor_median, 2),
-             "x_commit": round(medians[case] / reference, 2), "samples_ms": [round(v, 1) for v in samples[case]]}
-            for case in CASES]
-    staged_vs_disk = medians["lint-staged-one"] / medians["lint-disk-one"]
-    no_docs = medians["commit-no-docs"] / reference
+    reference = samples.median("commit-nohook")
+    rows = []
+    for case in CASES:
+        row = samples.row(case)
+        rows.append({"case": case, "label": LABELS[case].format(renames=args.renames), "median_ms": row["median_ms"],
+                     "p90_ms": row["p90_ms"], "x_floor": row["ratio"],
+                     "x_commit": round(samples.median(case) / reference, 2), "samples_ms": row["samples_ms"]})
+    staged_vs_disk = samples.median("lint-staged-one") / samples.median("lint-disk-one")
+    no_docs = samples.median("commit-no-docs") / reference
     targets = [
         {"name": "lint --staged of one document at most 1.2x its on-disk lint", "value": round(staged_vs_disk, 2),
-         "status": "PASS" if staged_vs_disk <= 1.2 else "FAIL"},
+         "status": "PASS" if staged_vs_disk <= 1.2 else "FAIL", "detail": f"{staged_vs_disk:.2f}x"},
         {"name": "a commit of no document within 1.5x a commit without hooks", "value": round(no_docs, 2),
-         "status": "PASS" if no_docs <= 1.5 else "FAIL"},
+         "status": "PASS" if no_docs <= 1.5 else "FAIL", "detail": f"{no_docs:.2f}x"},
     ]
-    payload: dict[str, object] = {
-        "benchmark": "commit_hook_speed", "when": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+    floor_ms = samples.row("floor")["median_ms"]
+    payload: dict[str, Any] = {
         "machine": machine, "config": {"docs": args.docs, "renames": args.renames, "repeat": args.repeat,
                                        "warmup": args.warmup, "seed": SEED, "docir_worker": "0"},
-        "floor_ms": round(floor_median, 1), "results": rows, "targets": targets,
+        "floor_ms": floor_ms, "results": rows, "targets": targets,
         "duration_s": round(time.perf_counter() - started, 1),
     }
-    write_results(args.out, payload, machine)
-    print(f"docir pre-commit hook: {args.docs} documents (and a second store in services/api), "
-          f"{args.repeat} rounds (+{args.warmup} warm-up), DOCIR_WORKER=0; floor {floor_median:.1f} ms")
-    header = f"{'what':<48} {'median ms':>10} {'p90 ms':>9} {'x floor':>8} {'x commit':>9}"
-    print(header + "\n" + "-" * len(header))
-    for row in rows:
-        print(f"{row['label']:<48} {row['median_ms']:>10.1f} {row['p90_ms']:>9.1f} {row['x_floor']:>8.2f} "
-              f"{row['x_commit']:>9.2f}")
-    print("\ntargets")
-    for target in targets:
-        print(f"  {target['status']:<4}  {target['name']}: {target['value']}")
-    print(f"\nwrote {args.out} ({payload['duration_s']} s)")
+    title = [f"docir pre-commit hook: {args.docs} documents (and a second store in services/api), "
+             f"{args.repeat} rounds (+{args.warmup} warm-up), DOCIR_WORKER=0; floor {floor_ms:.1f} ms"]
+    report("commit_hook_speed", payload, title=title, out=args.out,
+           columns=[("what", ""), ("median ms", ".1f"), ("p90 ms", ".1f"), ("x floor", ".2f"), ("x commit", ".2f")],
+           rows=[[r["label"], r["median_ms"], r["p90_ms"], r["x_floor"], r["x_commit"]] for r in rows])
     return 0
 
 

@@ -20,7 +20,6 @@ that trimming never costs the answer. Prints a table, writes benchmarks/results/
 
 from __future__ import annotations
 
-import argparse
 import json
 import statistics
 import sys
@@ -38,9 +37,8 @@ from docir.services.retrieval import commands
 from docir.services.retrieval.skeleton import cost
 from docir.services.vectors.model_registry import register_process_model
 from docir.services.vectors.query_source import LocalModel
-from speed import write_json  # benchmarks/speed.py, beside this file
+from _harness import arguments, percentile, report  # benchmarks/_harness.py, beside this file
 
-DEFAULT_OUT = HERE / "results" / "context_cost.json"
 DEFAULT_CORPORA = ("quality", "docir", "eips")
 TARGET_MEDIAN = 2500  # tokens per task
 
@@ -87,9 +85,9 @@ def summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
     return {
         "n": len(rows),
         "context_tokens_median": statistics.median(context_tokens),
-        "context_tokens_p90": sorted(context_tokens)[max(0, int(0.9 * len(rows) + 0.5) - 1)],
+        "context_tokens_p90": percentile(context_tokens, 0.9),
         "task_tokens_median": statistics.median(task_tokens),
-        "task_tokens_p90": sorted(task_tokens)[max(0, int(0.9 * len(task_tokens) + 0.5) - 1)],
+        "task_tokens_p90": percentile(task_tokens, 0.9),
         "context_bytes_median": statistics.median(r["context_bytes"] for r in rows),
         "entries_mean": round(statistics.fmean(r["entries"] for r in rows), 2),
         "omitted_mean": round(statistics.fmean(r["omitted"] for r in rows), 2),
@@ -97,25 +95,22 @@ def summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-def table(results: dict[str, dict[str, dict[str, Any]]]) -> str:
-    head = (f"{'corpus':<10} {'shape':<13} {'n':>4} {'ctx tok med':>11} {'ctx p90':>8} {'task tok med':>12} "
-            f"{'task p90':>9} {'entries':>8} {'omitted':>8} {'answer@1':>9}")
-    lines = [head, "-" * len(head)]
-    for corpus, by_shape in results.items():
-        for shape, s in by_shape.items():
-            lines.append(f"{corpus:<10} {shape:<13} {s['n']:>4} {s['context_tokens_median']:>11} "
-                         f"{s['context_tokens_p90']:>8} {s['task_tokens_median']:>12} {s['task_tokens_p90']:>9} "
-                         f"{s['entries_mean']:>8} {s['omitted_mean']:>8} {s['answer@1']:>9}")
-    return "\n".join(lines)
+COLUMNS = [("corpus", ""), ("shape", ""), ("n", "d"), ("ctx tok med", "g"), ("ctx p90", "d"),
+           ("task tok med", "g"), ("task p90", "d"), ("entries", ".2f"), ("omitted", ".2f"), ("answer@1", ".3f")]
+
+
+def table_rows(results: dict[str, dict[str, dict[str, Any]]]) -> list[list[object]]:
+    return [[corpus, shape, s["n"], s["context_tokens_median"], s["context_tokens_p90"], s["task_tokens_median"],
+             s["task_tokens_p90"], s["entries_mean"], s["omitted_mean"], s["answer@1"]]
+            for corpus, by_shape in results.items() for shape, s in by_shape.items()]
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = arguments("context_cost", __doc__)
     parser.add_argument("--corpus", default=",".join(DEFAULT_CORPORA),
                         help=f"comma-separated, of {', '.join(quality.ALL_CORPORA)}")
     parser.add_argument("--budgets", default="", help="extra budgets to compare, comma-separated tokens")
     parser.add_argument("--cache", type=Path, default=quality.DEFAULT_CACHE)
-    parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
     args = parser.parse_args(argv)
     names = [n.strip() for n in args.corpus.split(",") if n.strip()]
     unknown = [n for n in names if n not in quality.ALL_CORPORA]
@@ -149,22 +144,19 @@ def main(argv: list[str] | None = None) -> int:
             session.close()
     if len(results) > 1:
         results["all"] = {shape: summary(rows) for shape, rows in everything.items() if rows}
-    print()
-    print(table(results))
     overall = results.get("all") or next(iter(results.values()), {})
     after, before = overall.get("after"), overall.get("before")
     verdict = None
+    notes = []
     if after and before:
         verdict = {"median_task_tokens": after["task_tokens_median"], "target": TARGET_MEDIAN,
                    "median_ok": after["task_tokens_median"] <= TARGET_MEDIAN,
                    "answer_ok": after["answer@1"] >= before["answer@1"]}
-        print(f"\nafter: median {after['task_tokens_median']} tokens per task (target <= {TARGET_MEDIAN}), "
-              f"answer@1 {after['answer@1']} vs {before['answer@1']} before")
-    payload = {"benchmark": "context_cost", "default_budget": budgets.DEFAULT_BUDGET, "shapes": wanted,
-               "summary": results, "verdict": verdict, "per_query": per_query,
-               "seconds": round(time.perf_counter() - started, 1)}
-    write_json(args.out, payload)
-    print(f"wrote {args.out}")
+        notes.append(f"\nafter: median {after['task_tokens_median']} tokens per task (target <= {TARGET_MEDIAN}), "
+                     f"answer@1 {after['answer@1']} vs {before['answer@1']} before")
+    payload = {"default_budget": budgets.DEFAULT_BUDGET, "shapes": wanted, "summary": results, "verdict": verdict,
+               "per_query": per_query, "seconds": round(time.perf_counter() - started, 1)}
+    report("context_cost", payload, columns=COLUMNS, rows=table_rows(results), notes=notes, out=args.out)
     return 0
 
 

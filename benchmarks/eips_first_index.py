@@ -29,43 +29,33 @@ Prints a table, writes benchmarks/results/eips_first_index.json.
 
 from __future__ import annotations
 
-import argparse
 import json
-import os
 import sqlite3
-import statistics
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
-REPO = HERE.parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE / "quality"))
 
-from speed import model_env, write_json  # noqa: E402  (benchmarks/ is not a package)
+from _harness import CACHE, REPO, Samples, arguments, docir_argv, machine_info, model_env, report, run  # noqa: E402
 
 QUERY = "how does a contract signal which token interfaces it supports"
 
 
 def measured(argv: list[str]) -> tuple[float, int, str]:
     """Wall seconds, peak RSS in MB (this child and what it waited for) and stdout of one process (no worker)."""
-    began = time.perf_counter()
-    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=model_env(False),
-                            stdin=subprocess.DEVNULL, text=True)
-    out, err = proc.communicate()
-    elapsed = time.perf_counter() - began
-    # communicate() has reaped it: its rusage is in RUSAGE_CHILDREN, but that is the max over all
-    # children so far, so each measured process runs inside a small wrapper that reports its own.
-    if proc.returncode != 0:
-        raise SystemExit(f"{' '.join(argv)} failed ({proc.returncode}): {err.strip()[-2000:]}")
+    # RUSAGE_CHILDREN's ru_maxrss is the max over all children so far, so each measured process runs
+    # inside a small wrapper that reports its own.
+    ran = run(argv, what=" ".join(argv[3:6]), env=model_env(False))
     rss = 0
-    for line in err.splitlines():
+    for line in ran.stderr.decode().splitlines():
         if line.startswith("maxrss_kb="):
             rss = int(line.split("=", 1)[1]) // 1024
-    return elapsed, rss, out
+    return ran.ms / 1000, rss, ran.stdout.decode()
 
 
 WRAPPER = ("import resource, subprocess, sys; p = subprocess.run(sys.argv[1:]); "
@@ -78,11 +68,8 @@ def wrapped(*argv: str) -> list[str]:
 
 
 def docir(root: Path, *args: str, worker: bool = False) -> str:
-    proc = subprocess.run([sys.executable, "-m", "docir", *args, "--root", str(root)], capture_output=True,
-                          text=True, env=model_env(worker), stdin=subprocess.DEVNULL, check=False)
-    if proc.returncode != 0:
-        raise SystemExit(f"docir {' '.join(args)} failed: {proc.stderr.strip()[-2000:]}")
-    return proc.stdout
+    return run(docir_argv(*args, "--root", str(root)), what=f"docir {' '.join(args)}",
+               env=model_env(worker)).stdout.decode()
 
 
 def drop_index(root: Path) -> None:
@@ -117,14 +104,14 @@ def full_flush(root: Path, lengths: list[int], repeat: int = 1) -> dict[str, obj
     drop_index(root)
     docir(root, "reindex", "--json")
     sides = ["docir", *(f"ort-{n}" for n in lengths)]
-    walls: dict[str, list[float]] = {side: [] for side in sides}
+    walls = Samples()  # seconds
     peaks: dict[str, list[int]] = {side: [] for side in sides}
     reports: list[dict[str, object]] = []
     twice: list[int] = []  # per docir run: texts through the model beyond the vectors it stored
     with tempfile.TemporaryDirectory() as scratch:
         texts_file = Path(scratch) / "texts.json"
-        subprocess.run([sys.executable, str(HERE / "embed_throughput.py"), "--dump-texts", str(root),
-                        str(texts_file)], check=True, env=model_env(False))
+        run([sys.executable, str(HERE / "embed_throughput.py"), "--dump-texts", str(root), str(texts_file)],
+            what="listing the texts", env=model_env(False))
         data = json.loads(texts_file.read_text(encoding="utf-8"))
         texts = len(data["texts"])
         for round_no in range(repeat):
@@ -142,18 +129,16 @@ def full_flush(root: Path, lengths: list[int], repeat: int = 1) -> dict[str, obj
                     wall, rss, _ = measured(wrapped(sys.executable, str(HERE / "embed_throughput.py"), "--ort",
                                                     str(texts_file), str(Path(scratch) / f"{side}.npy"),
                                                     side.removeprefix("ort-")))
-                walls[side].append(wall)
+                walls.add(side, wall)
                 peaks[side].append(rss)
-    rows = {side: {"wall_s": round(statistics.median(walls[side]), 1),
-                   "texts_per_s": round(texts / statistics.median(walls[side]), 1),
-                   "peak_rss_mb": max(peaks[side]), "runs_s": [round(w, 1) for w in walls[side]]}
+    rows = {side: {"wall_s": round(walls.median(side), 1), "texts_per_s": round(texts / walls.median(side), 1),
+                   "peak_rss_mb": max(peaks[side]), "runs_s": [round(w, 1) for w in walls.wall[side]]}
             for side in sides}
     return {"documents": data["meta"]["documents"], "distinct_texts": texts, "stored_vectors": stored,
             "texts_embedded": reports[-1].get("texts_embedded"), "texts_reused": reports[-1].get("texts_reused"),
             "embedded_twice": max(twice), "rounds": repeat,
             "sides": rows,
-            **{f"ratio_vs_ort_{n}": round(statistics.median(walls[f"ort-{n}"]) / statistics.median(walls["docir"]), 3)
-               for n in lengths},
+            **{f"ratio_vs_ort_{n}": round(walls.median(f"ort-{n}") / walls.median("docir"), 3) for n in lengths},
             "target": 0.85}
 
 
@@ -166,16 +151,15 @@ def stored_vectors(root: Path) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = arguments("eips_first_index", __doc__)
     parser.add_argument("--src", type=Path, default=REPO.parent / "shared" / "benchdata" / "eips")
-    parser.add_argument("--store", type=Path, default=HERE / ".cache" / "eips-store")
+    parser.add_argument("--store", type=Path, default=CACHE / "eips-store")
     parser.add_argument("--skip-flush", action="store_true", help="only the time to the first fused context")
     parser.add_argument("--skip-fused", action="store_true", help="only the full flush")
     parser.add_argument("--flush-eips", type=int, default=0,
                         help="the full flush on only the first N EIPs by number (0: all; a store of its own)")
     parser.add_argument("--lengths", default="256,512", help="bare-session truncations to compare (default 256,512)")
     parser.add_argument("--repeat", type=int, default=1, help="rounds of the full flush, sides rotated (default 1)")
-    parser.add_argument("--out", type=Path, default=HERE / "results" / "eips_first_index.json")
     args = parser.parse_args(argv)
     from eips import build_store
 
@@ -188,7 +172,7 @@ def main(argv: list[str] | None = None) -> int:
         flush_store = args.store.with_name(f"{args.store.name}-{args.flush_eips}")
         if not (flush_store / "docs-schema.yaml").is_file():
             build_store(args.src, flush_store, numbers)
-    result: dict[str, object] = {"store": str(args.store), "machine_cpus": os.cpu_count()}
+    result: dict[str, Any] = {"store": str(args.store), "machine": machine_info()}
     if not args.skip_fused:
         result["first_fused"] = first_fused(args.store)
         print(json.dumps(result["first_fused"], indent=2))
@@ -196,28 +180,30 @@ def main(argv: list[str] | None = None) -> int:
         result["full_flush"] = full_flush(flush_store, [int(n) for n in args.lengths.split(",") if n],
                                           max(args.repeat, 1))
         print(json.dumps(result["full_flush"], indent=2))
-    write_json(args.out, result)
-    print_table(result)
-    print(f"\nwrote {args.out}")
+    show(result, args.out)
     return 0
 
 
-def print_table(result: dict[str, object]) -> None:
+def show(result: dict[str, Any], out: Path | None) -> None:
+    title, rows, notes = [], [], []
     fused = result.get("first_fused")
-    if isinstance(fused, dict):
-        print(f"\nfirst fused context after reindex: {fused['first_fused_context_s']} s "
-              f"(reindex {fused['reindex_s']} s; {fused['sections_pending_then']} documents still waiting "
-              f"for sections; target < {fused['target_s']} s)")
+    if fused:
+        title.append(f"first fused context after reindex: {fused['first_fused_context_s']} s "
+                     f"(reindex {fused['reindex_s']} s; {fused['sections_pending_then']} documents still waiting "
+                     f"for sections; target < {fused['target_s']} s)")
     flush = result.get("full_flush")
-    if isinstance(flush, dict):
-        print(f"\nfull first flush: {flush['documents']} documents, {flush['distinct_texts']} distinct texts, "
-              f"{flush['texts_embedded']} embedded, {flush['embedded_twice']} twice")
-        print(f"{'side':10}{'wall s':>9}{'texts/s':>10}{'peak MB':>9}  runs s ({flush['rounds']} rounds, median shown)")
-        for side, row in flush["sides"].items():
-            print(f"{side:10}{row['wall_s']:>9}{row['texts_per_s']:>10}{row['peak_rss_mb']:>9}  {row['runs_s']}")
+    if flush:
+        title.append(f"full first flush: {flush['documents']} documents, {flush['distinct_texts']} distinct texts, "
+                     f"{flush['texts_embedded']} embedded, {flush['embedded_twice']} twice; "
+                     f"{flush['rounds']} rounds, medians")
+        rows = [[side, row["wall_s"], row["texts_per_s"], row["peak_rss_mb"], str(row["runs_s"])]
+                for side, row in flush["sides"].items()]
         ratios = ", ".join(f"{v} (truncation {k.rsplit('_', 1)[1]})" for k, v in flush.items()
                            if k.startswith("ratio_vs_ort_"))
-        print(f"docir / bare: {ratios}; target >= {flush['target']}")
+        notes.append(f"docir / bare: {ratios}; target >= {flush['target']}")
+    report("eips_first_index", result, title=title, rows=rows, notes=notes, out=out,
+           columns=[("side", ""), ("wall s", ".1f"), ("texts/s", ".1f"), ("peak MB", "d"), ("runs s", "")]
+           if rows else ())
 
 
 if __name__ == "__main__":

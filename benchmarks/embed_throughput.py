@@ -30,28 +30,21 @@ stored are compared with ort-256's (and ort-512's) by cosine. Prints a table, wr
 from __future__ import annotations
 
 import argparse
-import datetime as dt
-import hashlib
 import json
-import resource
 import shutil
 import sqlite3
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import TypedDict
+from typing import Any, TypedDict
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from generate import generate_store  # benchmarks/ is not a package
-from speed import FLOOR_ARGV, PYCACHE, child_env, machine_info, write_results
+import _harness as harness  # benchmarks/ is not a package
 
-SEED = 7
-MARKER = ".benchmark-store.json"
 BATCH = 32
 TARGET_RATIO = 0.8
 SIDES: tuple[tuple[str, str], ...] = (
@@ -62,10 +55,6 @@ SIDES: tuple[tuple[str, str], ...] = (
     ("fastembed-256", "FastembedEmbedder, truncation set to 256"),
 )
 LABELS = dict(SIDES)
-
-
-class BenchmarkError(Exception):
-    pass
 
 
 class TextEntry(TypedDict):
@@ -90,7 +79,7 @@ def dump_texts(root: Path, out: Path) -> None:
 
     source = query_source.load_local(None, root)
     if not isinstance(source, query_source.LocalModel):
-        raise BenchmarkError(f"no model: semantic layer is {source.status}")
+        raise harness.BenchmarkError(f"no model: semantic layer is {source.status}")
     embedder = source.embedder
     session = open_session(root, refresh=False)
     budget = window_budget(embedder.max_tokens)
@@ -125,7 +114,7 @@ def _model_path() -> Path:
 
     choice = resolve(None)
     if choice.path is None:
-        raise BenchmarkError(f"no model: {choice.source}")
+        raise harness.BenchmarkError(f"no model: {choice.source}")
     return choice.path
 
 
@@ -199,25 +188,9 @@ def fastembed_child(texts_file: Path, batch: int, max_length: int | None = None)
 # --- the parent -----------------------------------------------------------------------------------
 
 
-LAST_CPU_S = [0.0]  # CPU seconds (user + system) of the last child run()
-
-
-def run(argv: list[str], *, what: str) -> tuple[float, bytes]:
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    started = time.perf_counter()
-    proc = subprocess.run(argv, capture_output=True, stdin=subprocess.DEVNULL, env=child_env(), check=False)
-    elapsed = (time.perf_counter() - started) * 1000
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    LAST_CPU_S[0] = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    if proc.returncode != 0:
-        stderr = proc.stderr.decode(errors="replace").strip()
-        raise BenchmarkError(f"{what} failed (exit {proc.returncode}): {' '.join(argv)}\n{stderr[-3000:]}")
-    return elapsed, proc.stdout
-
-
-def docir(root: Path, *args: str) -> tuple[float, dict[str, object]]:
-    elapsed, out = run([sys.executable, "-m", "docir", *args, "--root", str(root)], what=f"docir {' '.join(args)}")
-    return elapsed, json.loads(out)
+def docir(root: Path, *args: str) -> tuple[float, dict[str, Any]]:
+    ran = harness.run(harness.docir_argv(*args, "--root", str(root)), what=f"docir {' '.join(args)}")
+    return ran.ms, ran.json()
 
 
 def fresh_index(root: Path) -> float:
@@ -226,25 +199,18 @@ def fresh_index(root: Path) -> float:
         path.unlink()
     elapsed, report = docir(root, "reindex")
     if not report.get("added"):
-        raise BenchmarkError(f"rebuilding the index added nothing: {report}")
+        raise harness.BenchmarkError(f"rebuilding the index added nothing: {report}")
     return elapsed
 
 
 def prepare_store(cache: Path, size: int, seed: int) -> tuple[Path, dict[str, object]]:
     root = cache / f"embed-store-{size}-seed{seed}"
-    key = hashlib.sha256((HERE / "generate.py").read_bytes()).hexdigest()[:16]
-    marker = root / MARKER
-    try:
-        info = json.loads(marker.read_text(encoding="utf-8"))
-        if info.get("key") == key and info.get("docs") == size and info.get("seed") == seed:
-            return root, {"generated": False}
-    except (OSError, ValueError):
-        pass
-    shutil.rmtree(root, ignore_errors=True)
-    started = time.perf_counter()
-    generate_store(root, size, seed)
-    marker.write_text(json.dumps({"key": key, "docs": size, "seed": seed}), encoding="utf-8")
-    return root, {"generated": True, "generate_s": round(time.perf_counter() - started, 2)}
+    key = harness.store_key()
+    if harness.cached_marker(root, key, size, seed) is not None:
+        return root, {"generated": False}
+    ids, seconds = harness.fresh_store(root, size, seed)
+    harness.write_marker(root, key, size, seed, ids)
+    return root, {"generated": True, "generate_s": seconds}
 
 
 def stored_vectors(root: Path, model_id: str) -> dict[str, bytes]:
@@ -299,14 +265,12 @@ def compare(texts: list[TextEntry], docir_vectors: dict[str, bytes], ort_file: P
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = harness.arguments("embed_throughput", __doc__, seed=True)
     parser.add_argument("--docs", type=int, default=100, help="documents in the generated store (default 100)")
     parser.add_argument("--repeat", type=int, default=3, help="timed runs of each side (default 3)")
-    parser.add_argument("--seed", type=int, default=SEED, help="generator seed (default 7)")
     parser.add_argument("--sides", default=",".join(s for s, _ in SIDES),
                         help="which sides to run (default all: docir,ort-256,ort-512,fastembed,fastembed-256)")
-    parser.add_argument("--out", type=Path, default=HERE / "results" / "embed_throughput.json", help="JSON output")
-    parser.add_argument("--cache", type=Path, default=HERE / ".cache", help="where the generated store is kept")
+    parser.add_argument("--cache", type=Path, default=harness.CACHE, help="where the generated store is kept")
     # internal: the child processes
     parser.add_argument("--dump-texts", nargs=2, type=Path, metavar=("ROOT", "OUT"), help=argparse.SUPPRESS)
     parser.add_argument("--ort", nargs=3, metavar=("TEXTS", "VECTORS", "MAXLEN"), help=argparse.SUPPRESS)
@@ -328,14 +292,14 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--docs and --repeat must be positive; --sides must include docir and ort-256")
 
     started = time.perf_counter()
-    machine = machine_info()
+    machine = harness.machine_info()
     work = Path(tempfile.mkdtemp(prefix="docir-embed-bench-"))
     try:
         root, setup = prepare_store(args.cache.resolve(), args.docs, args.seed)
         print(f"embed_throughput: store {root} {setup}", file=sys.stderr)
         setup["fresh_reindex_ms"] = round(fresh_index(root))
         texts_file = work / "texts.json"
-        run([sys.executable, str(Path(__file__).resolve()), "--dump-texts", str(root), str(texts_file)],
+        harness.run([sys.executable, str(Path(__file__).resolve()), "--dump-texts", str(root), str(texts_file)],
             what="listing the texts")
         listing = json.loads(texts_file.read_text(encoding="utf-8"))
         meta = listing["meta"]
@@ -345,77 +309,72 @@ def main(argv: list[str] | None = None) -> int:
         print(f"embed_throughput: {n_texts} texts from {meta['documents']} documents "
               f"({sum(1 for t in texts if t['tokens'] > max_tokens)} longer than {max_tokens} tokens)", file=sys.stderr)
 
-        floor: list[float] = []
-        samples: dict[str, list[float]] = {s: [] for s in sides}
-        cpu: dict[str, list[float]] = {s: [] for s in sides}
-        details: dict[str, list[dict[str, object]]] = {s: [] for s in sides}
+        details: dict[str, list[dict[str, Any]]] = {s: [] for s in sides}
         reindex_ms: list[float] = []
         warnings: list[str] = []
-        comparisons: dict[str, object] = {}
+        comparisons: dict[str, Any] = {}
         docir_vectors: dict[str, bytes] = {}
-        for round_no in range(1, args.repeat + 1):
-            round_started = time.perf_counter()
-            elapsed, _ = run(FLOOR_ARGV, what="floor")
-            floor.append(elapsed)
+        this = str(Path(__file__).resolve())
+        rounds = harness.Rounds("embed_throughput", args.repeat, 0)
+        for round_no in rounds:
             # Rotate the order every round, so no side always runs at the same point of the round.
-            shift = (round_no - 1) % len(sides)
+            shift = round_no % len(sides)
             for side in sides[shift:] + sides[:shift]:
                 if side == "docir":
-                    if round_no > 1:
+                    if round_no > 0:
                         reindex_ms.append(fresh_index(root))
-                    elapsed, report = docir(root, "embed", "--flush")
-                    details[side].append({k: report.get(k) for k in ("documents", "texts_embedded", "texts_reused",
-                                                                       "due", "total", "model")})
-                    if report.get("texts_embedded") != n_texts and not any("texts_embedded" in w for w in warnings):
-                        warnings.append(f"docir embedded {report.get('texts_embedded')} texts, "
+                    ran = harness.run(harness.docir_argv("embed", "--flush", "--root", str(root)),
+                                      what="docir embed --flush")
+                    flushed = ran.json()
+                    details[side].append({k: flushed.get(k) for k in ("documents", "texts_embedded", "texts_reused",
+                                                                        "due", "total", "model")})
+                    if flushed.get("texts_embedded") != n_texts and not any("texts_embedded" in w for w in warnings):
+                        warnings.append(f"docir embedded {flushed.get('texts_embedded')} texts, "
                                         f"the listing has {n_texts}")
-                    if round_no == 1:
+                    if round_no == 0:
                         docir_vectors = stored_vectors(root, str(meta["model_id"]))
                 elif side.startswith("ort-"):
                     length = side.removeprefix("ort-")
                     vec_file = work / f"ort-{length}.npy"
-                    elapsed, out = run([sys.executable, str(Path(__file__).resolve()), "--ort", str(texts_file),
-                                        str(vec_file), length], what=f"bare ONNX Runtime ({side})")
-                    details[side].append(json.loads(out))
-                    if round_no == 1 and docir_vectors:
+                    ran = harness.run([sys.executable, this, "--ort", str(texts_file), str(vec_file), length],
+                              what=f"bare ONNX Runtime ({side})")
+                    details[side].append(ran.json())
+                    if round_no == 0 and docir_vectors:
                         comparisons[side] = compare(texts, docir_vectors, vec_file, max_tokens)
                 else:
                     length = side.removeprefix("fastembed").removeprefix("-") or "default"
-                    elapsed, out = run([sys.executable, str(Path(__file__).resolve()), "--fastembed", str(texts_file),
-                                        length], what=side)
-                    details[side].append(json.loads(out))
-                samples[side].append(elapsed)
-                cpu[side].append(LAST_CPU_S[0])
-            print(f"embed_throughput: round {round_no}/{args.repeat} done in "
-                  f"{time.perf_counter() - round_started:.1f} s "
-                  + ", ".join(f"{s} {samples[s][-1] / 1000:.1f} s" for s in sides), file=sys.stderr)
-    except BenchmarkError as exc:
+                    ran = harness.run([sys.executable, this, "--fastembed", str(texts_file), length], what=side)
+                    details[side].append(ran.json())
+                rounds.record(side, ran)
+    except harness.BenchmarkError as exc:
         print(f"embed_throughput: {exc}", file=sys.stderr)
         return 1
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
+    samples = rounds.samples
     results = []
-    medians = {s: statistics.median(v) for s, v in samples.items()}
+    medians = {s: samples.median(s) for s in sides}
+    cpu = {s: statistics.median(samples.cpu[s]) / 1000 for s in sides}
     for side in sides:
-        row: dict[str, object] = {
+        row: dict[str, Any] = {
             "side": side, "label": LABELS[side], "texts": n_texts,
-            "median_s": round(medians[side] / 1000, 2), "min_s": round(min(samples[side]) / 1000, 2),
-            "max_s": round(max(samples[side]) / 1000, 2),
+            "median_s": round(medians[side] / 1000, 2), "min_s": round(min(samples.wall[side]) / 1000, 2),
+            "max_s": round(max(samples.wall[side]) / 1000, 2),
             "texts_per_s": round(n_texts / (medians[side] / 1000), 1),
             "ratio_to_ort_256": round(medians["ort-256"] / medians[side], 3),
-            "samples_s": [round(v / 1000, 2) for v in samples[side]],
-            "cpu_median_s": round(statistics.median(cpu[side]), 2),
-            "cpu_ratio_to_ort_256": round(statistics.median(cpu["ort-256"]) / statistics.median(cpu[side]), 3),
-            "cpu_samples_s": [round(v, 2) for v in cpu[side]],
+            "samples_s": [round(v / 1000, 2) for v in samples.wall[side]],
+            "cpu_median_s": round(cpu[side], 2),
+            "cpu_ratio_to_ort_256": round(cpu["ort-256"] / cpu[side], 3),
+            "cpu_samples_s": [round(v / 1000, 2) for v in samples.cpu[side]],
             "runs": details[side],
         }
         stages = [d for d in details[side] if "infer_s" in d]
         if stages:
-            infer = statistics.median(float(d["infer_s"]) for d in stages)  # type: ignore[arg-type]
+            infer = statistics.median(float(d["infer_s"]) for d in stages)
             row["infer_median_s"] = round(infer, 2)
             row["infer_texts_per_s"] = round(n_texts / infer, 1)
-            row["stage_medians_s"] = {k: round(statistics.median(float(d[k]) for d in stages), 3)  # type: ignore[arg-type]
+            row["stage_medians_s"] = {k: round(statistics.median(float(d[k]) for d in stages), 3)
                                       for k in ("import_s", "load_s", "tokenize_s", "infer_s") if k in stages[0]}
         results.append(row)
     ratio = medians["ort-256"] / medians["docir"]
@@ -435,12 +394,10 @@ def main(argv: list[str] | None = None) -> int:
                    f"{check['all'].get('below_0.999')} of {check['all'].get('texts')} texts at or below 0.999, "
                    f"min {check['all'].get('min_cosine')}"},
     ]
-    payload: dict[str, object] = {
-        "benchmark": "embed_throughput",
-        "when": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+    payload: dict[str, Any] = {
         "machine": machine,
         "config": {"docs": args.docs, "repeat": args.repeat, "seed": args.seed, "batch": BATCH, "sides": sides,
-                   "pycache_prefix": str(PYCACHE), "store": str(root)},
+                   "pycache_prefix": str(harness.PYCACHE), "store": str(root)},
         "setup": {**setup, "reindex_before_docir_ms": [round(v) for v in reindex_ms]},
         "texts": {"count": n_texts, "documents": meta["documents"], "model_id": meta["model_id"],
                   "model_path": meta["model_path"], "max_tokens": max_tokens, "chunk_budget": meta["budget"],
@@ -449,60 +406,38 @@ def main(argv: list[str] | None = None) -> int:
                   f"longer_than_{max_tokens}_tokens": sum(1 for t in texts if t["tokens"] > max_tokens),
                   "longer_than_512_tokens": sum(1 for t in texts if t["tokens"] > 512),
                   "tokens_total_untruncated": sum(int(t["tokens"]) for t in texts)},
-        "floor_ms": round(statistics.median(floor), 1), "floor_samples_ms": [round(v, 1) for v in floor],
+        "floor_ms": samples.row("floor")["median_ms"], "floor_samples_ms": samples.row("floor")["samples_ms"],
         "results": results,
         "vector_check": comparisons,
         "targets": targets,
         "warnings": warnings,
         "duration_s": round(time.perf_counter() - started, 1),
     }
-    write_results(args.out, payload, machine)
-    print_table(payload)
-    print(f"\nwrote {args.out} ({payload['duration_s']} s)")
+    show(payload, samples.row("floor"), args.out)
     return 0
 
 
-def print_table(payload: dict[str, object]) -> None:
-    machine, config, info = payload["machine"], payload["config"], payload["texts"]
-    assert isinstance(machine, dict) and isinstance(config, dict) and isinstance(info, dict)
+def show(payload: dict[str, Any], floor: dict[str, Any], out: Path | None) -> None:
+    config, info = payload["config"], payload["texts"]
     longer = info[f"longer_than_{info['max_tokens']}_tokens"]
-    print(f"docir embedding throughput: python {machine['python']}, {machine['cpu_count']} CPUs, "
-          f"{config['docs']} documents -> {info['count']} texts ({info['document_texts']} document texts, "
-          f"{info['chunk_texts']} chunks; {longer} longer than "
-          f"{info['max_tokens']} tokens), model {info['model_id']}, {config['repeat']} runs per side, medians")
-    print(f'floor  python -c "import sqlite3, json": median {payload["floor_ms"]:.1f} ms')
-    print()
-    header = (f"{'side':<42} {'median s':>9} {'texts/s':>8} {'vs ort-256':>10} {'infer-only texts/s':>19} "
-              f"{'CPU s':>7} {'CPU vs ort-256':>14}")
-    print(header)
-    print("-" * len(header))
-    results = payload["results"]
-    assert isinstance(results, list)
-    for row in results:
-        infer = f"{row['infer_texts_per_s']:.1f}" if "infer_texts_per_s" in row else "-"
-        print(f"{row['label']:<42} {row['median_s']:>9.2f} {row['texts_per_s']:>8.1f} {row['ratio_to_ort_256']:>10.2f} "
-              f"{infer:>19} {row['cpu_median_s']:>7.1f} {row['cpu_ratio_to_ort_256']:>14.2f}")
-    checks = payload["vector_check"]
-    assert isinstance(checks, dict)
-    if checks:
-        print()
-        print("vectors: cosine of docir's stored vector with the bare session's, per text")
-        for side, check in checks.items():
-            for part in ("chunks", "documents", *(k for k in check if k.startswith(("within_", "longer_than_")))):
-                s = check[part]
-                if s.get("texts"):
-                    print(f"  {side:<8} {part:<26} {s['texts']:>5} texts  min {s['min_cosine']:.6f}  "
-                          f"median {s['median_cosine']:.6f}  <=0.999: {s['below_0.999']}")
-    print()
-    print("targets (informational)")
-    targets = payload["targets"]
-    assert isinstance(targets, list)
-    for target in targets:
-        print(f"  {target['status']:<4}  {target['name']}: {target['detail']}")
-    warnings = payload.get("warnings") or []
-    assert isinstance(warnings, list)
-    for warning in warnings:
-        print(f"  WARNING  {warning}")
+    title = [f"docir embedding throughput: python {payload['machine']['python']}, {payload['machine']['cpu_count']} "
+             f"CPUs, {config['docs']} documents -> {info['count']} texts ({info['document_texts']} document texts, "
+             f"{info['chunk_texts']} chunks; {longer} longer than {info['max_tokens']} tokens), model "
+             f"{info['model_id']}, {config['repeat']} runs per side, medians", harness.floor_line(floor)]
+    rows = [[r["label"], r["median_s"], r["texts_per_s"], r["ratio_to_ort_256"], r.get("infer_texts_per_s"),
+             r["cpu_median_s"], r["cpu_ratio_to_ort_256"]] for r in payload["results"]]
+    notes = []
+    if payload["vector_check"]:
+        notes += ["", "vectors: cosine of docir's stored vector with the bare session's, per text"]
+    for side, check in payload["vector_check"].items():
+        for part in ("chunks", "documents", *(k for k in check if k.startswith(("within_", "longer_than_")))):
+            s = check[part]
+            if s.get("texts"):
+                notes.append(f"  {side:<8} {part:<26} {s['texts']:>5} texts  min {s['min_cosine']:.6f}  "
+                             f"median {s['median_cosine']:.6f}  <=0.999: {s['below_0.999']}")
+    harness.report("embed_throughput", payload, title=title, rows=rows, notes=notes, out=out,
+           columns=[("side", ""), ("median s", ".2f"), ("texts/s", ".1f"), ("vs ort-256", ".2f"),
+                    ("infer-only texts/s", ".1f"), ("CPU s", ".1f"), ("CPU vs ort-256", ".2f")])
 
 
 if __name__ == "__main__":

@@ -18,23 +18,20 @@ Prints a table, writes benchmarks/results/lexical_cost.json.
 
 from __future__ import annotations
 
-import argparse
 import os
-import statistics
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from speed import write_json  # noqa: E402  (benchmarks/ is not a package)
-from speed_context import SEED, TASK, prepare_store  # noqa: E402
+from _harness import CACHE, SEED, Samples, arguments, report, timed  # noqa: E402  (benchmarks/ is not a package)
+from speed import parse_sizes  # noqa: E402
+from speed_context import TASK, prepare_store  # noqa: E402
 from worker_concurrency import QUERIES  # noqa: E402
 
-CACHE = HERE / ".cache"
-OUT = HERE / "results" / "lexical_cost.json"
 SIDES = ("whole-doc", "sections", "context")
 
 
@@ -66,10 +63,10 @@ def sides(root: Path) -> tuple[Callable[[], None], dict[str, Callable[[str], obj
     }
 
 
-def measure(root: Path, rounds: int) -> dict[str, object]:
+def measure(root: Path, rounds: int) -> dict[str, Any]:
     close, calls = sides(root)
     queries = (TASK, *QUERIES)
-    times: dict[str, list[float]] = {side: [] for side in SIDES}
+    times = Samples()
     try:
         for query in queries:  # warm-up: caches, the model, the vector matrix
             for side in SIDES:
@@ -77,34 +74,30 @@ def measure(root: Path, rounds: int) -> dict[str, object]:
         for _ in range(rounds):
             for query in queries:
                 for side in SIDES:
-                    began = time.perf_counter()
-                    calls[side](query)
-                    times[side].append((time.perf_counter() - began) * 1000)
+                    times.add(side, timed(lambda: calls[side](query))[1])  # noqa: B023  (called at once)
     finally:
         close()
-    medians = {side: round(statistics.median(values), 2) for side, values in times.items()}
+    medians = {side: round(times.median(side), 2) for side in SIDES}
     extra = medians["sections"] - medians["whole-doc"]
     return {"median_ms": medians, "extra_ms": round(extra, 2),
-            "extra_share_of_context": round(extra / medians["context"], 3), "calls_per_side": len(times["context"])}
+            "extra_share_of_context": round(extra / medians["context"], 3),
+            "calls_per_side": len(times.wall["context"])}
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = arguments("lexical_cost", __doc__)
     parser.add_argument("--sizes", default="1000,10000", help="store sizes (default 1000,10000)")
     parser.add_argument("--rounds", type=int, default=15, help="rounds over the five queries (default 15)")
-    parser.add_argument("--out", type=Path, default=OUT)
     args = parser.parse_args(argv)
-    results: dict[str, object] = {}
-    for size in (int(s) for s in args.sizes.split(",")):
+    results: dict[str, Any] = {}
+    for size in parse_sizes(parser, args.sizes):
         store = prepare_store(CACHE, size, SEED)
         results[str(size)] = measure(store.root, args.rounds)
-    print(f"{'docs':>6} " + " ".join(f"{side:>11}" for side in SIDES) + f" {'extra':>8} {'of context':>11}")
-    for label, row in results.items():
-        medians = row["median_ms"]  # type: ignore[index]
-        print(f"{label:>6} " + " ".join(f"{medians[side]:>9.1f}ms" for side in SIDES)
-              + f" {row['extra_ms']:>6.1f}ms {row['extra_share_of_context']:>10.0%}")  # type: ignore[index]
-    write_json(args.out, {"benchmark": "lexical_cost", "rounds": args.rounds, "sizes": results})
-    print(f"wrote {args.out}")
+    rows = [[int(size), *(row["median_ms"][side] for side in SIDES), row["extra_ms"], row["extra_share_of_context"]]
+            for size, row in results.items()]
+    report("lexical_cost", {"rounds": args.rounds, "sizes": results}, out=args.out, rows=rows,
+           columns=[("docs", "d"), *((f"{side} ms", ".1f") for side in SIDES), ("extra ms", ".1f"),
+                    ("of context", ".0%")])
     return 0
 
 

@@ -20,12 +20,9 @@ get the "before" figures with the same script.
 
 from __future__ import annotations
 
-import argparse
-import datetime as dt
 import json
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -34,7 +31,7 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from speed import machine_info, write_results  # benchmarks/ is not a package
+from _harness import REPO, arguments, docir_argv, machine_info, report, run  # benchmarks/ is not a package
 
 TASK = "how does docir keep a superseded decision out of the results"
 BUDGET_TOKENS = 2000
@@ -77,26 +74,22 @@ async def session_figures(root: Path, env: dict[str, str], task: str) -> dict[st
 def main(argv: list[str] | None = None) -> int:
     import anyio
 
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = arguments("mcp_cost", __doc__)
     parser.add_argument("--task", default=TASK, help="the context call's task")
-    parser.add_argument("--out", type=Path, default=HERE / "results" / "mcp_cost.json")
     args = parser.parse_args(argv)
     machine = machine_info()
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp) / "store"
         root.mkdir()
-        shutil.copytree(HERE.parent / "docs", root / "docs")
-        shutil.copy(HERE.parent / "docs-schema.yaml", root / "docs-schema.yaml")
+        shutil.copytree(REPO / "docs", root / "docs")
+        shutil.copy(REPO / "docs-schema.yaml", root / "docs-schema.yaml")
         (Path(tmp) / "no-model").mkdir()
         env = {**os.environ, "DOCIR_WORKER": "0", "DOCIR_MODEL_PATH": str(Path(tmp) / "no-model")}
         figures = anyio.run(session_figures, root, env, args.task)
-        cli = subprocess.run([sys.executable, "-m", "docir", "context", args.task, "--root", str(root)], env=env,
-                             capture_output=True, check=True)
+        cli = run(docir_argv("context", args.task, "--root", str(root)), what="docir context", env=env)
     cli_bytes = len(cli.stdout.rstrip(b"\n"))
     surface = figures["instructions_bytes"] + figures["tools_list_bytes"]
-    payload: dict[str, object] = {
-        "benchmark": "mcp_cost",
-        "when": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+    payload: dict[str, Any] = {
         "machine": machine,
         "config": {"task": args.task, "store": "this repository's docs/ (lexical ranking, no model)"},
         **figures,
@@ -106,28 +99,19 @@ def main(argv: list[str] | None = None) -> int:
         "cli_context_tokens": tokens(cli_bytes),
         "targets": [
             {"name": f"instructions + tools/list at most {BUDGET_TOKENS} tokens", "value": tokens(surface),
-             "status": "PASS" if tokens(surface) <= BUDGET_TOKENS else "FAIL"},
+             "status": "PASS" if tokens(surface) <= BUDGET_TOKENS else "FAIL", "detail": f"{tokens(surface)} tokens"},
             {"name": "a context call costs no more than the CLI's JSON", "value": tokens(figures["context_call_bytes"]),
-             "limit": tokens(cli_bytes),
-             "status": "PASS" if figures["context_call_bytes"] <= cli_bytes else "FAIL"},
+             "limit": tokens(cli_bytes), "status": "PASS" if figures["context_call_bytes"] <= cli_bytes else "FAIL",
+             "detail": f"{tokens(figures['context_call_bytes'])} tokens"},
         ],
     }
-    print(f"{'what':<34} {'bytes':>8} {'tokens':>7}")
-    print("-" * 51)
-    print(f"{'instructions':<34} {figures['instructions_bytes']:>8} {tokens(figures['instructions_bytes']):>7}")
-    for tool in figures["tools"]:
-        label = f"  tool {tool['name']} (output schema {tool['output_schema_bytes']})"
-        print(f"{label:<34} {tool['bytes']:>8} {tokens(tool['bytes']):>7}")
-    print(f"{'tools/list':<34} {figures['tools_list_bytes']:>8} {tokens(figures['tools_list_bytes']):>7}")
-    print(f"{'session surface (both)':<34} {surface:>8} {tokens(surface):>7}")
-    print(f"{'context call, as sent':<34} {figures['context_call_bytes']:>8} "
-          f"{tokens(figures['context_call_bytes']):>7}")
-    print(f"{'context, the CLI JSON':<34} {cli_bytes:>8} {tokens(cli_bytes):>7}")
-    print()
-    for target in payload["targets"]:  # type: ignore[attr-defined]
-        print(f"  {target['status']:<4}  {target['name']}: {target['value']} tokens")
-    write_results(args.out, payload, machine)
-    print(f"\nwrote {args.out}")
+    sizes = [("instructions", figures["instructions_bytes"]),
+             *((f"  tool {t['name']} (output schema {t['output_schema_bytes']})", t["bytes"])
+               for t in figures["tools"]),
+             ("tools/list", figures["tools_list_bytes"]), ("session surface (both)", surface),
+             ("context call, as sent", figures["context_call_bytes"]), ("context, the CLI JSON", cli_bytes)]
+    report("mcp_cost", payload, out=args.out, columns=[("what", ""), ("bytes", "d"), ("tokens", "d")],
+           rows=[[label, size, tokens(size)] for label, size in sizes])
     return 0
 
 

@@ -11,11 +11,7 @@ in ms and as ratios to the floor. Prints a table, writes JSON.
 
 from __future__ import annotations
 
-import argparse
-import statistics
-import subprocess
 import sys
-import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -24,38 +20,29 @@ sys.path.insert(0, str(HERE / "quality"))
 
 import run as bench  # benchmarks/ is not a package
 import sketch as sketches
-from speed import FLOOR_ARGV, child_env, machine_info, write_results
+from _harness import Rounds, Samples, arguments, child_env, docir_argv, machine_info, report, run
 
 WAYS = ("task", "sketch", "sketch+terms")
 
 
-def timed(argv: list[str], env: dict[str, str]) -> float:
-    started = time.perf_counter()
-    done = subprocess.run(argv, capture_output=True, env=env, check=False)
-    elapsed = time.perf_counter() - started
-    if done.returncode != 0:
-        raise SystemExit(f"sketch_cost: {' '.join(argv[:4])} ... failed: {done.stderr.decode()[-500:]}")
-    return elapsed * 1000
-
-
-def measure(store: Path, queries: list[bench.Query], env: dict[str, str]) -> dict[str, list[float]]:
+def measure(store: Path, queries: list[bench.Query], env: dict[str, str], phase: str) -> Samples:
+    """A round per query: the floor, then the three ways, in an order that alternates from round to round."""
     texts, terms = sketches.load_sketches(), sketches.load_sketches(part="terms")
-    samples: dict[str, list[float]] = {"floor": [], **{way: [] for way in WAYS}}
-    base = [sys.executable, "-m", "docir", "context", "--root", str(store), "--json"]
-    for i, q in enumerate(queries):
-        samples["floor"].append(timed(FLOOR_ARGV, env))
+    base = docir_argv("context", "--root", str(store), "--json")
+    rounds = Rounds("sketch_cost", len(queries), 0, floor_env=env, label=phase)
+    for i in rounds:
+        q = queries[i]
         argv = {"task": [*base, q.text], "sketch": [*base, q.text, "--sketch", texts[q.id]],
                 "sketch+terms": [*base, q.text, "--sketch", texts[q.id], "--terms", terms.get(q.id) or q.text]}
         for way in (WAYS if i % 2 == 0 else WAYS[::-1]):
-            samples[way].append(timed(argv[way], env))
-    return samples
+            rounds.record(way, run(argv[way], what=f"context, {way}", env=env).ms)
+    return rounds.samples
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = arguments("sketch_cost", __doc__)
     parser.add_argument("--corpus", default="eips", help="a corpus of quality/run.py (default eips)")
     parser.add_argument("--tasks", type=int, default=40, help="queries timed (default 40)")
-    parser.add_argument("--out", type=Path, default=HERE / "results" / "sketch_cost.json")
     args = parser.parse_args(argv)
     store = bench.corpus_store(args.corpus, bench.DEFAULT_CACHE, print)
     if store is None:
@@ -66,27 +53,23 @@ def main(argv: list[str] | None = None) -> int:
     machine = machine_info()
     cold = child_env()
     warm = {**child_env(worker=True, with_model=True), "DOCIR_WORKER_IDLE": "300"}
-    worker = [sys.executable, "-m", "docir", "worker"]
-    subprocess.run([*worker, "start", "--root", str(store)], env=warm, capture_output=True, check=True)
+    run(docir_argv("worker", "start", "--root", str(store)), what="worker start", env=warm)
     try:
-        measured = {"warm": measure(store, queries, warm)}
+        measured = {"warm": measure(store, queries, warm, "warm")}
     finally:
-        subprocess.run([*worker, "stop", "--root", str(store)], env=warm, capture_output=True, check=False)
-    measured["cold"] = measure(store, queries, cold)
+        run(docir_argv("worker", "stop", "--root", str(store)), what="worker stop", env=warm, ok_codes=range(256))
+    measured["cold"] = measure(store, queries, cold, "cold")
     rows = []
     for phase, samples in measured.items():
-        floor = statistics.median(samples["floor"])
         for way in WAYS:
-            median = statistics.median(samples[way])
-            rows.append({"phase": phase, "way": way, "median_ms": round(median, 1),
-                         "x_floor": round(median / floor, 2), "floor_ms": round(floor, 1)})
-    print(f"docir context on {args.corpus}, {len(queries)} tasks, medians (ratio to the floor of the same phase)")
-    print(f"{'phase':6} {'way':14} {'ms':>8} {'x floor':>8}")
-    for row in rows:
-        print(f"{row['phase']:6} {row['way']:14} {row['median_ms']:>8.1f} {row['x_floor']:>8.2f}")
-    write_results(args.out, {"benchmark": "sketch_cost", "machine": machine, "corpus": args.corpus,
-                             "tasks": len(queries), "results": rows}, machine)
-    print(f"wrote {args.out}")
+            row = samples.row(way)
+            rows.append({"phase": phase, "way": way, "median_ms": row["median_ms"], "x_floor": row["ratio"],
+                         "floor_ms": samples.row("floor")["median_ms"]})
+    report("sketch_cost", {"machine": machine, "corpus": args.corpus, "tasks": len(queries), "results": rows},
+           out=args.out, title=[f"docir context on {args.corpus}, {len(queries)} tasks, medians (ratio to the floor "
+                                "of the same phase)"],
+           columns=[("phase", ""), ("way", ""), ("ms", ".1f"), ("x floor", ".2f")],
+           rows=[[r["phase"], r["way"], r["median_ms"], r["x_floor"]] for r in rows])
     return 0
 
 

@@ -23,35 +23,22 @@ median also as a ratio to the floor median of the same phase. Prints a table, wr
 from __future__ import annotations
 
 import argparse
-import datetime as dt
 import hashlib
 import json
 import os
-import shutil
-import statistics
-import subprocess
 import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from generate import generate_store  # benchmarks/ is not a package
-from speed import (
-    FLOOR_ARGV,
-    PYCACHE,
-    machine_info,
-    model_env,
-    percentile,
-    print_rows,
-    write_results,
-)
+import _harness as harness  # benchmarks/ is not a package
+from speed import parse_sizes, picks, size_table
 
-SEED = 7
 TASK = "add retries with exponential backoff and an idempotency key to the webhook dispatcher's queue consumer"
-MARKER = ".benchmark-store.json"
 FAKE_VERSION = 1  # bump when FakeEmbedder's output changes: cached stores are refilled
 
 COMMANDS: tuple[tuple[str, str], ...] = (
@@ -65,10 +52,6 @@ WARM = [c for c, _ in COMMANDS if c.endswith("-warm")]
 COLD = [c for c, _ in COMMANDS if c.endswith("-cold")]
 GET_WARM_LIMIT = 1.5  # "close to the floor"
 CONTEXT_WARM_LIMIT = 3.0
-
-
-class BenchmarkError(Exception):
-    pass
 
 
 # --- synthetic vectors, through docir's own drain -------------------------------------------------
@@ -109,7 +92,8 @@ def fill_vectors(root: Path) -> dict[str, object]:
 
     source = query_source.load_local(None, root)
     if not isinstance(source, query_source.LocalModel):
-        raise BenchmarkError(f"the real model is needed for its id and tokenizer: semantic layer is {source.status}")
+        raise harness.BenchmarkError(f"the real model is needed for its id and tokenizer: semantic layer is "
+                                     f"{source.status}")
     fake = FakeEmbedder(source.embedder)
     session = open_session(root)
     try:
@@ -129,13 +113,6 @@ def fill_vectors(root: Path) -> dict[str, object]:
 # --- stores ---------------------------------------------------------------------------------------
 
 
-def _store_key() -> str:
-    """Changes whenever generate.py or the fake vectors do, so a cached store is never stale."""
-    digest = hashlib.sha256((HERE / "generate.py").read_bytes())
-    digest.update(f"fake-vectors-{FAKE_VERSION}".encode())
-    return digest.hexdigest()[:16]
-
-
 @dataclass
 class Store:
     size: int
@@ -144,68 +121,42 @@ class Store:
     setup: dict[str, object] = field(default_factory=dict)
 
     def argv(self, command: str, task: str) -> list[str]:
-        base = [sys.executable, "-m", "docir"]
         root = ["--root", str(self.root)]
         if command.startswith("context"):
-            return [*base, "context", task, *root]
+            return harness.docir_argv("context", task, *root)
         if command.startswith("get"):
-            picks = [self.ids[0], self.ids[len(self.ids) // 2], self.ids[-1]]
-            return [*base, "get", *picks, *root]
+            return harness.docir_argv("get", *picks(self.ids), *root)
         raise KeyError(command)
 
 
-def child_env(*, warm: bool) -> dict[str, str]:
-    """speed.py's environment with the model; DOCIR_WORKER=0 for cold runs only."""
-    return model_env(warm)
+def run(argv: list[str], *, what: str, warm: bool) -> harness.Ran:
+    """One process with the model; DOCIR_WORKER=0 unless `warm`."""
+    return harness.run(argv, what=what, env=harness.model_env(warm))
 
 
-def run(argv: list[str], *, what: str, warm: bool, ok_codes: tuple[int, ...] = (0,)) -> tuple[float, bytes]:
-    env = child_env(warm=warm)
-    started = time.perf_counter()
-    proc = subprocess.run(argv, capture_output=True, stdin=subprocess.DEVNULL, env=env, check=False)
-    elapsed = (time.perf_counter() - started) * 1000
-    if proc.returncode not in ok_codes:
-        stderr = proc.stderr.decode(errors="replace").strip()
-        raise BenchmarkError(f"{what} failed (exit {proc.returncode}): {' '.join(argv)}\n{stderr}")
-    return elapsed, proc.stdout
+def docir_json(store: Store, *args: str, warm: bool = False) -> dict[str, Any]:
+    return run(harness.docir_argv(*args, "--root", str(store.root)),
+               what=f"docir {' '.join(args)} at {store.size} docs", warm=warm).json()
 
 
-def docir_json(store: Store, *args: str, warm: bool = False) -> dict[str, object]:
-    argv = [sys.executable, "-m", "docir", *args, "--root", str(store.root)]
-    _, out = run(argv, what=f"docir {' '.join(args)} at {store.size} docs", warm=warm)
-    try:
-        data = json.loads(out)
-    except ValueError:
-        return {}
-    return data if isinstance(data, dict) else {}
-
-
-def worker(store: Store, action: str) -> dict[str, object]:
+def worker(store: Store, action: str) -> dict[str, Any]:
     """`docir worker start|stop|status` (with the worker enabled and the real model)."""
     return docir_json(store, "worker", action, warm=True)
 
 
 def prepare_store(cache: Path, size: int, seed: int) -> Store:
     root = cache / f"ctx-store-{size}-seed{seed}"
-    marker = root / MARKER
-    key = _store_key()
+    key = harness.store_key(f"fake-vectors-{FAKE_VERSION}")
     setup: dict[str, object] = {}
-    ids: list[str] | None = None
-    if marker.is_file() and (root / ".docir" / "index.db").is_file():
-        try:
-            info = json.loads(marker.read_text(encoding="utf-8"))
-            if info.get("key") == key and info.get("docs") == size and info.get("seed") == seed:
-                ids = list(info["ids"])
-                setup["vectors"] = info.get("vectors")
-        except (ValueError, KeyError, TypeError):
-            ids = None
-    store = Store(size, root, ids or [], setup)
-    if ids is not None:
+    info = harness.cached_marker(root, key, size, seed) if (root / ".docir" / "index.db").is_file() else None
+    store = Store(size, root, list(info["ids"]) if info else [], setup)
+    if info is not None:
+        setup["vectors"] = info.get("vectors")
         setup["generated"] = False
         worker(store, "stop")  # a worker left by an interrupted run
         reindex = docir_json(store, "reindex")
         if reindex.get("added") or reindex.get("updated") or reindex.get("removed"):
-            raise BenchmarkError(f"the cached {size}-document store changed on disk; delete {root} and rerun")
+            raise harness.BenchmarkError(f"the cached {size}-document store changed on disk; delete {root} and rerun")
         status = docir_json(store, "embed", "--status")
         if status.get("semantic") == "on" and status.get("due"):
             # Vectors of another model id (docir changed its model id, or another model is active): they
@@ -213,34 +164,28 @@ def prepare_store(cache: Path, size: int, seed: int) -> Store:
             print(f"speed_context: the cached {size}-document store has {status.get('due')} documents due for "
                   f"{status.get('model')}; rebuilding it", file=sys.stderr)
             setup["rebuilt_for_model"] = status.get("model")
-            ids = None
-    if ids is None:
+            info = None
+    if info is None:
         if root.exists():
             worker(store, "stop")
-        shutil.rmtree(root, ignore_errors=True)
-        started = time.perf_counter()
-        store.ids = generate_store(root, size, seed)
+        store.ids, setup["generate_s"] = harness.fresh_store(root, size, seed)
         setup["generated"] = True
-        setup["generate_s"] = round(time.perf_counter() - started, 1)
         started = time.perf_counter()
         docir_json(store, "reindex")
         setup["initial_reindex_s"] = round(time.perf_counter() - started, 1)
-        _fill(store, marker, key, seed)
+        print(f"speed_context: filling {store.size} documents with synthetic vectors", file=sys.stderr)
+        # The vault off: synthetic vectors filed under the real model's id must never reach the user's vault,
+        # where a real embedding of the same text (another benchmark, another store) would reuse them.
+        filled = harness.run([sys.executable, str(Path(__file__).resolve()), "--fill-vectors", str(store.root)],
+                             what=f"filling vectors of {store.size} docs",
+                             env={**harness.model_env(False), "DOCIR_VECTORS": "off"})
+        setup["vectors"] = json.loads(filled.stdout)
+        harness.write_marker(root, key, size, seed, store.ids, vectors=setup["vectors"])
     status = docir_json(store, "embed", "--status")
     setup["embed_status"] = {k: status.get(k) for k in ("semantic", "model", "due", "total")}
     if status.get("due") != 0 or status.get("semantic") != "on":
-        raise BenchmarkError(f"the {size}-document store is not fully embedded for the active model: {status}")
+        raise harness.BenchmarkError(f"the {size}-document store is not fully embedded for the active model: {status}")
     return store
-
-
-def _fill(store: Store, marker: Path, key: str, seed: int) -> None:
-    """Give every due document synthetic vectors (in a child process) and record it in the marker."""
-    print(f"speed_context: filling {store.size} documents with synthetic vectors", file=sys.stderr)
-    _, out = run([sys.executable, str(Path(__file__).resolve()), "--fill-vectors", str(store.root)],
-                 what=f"filling vectors of {store.size} docs", warm=False)
-    store.setup["vectors"] = json.loads(out)
-    payload = {"key": key, "docs": store.size, "seed": seed, "ids": store.ids, "vectors": store.setup["vectors"]}
-    marker.write_text(json.dumps(payload), encoding="utf-8")
 
 
 # --- measuring ------------------------------------------------------------------------------------
@@ -269,35 +214,26 @@ def no_worker_runs(stores: list[Store]) -> None:
     for store in stores:
         status = worker(store, "status")
         if status.get("running"):
-            raise BenchmarkError(f"a worker (pid {status.get('pid')}) still runs for the {store.size}-document store")
+            raise harness.BenchmarkError(f"a worker (pid {status.get('pid')}) still runs for the "
+                                         f"{store.size}-document store")
 
 
-def phase(stores: list[Store], commands: list[str], rounds: int, warmup: int, task: str,
-          floor: list[float], samples: dict[tuple[int, str], list[float]], warnings: list[str], label: str) -> None:
-    for round_no in range(warmup + rounds):
-        keep = round_no >= warmup
-        started = time.perf_counter()
-        elapsed, _ = run(FLOOR_ARGV, what="floor", warm=False)
-        if keep:
-            floor.append(elapsed)
+def phase(stores: list[Store], commands: list[str], rounds_: int, warmup: int, task: str, samples: harness.Samples,
+          warnings: list[str], mode: str, label: str) -> None:
+    """Rounds of the floor (kept under "floor-<mode>") and `commands` on every store."""
+    rounds = harness.Rounds("speed_context", rounds_, warmup, samples=samples, floor=f"floor-{mode}", label=label)
+    for round_no in rounds:
         for store in stores:
             for command in commands:
-                elapsed, stdout = run(store.argv(command, task), what=f"{command} at {store.size} docs",
-                                      warm=command.endswith("-warm"))
+                ran = run(store.argv(command, task), what=f"{command} at {store.size} docs",
+                          warm=command.endswith("-warm"))
                 if round_no == 0:
-                    problem = check(store, command, stdout)
-                    if problem and problem not in warnings:
-                        warnings.append(problem)
-                        print(f"speed_context: warning: {problem}", file=sys.stderr)
-                if keep:
-                    samples[(store.size, command)].append(elapsed)
-        what = "warm-up" if not keep else f"round {round_no - warmup + 1}/{rounds}"
-        print(f"speed_context: {label} {what} done in {time.perf_counter() - started:.1f} s", file=sys.stderr)
+                    harness.warn_once("speed_context", warnings, check(store, command, ran.stdout))
+                rounds.record((store.size, command), ran.ms)
 
 
-def measure(stores: list[Store], repeat: int, cycles: int, warmup: int, task: str) -> dict[str, object]:
-    floors: dict[str, list[float]] = {"warm": [], "cold": []}
-    samples: dict[tuple[int, str], list[float]] = {(s.size, c): [] for s in stores for c, _ in COMMANDS}
+def measure(stores: list[Store], repeat: int, cycles: int, warmup: int, task: str) -> dict[str, Any]:
+    samples = harness.Samples()
     warnings: list[str] = []
     worker_starts: list[dict[str, object]] = []
     per_cycle = [repeat // cycles + (1 if i < repeat % cycles else 0) for i in range(cycles)]
@@ -315,9 +251,9 @@ def measure(stores: list[Store], repeat: int, cycles: int, warmup: int, task: st
                                       "due": reply.get("due"),
                                       "start_ms": round((time.perf_counter() - started) * 1000)})
                 if reply.get("semantic") != "on" or reply.get("due"):
-                    raise BenchmarkError(f"the worker of the {store.size}-document store has no model or work "
+                    raise harness.BenchmarkError(f"the worker of the {store.size}-document store has no model or work "
                                          f"to do (it would embed while we measure): {reply}")
-            phase(stores, WARM, rounds, warmup, task, floors["warm"], samples, warnings, f"cycle {cycle} warm")
+            phase(stores, WARM, rounds, warmup, task, samples, warnings, "warm", f"cycle {cycle} warm")
             for store in stores:
                 if worker(store, "status").get("pid") != pids[store.size]:
                     warnings.append(f"the warm worker of the {store.size}-document store did not last cycle {cycle}")
@@ -325,85 +261,51 @@ def measure(stores: list[Store], repeat: int, cycles: int, warmup: int, task: st
             for store in stores:
                 worker(store, "stop")
         no_worker_runs(stores)
-        phase(stores, COLD, rounds, warmup, task, floors["cold"], samples, warnings, f"cycle {cycle} cold")
-    return {"floors": floors, "samples": samples, "warnings": warnings, "worker_starts": worker_starts}
+        phase(stores, COLD, rounds, warmup, task, samples, warnings, "cold", f"cycle {cycle} cold")
+    return {"samples": samples, "warnings": warnings, "worker_starts": worker_starts}
 
 
 # --- reporting ------------------------------------------------------------------------------------
 
 
-def evaluate_targets(rows: list[dict[str, object]]) -> list[dict[str, object]]:
+def evaluate_targets(rows: list[dict[str, Any]]) -> list[dict[str, object]]:
     by_key = {(r["size"], r["command"]): r for r in rows}
-    targets: list[dict[str, object]] = []
     ctx = by_key.get((1000, "context-warm"))
-    target: dict[str, object] = {"name": f"context warm at most {CONTEXT_WARM_LIMIT:g}x the floor on 1,000 docs",
-                                 "limit_ratio": CONTEXT_WARM_LIMIT}
-    if ctx is None:
-        target.update(status="SKIP", detail="size 1000 not measured")
-    else:
-        ratio = float(ctx["ratio"])  # type: ignore[arg-type]
-        target.update(value_ratio=ratio, status="PASS" if ratio <= CONTEXT_WARM_LIMIT else "FAIL",
-                      detail=f"median {ctx['median_ms']} ms = {ratio:.2f}x floor (limit {CONTEXT_WARM_LIMIT:g}x)")
-    targets.append(target)
+    targets = [harness.target(f"context warm at most {CONTEXT_WARM_LIMIT:g}x the floor on 1,000 docs",
+                      ctx["ratio"] if ctx else None, CONTEXT_WARM_LIMIT,
+                      f"median {ctx['median_ms']} ms = {ctx['ratio']:.2f}x floor (limit {CONTEXT_WARM_LIMIT:g}x)"
+                      if ctx else "", skip="size 1000 not measured")]
     for (size, command), row in sorted(by_key.items()):
-        if command != "get-warm":
-            continue
-        ratio = float(row["ratio"])  # type: ignore[arg-type]
-        targets.append({"name": f"get warm close to the floor (at most {GET_WARM_LIMIT:g}x) on {size:,} docs",
-                        "limit_ratio": GET_WARM_LIMIT, "value_ratio": ratio,
-                        "status": "PASS" if ratio <= GET_WARM_LIMIT else "FAIL",
-                        "detail": f"median {row['median_ms']} ms = {ratio:.2f}x floor (limit {GET_WARM_LIMIT:g}x)"})
+        if command == "get-warm":
+            targets.append(harness.target(f"get warm close to the floor (at most {GET_WARM_LIMIT:g}x) on {size:,} docs",
+                                  row["ratio"], GET_WARM_LIMIT,
+                                  f"median {row['median_ms']} ms = {row['ratio']:.2f}x floor "
+                                  f"(limit {GET_WARM_LIMIT:g}x)"))
     return targets
 
 
-def print_table(payload: dict[str, object]) -> None:
-    machine, config = payload["machine"], payload["config"]
-    assert isinstance(machine, dict) and isinstance(config, dict)
-    print(f"docir context/get latency: python {machine['python']}, {machine['cpu_count']} CPUs, "
-          f"seed {config['seed']}, {config['repeat']} rounds per phase in {config['cycles']} cycles "
-          f"(+{config['warmup']} warm-up per phase), synthetic stored vectors, real query embedding")
-    print(f'task: "{config["task"]}"')
-    floors = payload["floor"]
-    assert isinstance(floors, dict)
-    for name in ("warm", "cold"):
-        f = floors[name]
-        print(f'floor  python -c "import sqlite3, json" during the {name} phase: median {f["median_ms"]:.1f} ms, '
-              f"p90 {f['p90_ms']:.1f} ms")
-    print()
-    print_rows({**payload, "warnings": []}, LABELS, 40)
-    warnings = payload.get("warnings") or []
-    assert isinstance(warnings, list)
-    for warning in warnings:
-        print(f"  WARNING  {warning}")
-
-
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = harness.arguments("speed_context", __doc__, seed=True)
     parser.add_argument("--sizes", default="1000,10000", help="store sizes, comma-separated (default 1000,10000)")
     parser.add_argument("--repeat", type=int, default=15,
                         help="measured rounds per phase, over all cycles (default 15)")
     parser.add_argument("--cycles", type=int, default=3, help="warm/cold alternations (default 3)")
     parser.add_argument("--warmup", type=int, default=1,
                         help="discarded rounds at the start of every phase (default 1)")
-    parser.add_argument("--seed", type=int, default=SEED, help="generator seed (default 7)")
     parser.add_argument("--task", default=TASK, help="the task given to docir context")
-    parser.add_argument("--out", type=Path, default=HERE / "results" / "speed_context.json", help="JSON output")
-    parser.add_argument("--cache", type=Path, default=HERE / ".cache", help="where generated stores are kept")
+    parser.add_argument("--cache", type=Path, default=harness.CACHE, help="where generated stores are kept")
     parser.add_argument("--fill-vectors", type=Path, help=argparse.SUPPRESS)  # internal: the child that fills vectors
     args = parser.parse_args(argv)
     if args.fill_vectors is not None:
         print(json.dumps(fill_vectors(args.fill_vectors.resolve())))
         return 0
-    try:
-        sizes = sorted({int(s) for s in args.sizes.split(",") if s.strip()})
-    except ValueError:
-        parser.error("--sizes takes integers separated by commas, e.g. 1000,10000")
-    if not sizes or min(sizes) < 1 or args.repeat < 1 or args.cycles < 1 or args.warmup < 0:
-        parser.error("sizes, --repeat and --cycles must be positive")
+    sizes = parse_sizes(parser, args.sizes)
+    if args.repeat < 1 or args.cycles < 1 or args.warmup < 0:
+        parser.error("--repeat and --cycles must be positive")
     cycles = min(args.cycles, args.repeat)
 
     started = time.perf_counter()
-    machine = machine_info()
+    machine = harness.machine_info()
     stores: list[Store] = []
     try:
         for size in sizes:
@@ -412,54 +314,47 @@ def main(argv: list[str] | None = None) -> int:
             stores.append(store)
             print(f"speed_context: {size} docs ready {store.setup}", file=sys.stderr)
         measured = measure(stores, args.repeat, cycles, args.warmup, args.task)
-    except BenchmarkError as exc:
+    except harness.BenchmarkError as exc:
         print(f"speed_context: {exc}", file=sys.stderr)
         return 1
     finally:
         for store in stores:  # never leave a worker behind
             try:
                 worker(store, "stop")
-            except BenchmarkError as exc:
+            except harness.BenchmarkError as exc:
                 print(f"speed_context: stopping the worker failed: {exc}", file=sys.stderr)
 
-    floors = measured["floors"]
-    samples = measured["samples"]
-    assert isinstance(floors, dict) and isinstance(samples, dict)
-    floor_medians = {name: statistics.median(values) for name, values in floors.items()}
+    samples: harness.Samples = measured["samples"]
     results = []
     for store in stores:
         for command, _ in COMMANDS:
-            values = samples[(store.size, command)]
             mode = "warm" if command.endswith("-warm") else "cold"
-            median = statistics.median(values)
-            results.append({
-                "size": store.size, "command": command, "mode": mode,
-                "argv": " ".join(["docir", *store.argv(command, args.task)[3:-2]]),
-                "median_ms": round(median, 1), "p90_ms": round(percentile(values, 0.9), 1),
-                "ratio": round(median / floor_medians[mode], 2),
-                "samples_ms": [round(v, 1) for v in values],
-            })
-    payload: dict[str, object] = {
-        "benchmark": "speed_context",
-        "when": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+            results.append({"size": store.size, "command": command, "mode": mode,
+                            "argv": " ".join(["docir", *store.argv(command, args.task)[3:-2]]),
+                            **samples.row((store.size, command), floor=f"floor-{mode}")})
+    floors = {mode: samples.row(f"floor-{mode}") for mode in ("warm", "cold")}
+    payload: dict[str, Any] = {
         "machine": machine,
         "config": {"sizes": sizes, "repeat": args.repeat, "cycles": cycles, "warmup": args.warmup, "seed": args.seed,
                    "task": args.task, "vectors": "synthetic (FakeEmbedder: real model_id/dim/tokenizer, seeded random "
-                   "unit vectors); queries embedded by the real model", "pycache_prefix": str(PYCACHE),
+                   "unit vectors); queries embedded by the real model", "pycache_prefix": str(harness.PYCACHE),
                    "caller_had_dontwritebytecode": "PYTHONDONTWRITEBYTECODE" in os.environ,
                    "get_warm_limit_ratio": GET_WARM_LIMIT, "context_warm_limit_ratio": CONTEXT_WARM_LIMIT},
         "setup": [{"size": s.size, **s.setup} for s in stores],
         "worker_starts": measured["worker_starts"],
-        "floor": {name: {"median_ms": round(floor_medians[name], 1), "p90_ms": round(percentile(values, 0.9), 1),
-                         "samples_ms": [round(v, 1) for v in values]} for name, values in floors.items()},
+        "floor": floors,
         "results": results,
         "targets": evaluate_targets(results),
         "warnings": measured["warnings"],
         "duration_s": round(time.perf_counter() - started, 1),
     }
-    write_results(args.out, payload, machine)
-    print_table(payload)
-    print(f"\nwrote {args.out} ({payload['duration_s']} s)")
+    title = [f"docir context/get latency: python {machine['python']}, {machine['cpu_count']} CPUs, "
+             f"seed {args.seed}, {args.repeat} rounds per phase in {cycles} cycles "
+             f"(+{args.warmup} warm-up per phase), synthetic stored vectors, real query embedding",
+             f'task: "{args.task}"',
+             *(harness.floor_line(floors[mode], f" during the {mode} phase") for mode in floors)]
+    columns, rows = size_table(results, LABELS)
+    harness.report("speed_context", payload, title=title, columns=columns, rows=rows, out=args.out)
     return 0
 
 

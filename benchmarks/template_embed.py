@@ -18,12 +18,10 @@ benchmarks/results/template_embed.json.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import shutil
 import statistics
-import subprocess
 import sys
 import time
 from collections import Counter
@@ -34,11 +32,11 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 sys.path.insert(0, str(HERE))
 
+from _harness import CACHE as BENCH_CACHE
+from _harness import arguments, machine_info, report, run, table  # noqa: E402
 from against_revision import unpacked  # noqa: E402  (benchmarks/ is not a package)
-from speed import machine_info, write_results  # noqa: E402
 
-CACHE = HERE / ".cache" / "template-embed"
-OUT = HERE / "results" / "template_embed.json"
+CACHE = BENCH_CACHE / "template-embed"
 SOURCE = REPO.parent / "shared" / "benchdata" / "eips"
 REPEATS_AT = (2, 5, 20)  # a body repeated in at least this many documents
 
@@ -68,12 +66,8 @@ def side_store(source: Path, side: str, corpus: str) -> Path:
 def child(tree: Path, *argv: str) -> tuple[float, bytes]:
     # No per-user vector vault: a first embed is timed, and a vault would hand the second round its vectors.
     env = {**os.environ, "PYTHONPATH": str(tree), "DOCIR_WORKER": "0", "DOCIR_VECTORS": "off"}
-    started = time.perf_counter()
-    done = subprocess.run([sys.executable, *argv], env=env, capture_output=True, stdin=subprocess.DEVNULL,
-                          check=False, cwd=tree)
-    if done.returncode != 0:
-        raise SystemExit(f"template_embed.py: {' '.join(argv)} failed: {done.stderr.decode()[-2000:]}")
-    return time.perf_counter() - started, done.stdout
+    ran = run([sys.executable, *argv], what=f"template_embed.py: {' '.join(argv)}", env=env, cwd=tree)
+    return ran.ms / 1000, ran.stdout
 
 
 def fresh_index(tree: Path, root: Path) -> None:
@@ -136,12 +130,11 @@ def boilerplate(root: Path) -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = arguments("template_embed", __doc__)
     parser.add_argument("--rev", default="main", help="the revision to compare with (default main)")
     parser.add_argument("--corpora", default="madr,eips")
     parser.add_argument("--time", default="madr", help="corpora whose whole first embed is timed ('' for none)")
     parser.add_argument("--repeat", type=int, default=1, help="timed rounds per side (default 1)")
-    parser.add_argument("--out", type=Path, default=OUT)
     args = parser.parse_args(argv)
     if not SOURCE.is_dir():
         print(f"template_embed.py: {SOURCE} not found", file=sys.stderr)
@@ -170,30 +163,26 @@ def main(argv: list[str] | None = None) -> int:
                 row[side]["first_embed_s"] = statistics.median(seconds[side])
                 row[side]["first_embed_samples_s"] = seconds[side]
         results.append(row)
-        print_row(row)
-    machine = machine_info()
-    write_results(args.out, {"benchmark": "template_embed", "machine": machine,
-                             "config": {"rev": sha, "corpora": args.corpora, "time": sorted(timed),
-                                        "repeat": args.repeat},
-                             "results": results, "duration_s": round(time.time() - started, 1)}, machine)
+    report("template_embed", {"machine": machine_info(), "config": {"rev": sha, "corpora": args.corpora,
+                                                                     "time": sorted(timed), "repeat": args.repeat},
+                              "results": results, "duration_s": round(time.time() - started, 1)},
+           title=[line for row in results for line in row_lines(row)], out=args.out)
     return 0
 
 
-def print_row(row: dict[str, Any]) -> None:
+def row_lines(row: dict[str, Any]) -> list[str]:
+    """A corpus's figures: this tree against the revision, then the repeated section bodies."""
     this, rev = row["this"], row["rev"]
-    print(f"\n{row['corpus']}: {this['documents']} documents")
-    print(f"  {'':16} {'revision':>10} {'this tree':>10} {'change':>8}")
-    for key in ("texts", "document_texts", "chunks", "tokens_read", "first_embed_s"):
-        if key in this:
-            change = (this[key] - rev[key]) / rev[key] if rev[key] else 0.0
-            print(f"  {key:16} {rev[key]:>10} {this[key]:>10} {change:>+8.1%}")
+    cells = [[key, rev[key], this[key], (this[key] - rev[key]) / rev[key] if rev[key] else 0.0]
+             for key in ("texts", "document_texts", "chunks", "tokens_read", "first_embed_s") if key in this]
     bp = row["boilerplate"]
     repeated = ", ".join(f"{k.split('_')[1]}+ docs: {v}" for k, v in bp["sections_with_a_body_repeated"].items())
-    print(f"  written sections {bp['written_sections']}; bodies repeated in {repeated}")
-    for item in bp["most_repeated"]:
-        print(f"    {item['documents']:>4} x {item['body']!r}")
-    for warning in row.get("warnings", []):
-        print(f"  warning: {warning}")
+    return ["", f"{row['corpus']}: {this['documents']} documents",
+            *("  " + line for line in table([("", ""), ("revision", "g"), ("this tree", "g"), ("change", "+.1%")],
+                                             cells)),
+            f"  written sections {bp['written_sections']}; bodies repeated in {repeated}",
+            *(f"    {item['documents']:>4} x {item['body']!r}" for item in bp["most_repeated"]),
+            *(f"  warning: {warning}" for warning in row.get("warnings", []))]
 
 
 if __name__ == "__main__":

@@ -28,10 +28,8 @@ Prints a table, writes benchmarks/results/vectors_outlive_index[-<corpus>].json.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import shutil
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -42,9 +40,8 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE / "quality"))
 
 import run as quality  # noqa: E402  (benchmarks/ is not a package)
-from speed import model_env, write_json  # noqa: E402
+from _harness import CACHE, BenchmarkError, docir_argv, machine_info, model_env, report, results_path, run  # noqa: E402
 
-CACHE = HERE / ".cache"
 QUERY = "how does a contract signal which token interfaces it supports"
 
 
@@ -54,13 +51,9 @@ def env(vault: Path, worker: bool = False) -> dict[str, str]:
 
 
 def docir(root: Path, vault: Path, *args: str, worker: bool = False) -> tuple[float, dict[str, Any]]:
-    began = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-m", "docir", *args, "--json", "--root", str(root)],
-                          capture_output=True, text=True, env=env(vault, worker), stdin=subprocess.DEVNULL)
-    elapsed = time.perf_counter() - began
-    if proc.returncode != 0:
-        raise SystemExit(f"docir {' '.join(args)} failed: {proc.stderr.strip()}")
-    return elapsed, json.loads(proc.stdout)
+    ran = run(docir_argv(*args, "--json", "--root", str(root)), what=f"docir {' '.join(args)}",
+              env=env(vault, worker))
+    return ran.ms / 1000, ran.json()
 
 
 def first_fused(root: Path, vault: Path) -> tuple[float, int]:
@@ -68,7 +61,7 @@ def first_fused(root: Path, vault: Path) -> tuple[float, int]:
     flush_s, flushed = docir(root, vault, "embed", "--flush")
     context_s, answer = docir(root, vault, "context", QUERY)
     if answer.get("semantic") != "on" or answer.get("pending", 0):
-        raise SystemExit(f"context was not fully fused: semantic {answer.get('semantic')}, "
+        raise BenchmarkError(f"context was not fully fused: semantic {answer.get('semantic')}, "
                          f"pending {answer.get('pending')}")
     return flush_s + context_s, int(flushed["texts_embedded"])
 
@@ -123,7 +116,7 @@ def main() -> int:
     parser.add_argument("--out", type=Path, help="default benchmarks/results/vectors_outlive_index[-CORPUS].json")
     args = parser.parse_args()
     suffix = "" if args.corpus == "eips" else f"-{args.corpus}"
-    out = args.out or HERE / "results" / f"vectors_outlive_index{suffix}.json"
+    out = args.out or results_path(f"vectors_outlive_index{suffix}")
     work = CACHE / f"vault-{args.corpus}"
     vault = work / "vectors.db"
     store = quality.corpus_store(args.corpus, work, log=print)
@@ -161,6 +154,7 @@ def main() -> int:
                        "ndcg@10": ndcg(clone, fresh_vault, args.corpus)}
 
     payload = {
+        "machine": machine_info(),
         "config": {"corpus": args.corpus, "store": str(store), "query": QUERY},
         "setup": {"seconds": round(setup_s, 1), "texts_embedded": setup["texts_embedded"]},
         "deleted_index": {"seconds_to_first_fused": round(deleted_s, 2), "texts_embedded": deleted_texts,
@@ -171,20 +165,19 @@ def main() -> int:
         "ndcg@10": {"computed": computed, "imported_float32": rows["float32"]["ndcg@10"],
                     "imported_int8": rows["int8"]["ndcg@10"]},
     }
-    write_json(out, payload)
-    print(f"\n{'step':<34} {'value':>12}")
-    print(f"{'setup: texts embedded':<34} {setup['texts_embedded']:>12,}")
-    print(f"{'deleted index: s to fused':<34} {deleted_s:>12.2f}   (target < 10; {deleted_texts} texts embedded)")
-    print(f"{'... through the worker: s to fused':<34} {worker_s:>12.2f}   ({worker_texts} texts embedded)")
-    print(f"{'second clone: s to fused':<34} {second_s:>12.2f}   ({second_texts} texts embedded; target 0)")
+    steps: list[list[object]] = [
+        ["setup: texts embedded", f"{setup['texts_embedded']:,}", ""],
+        ["deleted index: s to fused", f"{deleted_s:.2f}", f"target < 10; {deleted_texts} texts embedded"],
+        ["... through the worker: s to fused", f"{worker_s:.2f}", f"{worker_texts} texts embedded"],
+        ["second clone: s to fused", f"{second_s:.2f}", f"{second_texts} texts embedded; target 0"]]
     for dtype, row in rows.items():
-        print(f"{dtype + ': bytes per 1,000 texts':<34} {row['bytes_per_1000']:>12,}")
-        print(f"{dtype + ': export s per 1,000':<34} {row['export_s_per_1000']:>12.3f}")
-        print(f"{dtype + ': import s per 1,000':<34} {row['import_s_per_1000']:>12.3f}   "
-              f"({row['texts_embedded_after_import']} texts embedded after)")
-    print(f"{'nDCG@10 computed / f32 / int8':<34} {computed:>12} / {rows['float32']['ndcg@10']} / "
-          f"{rows['int8']['ndcg@10']}")
-    print(f"\nwrote {out}")
+        steps += [[f"{dtype}: bytes per 1,000 texts", f"{row['bytes_per_1000']:,}", ""],
+                  [f"{dtype}: export s per 1,000", f"{row['export_s_per_1000']:.3f}", ""],
+                  [f"{dtype}: import s per 1,000", f"{row['import_s_per_1000']:.3f}",
+                   f"{row['texts_embedded_after_import']} texts embedded after"]]
+    steps.append(["nDCG@10 computed / f32 / int8", f"{computed} / {rows['float32']['ndcg@10']} / "
+                  f"{rows['int8']['ndcg@10']}", ""])
+    report(out.stem, payload, out=out, columns=[("step", ""), ("value", ">"), ("", "")], rows=steps)
     return 0
 
 

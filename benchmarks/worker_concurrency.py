@@ -20,50 +20,46 @@ Prints a table, writes benchmarks/results/worker_concurrency.json.
 
 from __future__ import annotations
 
-import argparse
 import json
-import os
 import statistics
 import subprocess
 import sys
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from generate import generate_store  # benchmarks/ is not a package
-from speed import SEED, model_env, percentile, write_json
+import _harness as harness  # benchmarks/ is not a package
 
 QUERIES = ("how are cache invalidation events propagated", "retry policy for failed webhook deliveries",
            "who owns the session store migration", "rate limits on the public API gateway")
 
 
 def docir(root: Path, *args: str, worker: bool = True, check: bool = True) -> tuple[float, str]:
-    began = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-m", "docir", *args, "--root", str(root)], capture_output=True,
-                          text=True, env=model_env(worker), stdin=subprocess.DEVNULL, check=False)
-    elapsed = (time.perf_counter() - began) * 1000
-    if check and proc.returncode != 0:
-        raise SystemExit(f"docir {' '.join(args)} failed ({proc.returncode}): {proc.stderr.strip()[-2000:]}")
-    return elapsed, proc.stdout
+    """One `python -m docir ARGS --root ROOT` with the model: its wall ms and stdout."""
+    ran = harness.run(harness.docir_argv(*args, "--root", str(root)), what=f"docir {' '.join(args)}",
+                      env=harness.model_env(worker), ok_codes=(0,) if check else range(256))
+    return ran.ms, ran.stdout.decode()
 
 
 def summary(values: list[float]) -> dict[str, float]:
     return {"n": len(values), "p50_ms": round(statistics.median(values), 1),
-            "p95_ms": round(percentile(values, 0.95), 1), "max_ms": round(max(values), 1)}
+            "p95_ms": round(harness.percentile(values, 0.95), 1), "max_ms": round(max(values), 1)}
 
 
 def prepare(cache: Path, docs: int) -> tuple[Path, list[str]]:
     root = cache / f"concurrency-store-{docs}"
-    marker = root / ".benchmark-ids.json"
-    if marker.is_file():
-        ids = json.loads(marker.read_text(encoding="utf-8"))
+    key = harness.store_key()
+    info = harness.cached_marker(root, key, docs, harness.SEED)
+    if info is not None:
+        ids = list(info["ids"])
     else:
         print(f"generating {docs} documents in {root}", file=sys.stderr)
-        ids = generate_store(root, docs, SEED, overwrite=True)
-        marker.write_text(json.dumps(ids), encoding="utf-8")
+        ids, _ = harness.fresh_store(root, docs, harness.SEED)
+        harness.write_marker(root, key, docs, harness.SEED, ids)
     docir(root, "worker", "stop")
     docir(root, "reindex", worker=False)
     _, out = docir(root, "embed", "--status", "--json", worker=False)
@@ -77,7 +73,7 @@ def calls(root: Path, count: int, query: str) -> list[float]:
     return [docir(root, "context", query, "--json")[0] for _ in range(count)]
 
 
-def bench_clients(root: Path, clients: int, count: int) -> dict[str, object]:
+def bench_clients(root: Path, clients: int, count: int) -> dict[str, Any]:
     calls(root, 3, QUERIES[0])  # warm the worker's caches
     alone = calls(root, count, QUERIES[0])
     together: list[float] = []
@@ -109,7 +105,7 @@ def read_round(root: Path, ids: list[str], n: int) -> dict[str, float]:
             "context": docir(root, "context", QUERIES[n % len(QUERIES)], "--json")[0]}
 
 
-def bench_flush(root: Path, ids: list[str], flush_docs: int, rounds: int) -> dict[str, object]:
+def bench_flush(root: Path, ids: list[str], flush_docs: int, rounds: int) -> dict[str, Any]:
     idle: dict[str, list[float]] = {read: [] for read in READS}
     for n in range(rounds):
         for key, value in read_round(root, ids, n).items():
@@ -121,8 +117,8 @@ def bench_flush(root: Path, ids: list[str], flush_docs: int, rounds: int) -> dic
             handle.write(f"\nEdited for the flush benchmark, run {stamp}, file {n}.\n")
     docir(root, "reindex", worker=False)
     began = time.perf_counter()
-    flush = subprocess.Popen([sys.executable, "-m", "docir", "embed", "--flush", "--json", "--root", str(root)],
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=model_env(True))
+    flush = subprocess.Popen(harness.docir_argv("embed", "--flush", "--json", "--root", str(root)),
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=harness.model_env(True))
     busy: dict[str, list[float]] = {read: [] for read in READS}
     n = 0
     while flush.poll() is None:
@@ -139,53 +135,44 @@ def bench_flush(root: Path, ids: list[str], flush_docs: int, rounds: int) -> dic
     for key in idle:
         if busy[key]:
             rows[key] = {"idle": summary(idle[key]), "during_flush": summary(busy[key]),
-                         "p95_ratio": round(percentile(busy[key], 0.95) / percentile(idle[key], 0.95), 2)}
+                         "p95_ratio": round(harness.percentile(busy[key], 0.95)
+                                            / harness.percentile(idle[key], 0.95), 2)}
     return {"flush_s": round(flush_s, 1), "flush": {k: report.get(k) for k in ("documents", "texts_embedded",
                                                                               "texts_reused", "due")},
             "reads": rows, "target": 3.0}
 
 
-def print_table(result: dict[str, object]) -> None:
-    clients = result["clients"]
-    assert isinstance(clients, dict)
-    print("\n1. warm context calls: one client vs many at once")
-    print(f"{'':14}{'n':>6}{'p50 ms':>10}{'p95 ms':>10}{'max ms':>10}")
-    for key in [k for k in clients if k.endswith("client") or k.endswith("clients")]:
-        row = clients[key]
-        print(f"{key:14}{row['n']:>6}{row['p50_ms']:>10}{row['p95_ms']:>10}{row['max_ms']:>10}")
-    print(f"p95 (many) / p50 (one) = {clients['p95_over_single_p50']} (target <= {clients['target']})")
-    flush = result["flush"]
-    assert isinstance(flush, dict)
-    print(f"\n2. reads while a flush runs ({flush['flush_s']} s, {flush['flush']})")
-    print(f"{'':10}{'idle p50':>10}{'idle p95':>10}{'flush p50':>11}{'flush p95':>11}{'n':>5}{'p95 x':>8}")
-    for key, row in flush["reads"].items():
-        idle, busy = row["idle"], row["during_flush"]
-        print(f"{key:10}{idle['p50_ms']:>10}{idle['p95_ms']:>10}{busy['p50_ms']:>11}{busy['p95_ms']:>11}"
-              f"{busy['n']:>5}{row['p95_ratio']:>8}")
-    print(f"target: p95 during the flush <= {flush['target']}x idle")
-
-
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = harness.arguments("worker_concurrency", __doc__)
     parser.add_argument("--docs", type=int, default=1000, help="documents in the generated store (default 1000)")
     parser.add_argument("--clients", type=int, default=8, help="clients at once (default 8)")
     parser.add_argument("--calls", type=int, default=20, help="context calls per client (default 20)")
     parser.add_argument("--flush-docs", type=int, default=500, help="documents edited, then flushed (default 500)")
     parser.add_argument("--rounds", type=int, default=15, help="idle rounds of search/get/context (default 15)")
-    parser.add_argument("--cache", type=Path, default=HERE / ".cache")
-    parser.add_argument("--out", type=Path, default=HERE / "results" / "worker_concurrency.json")
+    parser.add_argument("--cache", type=Path, default=harness.CACHE, help="where the generated store is kept")
     args = parser.parse_args(argv)
+    machine = harness.machine_info()
     root, ids = prepare(args.cache, args.docs)
     docir(root, "worker", "start")
     try:
-        result = {"docs": args.docs, "machine_cpus": os.cpu_count(),
-                  "clients": bench_clients(root, args.clients, args.calls),
-                  "flush": bench_flush(root, ids, args.flush_docs, args.rounds)}
+        clients = bench_clients(root, args.clients, args.calls)
+        flush = bench_flush(root, ids, args.flush_docs, args.rounds)
     finally:
         docir(root, "worker", "stop", check=False)
-    write_json(args.out, result)
-    print_table(result)
-    print(f"\nwrote {args.out}")
+    result: dict[str, Any] = {"docs": args.docs, "machine": machine, "clients": clients, "flush": flush}
+    part_one = [[key, row["n"], row["p50_ms"], row["p95_ms"], row["max_ms"]] for key, row in clients.items()
+                if key.endswith("client") or key.endswith("clients")]
+    title = ["1. warm context calls: one client vs many at once",
+             *harness.table([("", ""), ("n", "d"), ("p50 ms", ".1f"), ("p95 ms", ".1f"), ("max ms", ".1f")], part_one),
+             f"p95 (many) / p50 (one) = {clients['p95_over_single_p50']} (target <= {clients['target']})",
+             "", f"2. reads while a flush runs ({flush['flush_s']} s, {flush['flush']})"]
+    rows = [[key, row["idle"]["p50_ms"], row["idle"]["p95_ms"], row["during_flush"]["p50_ms"],
+             row["during_flush"]["p95_ms"], row["during_flush"]["n"], row["p95_ratio"]]
+            for key, row in flush["reads"].items()]
+    harness.report("worker_concurrency", result, title=title, out=args.out, rows=rows,
+           columns=[("", ""), ("idle p50", ".1f"), ("idle p95", ".1f"), ("flush p50", ".1f"), ("flush p95", ".1f"),
+                    ("n", "d"), ("p95 x", ".2f")],
+           notes=[f"target: p95 during the flush <= {flush['target']}x idle"])
     return 0
 
 

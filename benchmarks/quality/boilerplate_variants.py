@@ -30,7 +30,6 @@ numbers made are recorded in adr-e7498b6485e7 and adr-5d1c0a7e94b2.
 from __future__ import annotations
 
 import argparse
-import json
 import shutil
 import sqlite3
 import sys
@@ -43,10 +42,10 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent))
 import run as bench  # noqa: E402
+from _harness import report, table  # noqa: E402
 from template_embed import folded, section_bodies  # noqa: E402
 
 WORK = bench.REPO / "benchmarks" / ".cache" / "quality-boilerplate"
-OUT = bench.REPO / "benchmarks" / "results" / "boilerplate_variants.json"
 THRESHOLDS = (2, 5, 20)
 
 Keep = Callable[[str, Any, Any], bool]  # (body, its Visible, a section) -> keep it?
@@ -155,7 +154,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--corpus", default="madr,eips,eips-ci,quality,docir")
     parser.add_argument("--cache", type=Path, default=bench.DEFAULT_CACHE)
-    parser.add_argument("--out", type=Path, default=OUT)
+    parser.add_argument("--out", type=Path, help="JSON output (default benchmarks/results/boilerplate_variants.json)")
     parser.add_argument("--variants", default="", help="comma-separated names to run (default: all); docir always runs")
     args = parser.parse_args(argv)
     names = [n for n in args.corpus.split(",") if n]
@@ -175,19 +174,17 @@ def main(argv: list[str] | None = None) -> int:
                                chunks_only=variant.endswith(VECTORS_ONLY)):
                 results[name][variant] = evaluate(copy_for(store, f"{name}-{variant}"),
                                                   [q for q in queries if q.corpus == name])
-        print_corpus(name, results[name])
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps({"benchmark": "boilerplate_variants", "results": results}, indent=2) + "\n")
+    report("boilerplate_variants", {"results": results}, out=args.out,
+           title=[line for name, rows in results.items() for line in corpus_lines(name, rows)])
     return 0
 
 
-def print_corpus(name: str, rows: dict[str, dict[str, Any]]) -> None:
+def corpus_lines(name: str, rows: dict[str, dict[str, Any]]) -> list[str]:
     base = rows["docir"]
-    print(f"\n{name}: {base['queries']} queries")
-    print(f"  {'variant':12} {'nDCG@10':>8} {'change':>8} {'chunks':>7} {'change':>8}")
-    for variant, row in rows.items():
-        print(f"  {variant:12} {row['ndcg@10']:>8.3f} {row['ndcg@10'] - base['ndcg@10']:>+8.3f} "
-              f"{row['chunks']:>7} {(row['chunks'] - base['chunks']) / max(base['chunks'], 1):>+8.1%}")
+    cells = [[variant, row["ndcg@10"], row["ndcg@10"] - base["ndcg@10"], row["chunks"],
+              (row["chunks"] - base["chunks"]) / max(base["chunks"], 1)] for variant, row in rows.items()]
+    columns = [("variant", ""), ("nDCG@10", ".3f"), ("change", "+.3f"), ("chunks", "d"), ("change", "+.1%")]
+    return ["", f"{name}: {base['queries']} queries", *("  " + line for line in table(columns, cells))]
 
 
 if __name__ == "__main__":

@@ -50,7 +50,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--benchdata", action="store_true", help="also Cranfield")
     parser.add_argument("--cache", type=Path, default=bench.DEFAULT_CACHE)
-    parser.add_argument("--out", type=Path, default=bench.REPO / "benchmarks" / "results" / "fusion_variants.json")
+    parser.add_argument("--out", type=Path, help="JSON output (default benchmarks/results/fusion_variants.json)")
     args = parser.parse_args()
 
     stores: list[tuple[str, Path, list[bench.Query]]] = []
@@ -85,24 +85,25 @@ def main() -> int:
             session.close()
 
     groups = ["all", "corpus:quality", "corpus:docir", "kind:lexical", "kind:paraphrase"]
-    print(f"\n{'variant':<15} {'mode':<8} " + " ".join(f"{g:>16}" for g in groups) + f" {'cranfield':>10}   (nDCG@10)")
+    rows: list[list[object]] = []
+    notes = []
     for variant, res in results.items():
         for mode in bench.MODES:
             row = res["quality+docir"][mode]
             cran = res.get("cranfield", {}).get(mode, {}).get("all", {}).get("ndcg@10")
-            print(f"{variant:<15} {mode:<8} " + " ".join(f"{row[g]['ndcg@10']:>16.3f}" for g in groups)
-                  + (f" {cran:>10.3f}" if cran is not None else ""))
+            rows.append([variant, mode, *(row[g]["ndcg@10"] for g in groups), cran])
         fused = res["quality+docir"]["fused"]["all"]
-        print(f"{'':<15} fused recall@10 {fused['recall@10']:.3f}, MRR@10 {fused['mrr@10']:.3f}")
+        notes.append(f"{variant}: fused recall@10 {fused['recall@10']:.3f}, MRR@10 {fused['mrr@10']:.3f}")
         if "eips" in res:
             eips = {mode: res["eips"][mode]["all"] for mode in bench.MODES}
-            print(f"{'':<15} eips nDCG@10 " + ", ".join(f"{m} {eips[m]['ndcg@10']:.3f}" for m in bench.MODES)
-                  + f"; fused answer@1 {eips['fused']['answer@1']:.3f}")
+            notes.append(f"{variant}: eips nDCG@10 " + ", ".join(f"{m} {eips[m]['ndcg@10']:.3f}" for m in bench.MODES)
+                         + f"; fused answer@1 {eips['fused']['answer@1']:.3f}")
     sys.path.insert(0, str(bench.HERE.parent))
-    from speed import write_json  # benchmarks/speed.py: how every benchmark writes its results
+    from _harness import report  # benchmarks/_harness.py: how every benchmark writes its results
 
-    write_json(args.out, results)
-    print(f"wrote {args.out}")
+    report("fusion_variants", {"variants": results}, out=args.out, title=["nDCG@10 by variant and mode"],
+           columns=[("variant", ""), ("mode", ""), *((g, ".3f") for g in groups), ("cranfield", ".3f")],
+           rows=rows, notes=["", *notes])
     return 0
 
 

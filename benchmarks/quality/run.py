@@ -751,10 +751,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(table(cran_summary, "Cranfield (1,400 abstracts, 225 queries; judgment codes 1-4 relevant)"))
     result["seconds"] = round(time.perf_counter() - started, 1)
     sys.path.insert(0, str(HERE.parent))
-    from speed import write_json  # benchmarks/speed.py: how every benchmark writes its results
+    from _harness import report  # benchmarks/_harness.py: how every benchmark writes its results
 
-    write_json(args.out, result)
-    print(f"\nwrote {args.out} ({result['seconds']}s)")
+    report("quality", {**result, "duration_s": result["seconds"]}, out=args.out)
     return 0
 
 

@@ -26,7 +26,6 @@ nDCG@10 within 0.03 of the task alone. Uses run.py's stores and cache (run that 
 from __future__ import annotations
 
 import argparse
-import json
 import random
 import sys
 from collections.abc import Callable, Sequence
@@ -40,7 +39,6 @@ sys.path.insert(0, str(HERE))
 import run as bench  # benchmarks/ is not a package
 
 SKETCHES_FILE = HERE / "sketches.yaml"
-DEFAULT_OUT = bench.REPO / "benchmarks" / "results" / "sketch.json"
 WAYS = ("task", "pasted", "sketch")
 WITH_TERMS = ("terms", "both")  # only with the query's own sketch
 SKETCHES = ("good", "poor", "adjacent")
@@ -166,7 +164,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--corpus", default="quality,docir,eips-ci", help="comma-separated corpora")
     parser.add_argument("--benchdata", action="store_true", help="also Cranfield from ../shared/benchdata")
     parser.add_argument("--cache", type=Path, default=bench.DEFAULT_CACHE)
-    parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
+    parser.add_argument("--out", type=Path, help="JSON output (default benchmarks/results/sketch.json)")
     args = parser.parse_args(argv)
     names = [n.strip() for n in args.corpus.split(",") if n.strip()] + (["cranfield"] if args.benchdata else [])
     sketches, terms = load_sketches(), load_sketches(part="terms")
@@ -179,16 +177,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         rows = corpus_rows(name, args.cache, sketches, terms, log)
         if rows is not None:
             by_corpus[name] = rows
-    for kind in SKETCHES:
-        print(table(by_corpus, kind) + "\n")
-    for kind in ("good", "poor"):
-        print(terms_table(by_corpus, kind) + "\n")
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps({
-        "corpora": {name: {"queries": len(rows), "summary": summary(rows), "first_lost": first_lost(rows),
-                           "per_query": rows} for name, rows in by_corpus.items()},
-    }, indent=1) + "\n", encoding="utf-8")
-    print(f"wrote {args.out}")
+    sys.path.insert(0, str(HERE.parent))
+    from _harness import report  # benchmarks/_harness.py: how every benchmark writes its results
+
+    tables = [*(table(by_corpus, kind) + "\n" for kind in SKETCHES),
+              *(terms_table(by_corpus, kind) + "\n" for kind in ("good", "poor"))]
+    report("sketch", {"corpora": {name: {"queries": len(rows), "summary": summary(rows), "first_lost": first_lost(rows),
+                                         "per_query": rows} for name, rows in by_corpus.items()}},
+           title=tables, out=args.out)
     return 0
 
 

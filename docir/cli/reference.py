@@ -248,23 +248,10 @@ def exit_codes_page() -> str:
 
 
 def lint_rules_markdown() -> str:
-    """The rules' reference: the registry's own rendering (reference_markdown) where it has one, else a
-    table and a section per rule made here from its RULES."""
-    from docir.services.lint import rules
+    """The rules' reference, as the rules render it from their own declarations (adr-8138eb74f7af)."""
+    from docir.services.lint.rules.reference import reference_markdown
 
-    own = getattr(rules, "reference_markdown", None)
-    if callable(own):
-        return str(own())
-    registry: dict[str, Any] = rules.RULES  # Any: only this fallback reads the fields of a rule
-    parts = ["`docir rule CODE` (or its alias) prints one of these; `lint: severity:` in docs-schema.yaml changes a "
-             "rule's severity (`error`, `warning`, `off`), and `<!-- docir: ignore[CODE] -->` in a document "
-             "suppresses it there.",
-             "| code | alias | default | what |\n|---|---|---|---|\n" + "\n".join(
-                 f"| {r.code} | `{r.alias}` | {r.severity} | {_cell(r.summary)} |" for r in registry.values())]
-    for rule in registry.values():
-        parts.append(f"## {rule.code} {rule.alias}\n\n{_prose(rule.summary)} Default: {rule.severity}.\n\n"
-                     f"{_prose(rule.explanation)}")
-    return "\n\n".join(parts)
+    return reference_markdown()
 
 
 def lint_rules_page() -> str:

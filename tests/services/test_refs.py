@@ -128,7 +128,7 @@ def test_the_type_checker_rejects_a_reference_chunk_on_document_paths(tmp_path: 
         "from docir.documents.refs import RefChunk\n"
         "from docir.index.catalog import Catalog\n"
         "from docir.schema import Schema\n"
-        "from docir.services.lint import checks as lint, deep as lint_deep\n"
+        "from docir.services.lint import checks as lint, similarity as lint_deep\n"
         "from docir.services.writing import writes\n"
         "from docir.services.indexing.session import Session\n\n"
         "def misuse(session: Session, catalog: Catalog, schema: Schema, chunk: RefChunk) -> None:\n"

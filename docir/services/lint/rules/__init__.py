@@ -3,7 +3,7 @@
 registry.py says how a rule is declared. The rules are grouped by what they check: frontmatter.py
 (fields and body against the schema, and the schema), links.py (related entries and successors),
 files.py (unreadable files, conflict markers, symlinks, applies_to), duplicates.py (near-duplicates,
---deep) and suppressions.py (inline ignores). The reference page renders from here too.
+--deep) and suppressions.py (inline ignores). The reference page renders from this list (reference.py).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from docir.services.lint.rules import duplicates, files, frontmatter, links, sup
 
 # The rule modules are listed so that importing this package declares every rule.
 __all__ = ["DOCUMENT_RULES", "RULES", "Rule", "duplicates", "files", "find_rule", "frontmatter", "links",
-           "reference_markdown", "suppressions"]
+           "suppressions"]
 
 # Every rule by code, in code order.
 RULES: dict[str, Rule[...]] = dict(sorted(REGISTRY.items()))
@@ -34,14 +34,3 @@ def find_rule(name: str) -> Rule[...] | None:
         if wanted in (rule.code.lower(), rule.name):
             return rule
     return None
-
-
-def reference_markdown() -> str:
-    """The lint rules reference page as Markdown: the body only, without frontmatter (whoever writes the
-    page gives it its own), no first-level heading (a document's title is its frontmatter's). One
-    section per rule, in code order: code and name, default severity, summary, explanation, and a bad
-    and a good example. The page lints clean in a store: examples that hold what lint reads anywhere
-    in a file (a suppression comment, a conflict marker) are written as escaped HTML."""
-    from docir.services.lint.rules import reference
-
-    return reference.page(list(RULES.values()))

@@ -1,7 +1,7 @@
 """The near-duplicate rule of `lint --deep`: two active documents whose document vectors nearly agree.
 
 Declared here without numpy, so that every lint knows the rule (a suppression naming it is checked
-like any other); its check imports the vector arithmetic (docir/services/lint/deep.py) when it runs.
+like any other); its check imports the vector arithmetic (docir/services/lint/similarity.py) when it runs.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from docir.services.lint.registry import Hit, rule
 
 if TYPE_CHECKING:
-    from docir.services.lint.deep import DocumentVector
+    from docir.services.lint.similarity import DocumentVector
 
 
 @rule("DOC030", "near-duplicate", "warning", "Two active documents are nearly the same (lint --deep).",
@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 def near_duplicate(docs: Sequence[DocumentVector], threshold: float, wanted: set[str] | None) -> Iterator[Hit]:
     """Each document of a pair closer than `threshold` (a finding on both), of those at `wanted` paths
     (every path when None); pairs already linked by an edge either way are related on purpose."""
-    from docir.services.lint.deep import near_duplicate_pairs
+    from docir.services.lint.similarity import near_duplicate_pairs
 
     for first, second, similarity in near_duplicate_pairs(docs, threshold):
         for me, other in ((first.listing, second.listing), (second.listing, first.listing)):

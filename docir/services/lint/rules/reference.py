@@ -9,6 +9,7 @@ from typing import Any
 
 from docir.documents.conflicts import conflict_markers
 from docir.services.lint.registry import Rule
+from docir.services.lint.rules import RULES
 from docir.services.lint.rules.suppressions import SUPPRESS_RE
 
 _TAG_START = re.compile(r"<(?=[A-Za-z/!?])")  # where Markdown would read raw HTML: '<<<<<<<' is no tag
@@ -68,3 +69,12 @@ def _example(text: str) -> str:
         return f"<pre><code>{html.escape(text, quote=False)}</code></pre>"
     fence = "````" if "```" in text else "```"
     return f"{fence}text\n{text}\n{fence}"
+
+
+def reference_markdown() -> str:
+    """The lint rules reference page as Markdown: the body only, without frontmatter (whoever writes the
+    page gives it its own), no first-level heading (a document's title is its frontmatter's). One
+    section per rule, in code order: code and name, default severity, summary, explanation, and a bad
+    and a good example. The page lints clean in a store: examples that hold what lint reads anywhere
+    in a file (a suppression comment, a conflict marker) are written as escaped HTML."""
+    return page(list(RULES.values()))
