@@ -52,8 +52,8 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE / "quality"))  # the quality part imports quality/run.py
 
+from _harness import PYCACHE, machine_info, percentile, write_json
 from generate import generate_store  # benchmarks/ is not a package
-from speed import PYCACHE, machine_info, percentile, write_results
 
 CACHE = HERE / ".cache" / "org-store"
 OUT = HERE / "results" / "org_store.json"
@@ -749,7 +749,9 @@ def run(args: argparse.Namespace, corpus: str) -> int:
     payload["setup"] = setup
     payload["warnings"] = warnings
     payload["duration_s"] = round(time.perf_counter() - started, 1)
-    write_results(args.out, payload, machine)
+    if hasattr(os, "getloadavg"):
+        machine["loadavg_at_end"] = [round(x, 2) for x in os.getloadavg()]
+    write_json(args.out, payload)
     print_table(payload)
     print(f"\nwrote {args.out} ({payload['duration_s']} s)")
     return 0
