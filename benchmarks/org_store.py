@@ -19,7 +19,9 @@ benchmarks/.cache/org-store/pgdata for the length of the run. Parts:
    repositories as peers, beside the organisation store narrowed to those repositories.
 4. quality (a child process, the real model): the EIPs split into 10 repositories by document,
    each published, read from an 11th empty repository: nDCG@10 against the same corpus as one
-   local store.
+   local store. Two diagnoses beside it: the organisation store's own order (federation's merge
+   of peers' rows by similarity left out) and the local corpus read as a folder peer of an empty
+   repository (the same merge, no PostgreSQL).
 
 Parts 2 and 3 are measured in-process: open the session, `commands.context` (what `docir
 context` and the warm worker run), close. Vectors there are synthetic: a word-hash embedder
