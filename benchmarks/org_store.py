@@ -451,7 +451,7 @@ def copy_org(server: Any, source: str, db: str, copies: int) -> dict[str, Any]:
 def context_once(root: Path, task: str, warnings: list[str], **options: Any) -> tuple[float, list[dict[str, Any]]]:
     """One `context` as the command runs it (session opened, commands.context, closed): ms and its rows."""
     from docir.services.indexing.session import open_session
-    from docir.services.retrieval import commands
+    from docir.services.retrieval import requests as commands
 
     def warn(message: str) -> None:
         if message not in warnings:
