@@ -9,7 +9,8 @@ server builds its tools' input schemas from `fields` (adr-55e5e6673c40).
 A NamedTuple, not a dataclass: every cold read builds its request, and importing dataclasses
 (which imports inspect, ast and dis) and building the classes cost a cold `get` about a
 sixth of its time (adr-d5e80517405b). `fields` reads the annotations, once per class and
-process: for the CLI's help, the MCP schemas, the tests, and `check_ranges` (about 50 us).
+process: for the CLI's help, the MCP schemas, the tests, and `check_ranges`, which must cost a cold read
+nothing it would notice.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """`docir --help` as click last printed it, kept for the next call, so that it needs neither typer nor click.
 
-A cold `docir --help` spent most of its time importing typer and click (about 30 ms, more than
-the bare interpreter) to print a text that changes only with docir's code, click's and typer's,
+A cold `docir --help` spent most of its time importing typer and click (more than the bare
+interpreter's start, adr-d5e80517405b) to print a text that changes only with docir's code, click's and typer's,
 and the terminal's width. The text is kept in the user's cache (`~/.cache/docir/help/`), one
 file per width, headed by a stamp: docir's version and the size and mtime of every file the
 text comes from (the app, the summaries, each command module, click's and typer's formatting

@@ -5,7 +5,7 @@ for a group, its Typer's `help=`): that is its one home. Importing eighteen comm
 list them would cost `--help` most of what the lazy group saves (docir/cli/app.py), so the text
 is taken from the source with `ast` instead.
 Only what holds it is parsed, a command's signature and docstring or `app`'s statement: parsing
-all eighteen modules whole took ~10 ms, a seventh of a cold `--help` (adr-d5e80517405b).
+all the command modules whole cost a cold `--help` a share it would notice (adr-d5e80517405b).
 """
 
 from __future__ import annotations

@@ -140,7 +140,8 @@ def single_threaded_blas() -> None:
     Must run before numpy is first imported: BLAS reads these once, when it loads. The worker's
     parallelism is its commands, each on its own thread; a multi-threaded BLAS under them makes
     every query's cosine (a matrix-vector product) queue for one shared pool whose threads
-    spin between calls: with 8 commands at once, ~27 ms of CPU per product instead of 0.2 ms.
+    spin between calls, so a product costs many times its single-threaded CPU with several commands
+    at once (the figures: adr-bf5a3f3b4a55).
     """
     import sys
 

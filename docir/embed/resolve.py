@@ -94,8 +94,8 @@ def runs_on_onnx(name: str | None, folder: Path | None) -> bool:
 def missing_runtime(name: str | None, folder: Path | None) -> list[str]:
     """The modules loading this model would import that are not installed (none: it can be loaded).
 
-    find_spec looks on sys.path without importing: under 0.1 ms for both, where importing onnxruntime
-    takes about 150 ms.
+    find_spec looks on sys.path without importing: importing onnxruntime to find out would cost
+    every command without a warm worker more than the command itself (adr-2307eb5a55d4).
     """
     modules = ("onnxruntime", "tokenizers") if runs_on_onnx(name, folder) else ("fastembed", "onnxruntime",
                                                                                  "tokenizers")

@@ -46,7 +46,7 @@ def connect(root: Path, timeout: float = HANDSHAKE_SECONDS, any_version: bool = 
         _remove_stale(root, sock_path)
         return None
     # Only with a live worker to talk to: a cold command (DOCIR_WORKER=0, or no worker) never loads
-    # socket and selectors, ~3 ms (cold start, adr-d5e80517405b).
+    # socket and selectors (cold start, adr-d5e80517405b).
     import socket
 
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)

@@ -117,8 +117,8 @@ def pid_alive(pid: int) -> bool:
 def find_root(argv: list[str], cwd: Path) -> Path | None:
     """The store root the way the CLI finds it: --root, else upward for docs-schema.yaml.
 
-    Not docir.store.find_root: importing docir.store pulls in dataclasses and inspect
-    (~10 ms), and this runs on every warm call before anything else.
+    Not docir.store.find_root: importing docir.store pulls in dataclasses and inspect, and this
+    runs on every warm call before anything else (adr-d5e80517405b).
     """
     for index, arg in enumerate(argv):
         if arg == "--root" and index + 1 < len(argv):

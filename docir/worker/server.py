@@ -33,7 +33,7 @@ PASSIVE_REQUESTS = frozenset({"status"})
 # More connections than this at once are told to run their command themselves, not queued:
 # a queue is exactly where a request waits long enough for its client to give up.
 MAX_CONNECTIONS = 64
-# How often the worker looks whether its own code changed on disk (about 0.4 ms a look): a
+# How often the worker looks whether its own code changed on disk (a stat walk of its sources): a
 # warm command never pays for it, and a pull or an upgrade is noticed within this long.
 CODE_CHECK_SECONDS = 0.5
 # How long a stopping worker lets commands already running finish before it exits.
