@@ -90,9 +90,9 @@ def main(argv: list[str] | None = None, call: Invocation | None = None) -> int:
 
 
 def _run_typer(args: list[str], call: Invocation) -> int | route.Parsed:
-    """The command through typer and click, with click's own outcomes mapped here: click (a cost
-    a cold command notices, adr-d5e80517405b) is loaded only on this path, never by the plain forms. A declared command comes back
-    parsed, for main to run."""
+    """The command through typer and click, with click's own outcomes mapped here: click (a cost a cold
+    command notices, adr-d5e80517405b) is loaded only on this path, never by the plain forms. A declared
+    command comes back parsed, for main to run."""
     import click
 
     try:
