@@ -31,6 +31,7 @@ class OrgListing(NamedTuple):
     verified: str | None
     archived: bool
     size: int  # bytes of its body
+    hidden: int = 0  # bytes of HTML comments, as a local Listing counts them; a published body is read whole
 
 
 class OrgDocument(NamedTuple):

@@ -12,17 +12,16 @@ from typing import TYPE_CHECKING, TypeVar
 
 from docir.index.records import Filters
 from docir.services.indexing.session import Session
-from docir.services.retrieval import fusion
+from docir.services.retrieval import fusion, store_reads
 from docir.services.retrieval.results import (
     ContextHit,
-    DocumentSection,
     ExplainedHit,
     FullDocument,
     GetResult,
     SearchHit,
     Skeleton,
 )
-from docir.services.retrieval.skeleton import cost, is_stale
+from docir.services.retrieval.skeleton import is_stale, skeleton
 
 if TYPE_CHECKING:
     from docir.org.peer import OrgPeer
@@ -40,22 +39,9 @@ def readable(session: Session, peer: OrgPeer) -> list[str]:
 
 
 def skeleton_of(session: Session, item: OrgListing) -> Skeleton:
-    """A published document's skeleton, as skeleton.skeleton makes a local one's. Staleness is judged by
-    this store's schema, as every other row of the answer is."""
-    return {
-        "id": item.id,
-        "type": item.type,
-        "title": item.title,
-        "description": item.description,
-        "status": item.status,
-        "tags": list(item.tags),
-        "related": [{"kind": kind, "id": target} for kind, target in item.related],
-        "owner": item.owner,
-        "verified": item.verified,
-        "stale": is_stale(session.schema, item.type, item.verified, session.today),
-        "path": item.path,
-        "size": cost(item.size),
-    }
+    """A published document's skeleton, as a local one's is made. Staleness is judged by this store's
+    schema, as every other row of the answer is."""
+    return skeleton(item, session.schema, session.today)
 
 
 Row = TypeVar("Row", Skeleton, SearchHit, FullDocument, ContextHit, ExplainedHit)
@@ -85,22 +71,7 @@ def get(session: Session, peer: OrgPeer, result: GetResult, section: str | None)
             still.append(doc_id)
             continue
         doc = found[doc_id]
-        full = _full_document(session, doc, peer.label)
-        if section is not None:
-            from docir.documents.headings import find_headings, section_span
-
-            span = section_span(doc.body, section)
-            if span is None:
-                headings = ", ".join(f"'{h.text}'" for h in find_headings(doc.body)) or "none"
-                session.warnings.append(f"{doc_id} has no section '{section}' (its headings: {headings})")
-                result.no_section.append(doc_id)
-                continue
-            start, end, heading = span
-            part = DocumentSection(**full, section=heading.text)
-            part["body"] = doc.body[start:end]
-            result.documents.append(part)
-            continue
-        result.documents.append(full)
+        store_reads.add_fetched(session, result, _full_document(session, doc, peer.label), doc.body, section)
     result.missing = still
 
 

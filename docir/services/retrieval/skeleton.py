@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+from typing import TYPE_CHECKING
 
 from docir.index.records import DocRow, Listing
 from docir.schema import Schema
 from docir.services.retrieval.results import FullDocument, Size, Skeleton
+
+if TYPE_CHECKING:
+    from docir.org.records import OrgListing
 
 
 def is_stale(schema: Schema, doc_type: str, verified: str | None, today: dt.date) -> bool:
@@ -26,7 +30,7 @@ def is_stale(schema: Schema, doc_type: str, verified: str | None, today: dt.date
     return (today - when).days > spec.max_age_days
 
 
-def skeleton(item: Listing | DocRow, schema: Schema, today: dt.date) -> Skeleton:
+def skeleton(item: Listing | DocRow | OrgListing, schema: Schema, today: dt.date) -> Skeleton:
     """The skeleton of a document (adr-038041ae4302); ranking fields are added by the ranker."""
     return {
         "id": item.id,

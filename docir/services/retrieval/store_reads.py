@@ -8,7 +8,14 @@ from docir.documents.ids import check_ids
 from docir.errors import UsageError
 from docir.index.records import Filters
 from docir.services.indexing.session import Session
-from docir.services.retrieval.results import DocumentSection, GetResult, ReferenceText, SearchHit, Skeleton
+from docir.services.retrieval.results import (
+    DocumentSection,
+    FullDocument,
+    GetResult,
+    ReferenceText,
+    SearchHit,
+    Skeleton,
+)
 from docir.services.retrieval.skeleton import full_document, is_stale, skeleton
 from docir.services.retrieval.visibility import Visibility
 
@@ -35,24 +42,29 @@ def get(session: Session, ids: list[str], section: str | None = None) -> GetResu
             paths = ", ".join(row.path for _, row in rows)
             session.warnings.append(f"duplicate id {doc_id} in {paths}; showing {rows[0][1].path} (run 'docir lint')")
         row = rows[0][1]
-        doc = full_document(row, session.schema, session.today)
-        if section is not None:
-            # Only `get --section` parses headings (cold start, adr-d5e80517405b).
-            from docir.documents.headings import find_headings, section_span
-
-            span = section_span(row.body, section)
-            if span is None:
-                headings = ", ".join(f"'{h.text}'" for h in find_headings(row.body)) or "none"
-                session.warnings.append(f"{doc_id} has no section '{section}' (its headings: {headings})")
-                result.no_section.append(doc_id)
-                continue
-            start, end, heading = span
-            part = DocumentSection(**doc, section=heading.text)
-            part["body"] = row.body[start:end]
-            result.documents.append(part)
-            continue
-        result.documents.append(doc)
+        add_fetched(session, result, full_document(row, session.schema, session.today), row.body, section)
     return result
+
+
+def add_fetched(session: Session, result: GetResult, doc: FullDocument, body: str, section: str | None) -> None:
+    """`doc` joins `result`: whole, or only its `section` (named in `result.no_section`, with a warning
+    listing its headings, when it has none by that name). Local and published documents alike."""
+    if section is None:
+        result.documents.append(doc)
+        return
+    # Only `get --section` parses headings (cold start, adr-d5e80517405b).
+    from docir.documents.headings import find_headings, section_span
+
+    span = section_span(body, section)
+    if span is None:
+        headings = ", ".join(f"'{h.text}'" for h in find_headings(body)) or "none"
+        session.warnings.append(f"{doc['id']} has no section '{section}' (its headings: {headings})")
+        result.no_section.append(doc["id"])
+        return
+    start, end, heading = span
+    part = DocumentSection(**doc, section=heading.text)
+    part["body"] = body[start:end]
+    result.documents.append(part)
 
 
 def reference_chunk(session: Session, chunk_id: str) -> ReferenceText | None:
