@@ -20,7 +20,7 @@ benchmarks/.cache/org-store/pgdata for the length of the run. Parts:
 4. quality (a child process, the real model): the EIPs split into 10 repositories by document,
    each published, read from an 11th empty repository: nDCG@10 against the same corpus as one
    local store. Two diagnoses beside it: the organisation store's own order (federation's merge
-   of peers' rows by similarity left out) and the local corpus read as a folder peer of an empty
+   of peers' rows left out) and the local corpus read as a folder peer of an empty
    repository (the same merge, no PostgreSQL).
 
 Parts 2 and 3 are measured in-process: open the session, `commands.context` (what `docir
@@ -57,7 +57,8 @@ sys.path.insert(0, str(HERE / "quality"))  # the quality part imports quality/ru
 from _harness import PYCACHE, machine_info, percentile, write_json
 from generate import generate_store  # benchmarks/ is not a package
 
-CACHE = HERE / ".cache" / "org-store"
+# Another folder lets two runs go at once (each runs its own PostgreSQL from CACHE/pgdata).
+CACHE = Path(os.environ.get("DOCIR_BENCH_ORG_CACHE") or HERE / ".cache" / "org-store")
 OUT = HERE / "results" / "org_store.json"
 BUILD_VERSION = 1  # bump when the generated repositories or the copied databases change for the same inputs
 REPOS = 200
@@ -506,10 +507,10 @@ QUALITY_SIDES = ("local", "org", "org-own-order", "local-as-peer")
 
 @contextmanager
 def own_order() -> Iterator[None]:
-    """Diagnosis: federation keeps each group's own order instead of merging peers' rows by similarity.
+    """Diagnosis: each group's rows one after another, no merge at all.
 
-    With one peer and an empty local store this shows the organisation store's own fused ranking,
-    which `context` then reorders by similarity (federation.merge_by_similarity)."""
+    With one peer and an empty local store this is the organisation store's own fused ranking; the
+    merge (federation.merge_by_similarity) keeps a lone store's order, so `org` should equal it."""
     from docir.services.retrieval import federation
 
     saved = federation.merge_by_similarity
@@ -665,15 +666,19 @@ def print_table(payload: dict[str, Any]) -> None:
         print(f"  {label(name):<52} {row['p50_ms']:>8} {row['p95_ms']:>8} {row['ratio_p50_to_local']:>8}")
     quality = payload.get("quality")
     if quality:
-        print(f"\nquality: {quality['corpus']} ({quality['documents']} docs, {quality['queries']} queries), "
-              f"{quality['repositories']} published repos read from an empty one vs one local store:")
-        for side in QUALITY_SIDES:
-            print(f"  {side:<14} nDCG@10 {quality[side]['ndcg@10']:.4f}  recall@10 {quality[side]['recall@10']:.4f}  "
-                  f"answer@1 {quality[side]['answer@1']:.4f}")
-        print(f"  difference (org - local) {quality['ndcg_difference']:+.4f}; identical top 10 in "
-              f"{quality['identical_top10']}/{quality['queries']} queries")
+        print_quality(quality)
     for warning in payload["warnings"]:
         print(f"  WARNING  {warning}")
+
+
+def print_quality(quality: dict[str, Any]) -> None:
+    print(f"\nquality: {quality['corpus']} ({quality['documents']} docs, {quality['queries']} queries), "
+          f"{quality['repositories']} published repos read from an empty one vs one local store:")
+    for side in QUALITY_SIDES:
+        print(f"  {side:<14} nDCG@10 {quality[side]['ndcg@10']:.4f}  recall@10 {quality[side]['recall@10']:.4f}  "
+              f"answer@1 {quality[side]['answer@1']:.4f}")
+    print(f"  difference (org - local) {quality['ndcg_difference']:+.4f}; identical top 10 in "
+          f"{quality['identical_top10']}/{quality['queries']} queries")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -684,6 +689,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, help="rounds of every task on every setup (default 2, quick 1)")
     parser.add_argument("--no-200k", action="store_true", help="leave out the 200,000-document store")
     parser.add_argument("--corpus", help="quality corpus: eips (default), eips-ci (quick), or none")
+    parser.add_argument("--quality-only", action="store_true",
+                        help="the quality part alone (no publish, context or federation timings)")
     parser.add_argument("--out", type=Path, default=OUT)
     parser.add_argument("--part", help=argparse.SUPPRESS)  # internal: the quality child
     parser.add_argument("--url", help=argparse.SUPPRESS)
@@ -693,10 +700,32 @@ def main(argv: list[str] | None = None) -> int:
         if args.part == "quality":
             print(json.dumps(quality_part(corpus, str(args.url), 10)))
             return 0
+        if args.quality_only:
+            return run_quality_only(args, corpus)
         return run(args, corpus)
     except BenchmarkError as exc:
         print(f"org_store: {exc}", file=sys.stderr)
         return 1
+
+
+def run_quality_only(args: argparse.Namespace, corpus: str) -> int:
+    """Part 4 alone, printed and written to --out (default results/org_store_quality.json): the
+    timing parts' figures are left as they are."""
+    if corpus == "none":
+        raise BenchmarkError("--quality-only needs a corpus")
+    started = time.perf_counter()
+    with postgres(CACHE / "pgdata") as server:
+        log(f"quality: {corpus} split into 10 repositories (child process, real model)")
+        quality = run_quality(server, corpus, os.environ.get("DOCIR_VECTORS"))
+    out = args.out if args.out != OUT else OUT.with_name("org_store_quality.json")
+    payload = {"benchmark": "org_store quality", "when": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+               "machine": machine_info(), "quality": quality, "duration_s": round(time.perf_counter() - started, 1)}
+    write_json(out, payload)
+    print_quality(quality)
+    for warning in quality.get("warnings", []):
+        print(f"  WARNING  {warning}")
+    print(f"\nwrote {out} ({payload['duration_s']} s)")
+    return 0
 
 
 def run(args: argparse.Namespace, corpus: str) -> int:

@@ -3,11 +3,11 @@
 The database ranks; docir fuses (services/retrieval/org_ranking.py turns each list's raw scores
 into z-scores over its own candidates, as the local ranking does: adr-78d1238b4ae2). The lists:
 
-- sections: every visible section by ts_rank_cd against the task's terms ORed, with its document's
-  title and description, a document taking its best section's place (the local bm25 over heading
-  sections);
-- pairs: whole documents by ts_rank_cd against the task's adjacent word pairs as phrases ORed (the
-  local NEAR ranking; PostgreSQL's phrases are adjacent words, stopwords aside, not a window);
+- sections: every visible section by a bm25-like score (each task term's idf over the sections read
+  times its ts_rank, summed) with its document's title and description, a document taking its best
+  section's place (the local bm25 over heading sections);
+- pairs: whole documents where the task's adjacent word pairs stand within NEAR_DISTANCE words of each
+  other, either first, scored by the pairs' words as above, idf over documents (the local NEAR ranking);
 - vectors: the nearest document and section vectors by pgvector's cosine distance, through the
   partial HNSW indexes (tables.py: the ORDER BY casts to vector(DIMENSION) and the WHERE repeats
   the indexes' predicate), each document taking its best before visibility and the LIMIT.
@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from docir.index.fts import query_terms, word_pairs
+from docir.index.fts import NEAR_DISTANCE, query_terms, word_pairs
 from docir.org.peer import OrgPeer, visible
 from docir.org.records import LexicalRow, VectorRow
 from docir.org.tables import TEXT_SEARCH
@@ -40,36 +40,70 @@ _COVERAGE = ("CASE WHEN cardinality(%(terms)s::text[]) < 2 THEN 1.0 ELSE "
              "/ cardinality(%(terms)s::text[]) END")
 
 
+# Each task term's tsquery and its weight: FTS5's bm25 idf, ln((N - n + 0.5) / (n + 0.5)) floored at
+# 1e-6 as FTS5 floors it, n the rows of `table` in the repositories read that hold the term (one
+# GIN-indexed count per term) and N all of them: sections for the sections list, documents for the
+# pairs, as the local bm25 counts them. ts_rank_cd has no idf: without it a task's common words
+# outweigh its rare ones (adr-8a976b997594).
+def _weights(table: str) -> str:
+    return f"""
+    words AS (
+        SELECT t.term, plainto_tsquery(%(config)s::regconfig, t.term) AS tq FROM unnest(%(terms)s::text[]) AS t(term)
+    ), total AS (
+        SELECT count(*)::float8 AS n FROM docir.{table} WHERE repo = ANY(%(repos)s)
+    ), weights AS (
+        SELECT w.term, w.tq, greatest(ln((total.n - df.n + 0.5) / (df.n + 0.5)), 1e-6) AS idf
+        FROM words w CROSS JOIN total CROSS JOIN LATERAL (
+            SELECT count(*)::float8 AS n FROM docir.{table} x WHERE x.tsv @@ w.tq AND x.repo = ANY(%(repos)s)
+        ) df
+        WHERE numnode(w.tq) > 0
+    )"""
+
+
+# ts_rank's weights of the D, C, B and A lexemes: every part counts alike, as in the local sections'
+# bm25 (fts.SECTION_BM25_WEIGHTS); no length normalisation. Measured on the EIPs (benchmarks/history.md):
+# PostgreSQL's default weights, normalising by log length, or a document's title, description and body
+# weighed 10, 5, 1 as fts.BM25_WEIGHTS does, each cost the lists 0.01 to 0.2 nDCG@10.
+RANK_WEIGHTS = "{1, 1, 1, 1}"
+NORMALIZATION = 0
+
+
+def _rank(tsv: str, tq: str, weights: str) -> str:
+    return f"ts_rank('{weights}'::float4[], {tsv}, {tq}, {NORMALIZATION})"
+
+
+def _weighted(tsv: str, weights: str = RANK_WEIGHTS) -> str:
+    """A bm25-like score of a tsvector: the sum over the task's terms of idf x ts_rank of that term alone
+    (ts_rank of one term is its frequency, saturating)."""
+    return f"(SELECT coalesce(sum(w.idf * {_rank(tsv, 'w.tq', weights)}), 0) FROM weights w)"
+
+
 def _quoted(words: Sequence[str]) -> str:
     """Words as a websearch_to_tsquery text that ORs them, each quoted: user text is never query syntax."""
     return " or ".join(f'"{word}"' for word in words)
 
 
-def pairs_of(text: str) -> list[str]:
-    """The task's adjacent words as two-word phrases (the pairs of the local NEAR ranking)."""
-    return [f"{a} {b}" for a, b in word_pairs(text)]
-
-
 def lexical_sections(peer: OrgPeer, repos: Sequence[str], text: str, *, include_inactive: bool,
                      limit: int, gate: int = SECTION_GATE) -> list[LexicalRow]:
-    """Visible documents by their best section's ts_rank_cd, best first. Sections are scored only in the
-    `gate` documents the whole-document rank puts first, as a big local index does (lexical.SECTION_GATE):
-    scoring every matching section costs in proportion to the organisation's sections."""
+    """Visible documents by their best section's score (_weighted), best first. Sections are scored only in the
+    `gate` documents the same score puts first over whole documents, as a big local index does
+    (lexical.SECTION_GATE): scoring every matching section costs in proportion to the organisation's sections.
+    On the EIPs (584 documents) a gate of 200 and none give the same list."""
     terms = query_terms(text)
     if not terms or not repos:
         return []
     # A section is found by its document's title and description as well as by its own words (as the local
     # sections are, index/docs_table.py): its tsvector joined to the A and B lexemes of its document's.
     sql = f"""
-        WITH q AS (SELECT websearch_to_tsquery(%(config)s::regconfig, %(words)s) AS q),
+        WITH q AS (SELECT websearch_to_tsquery(%(config)s::regconfig, %(words)s) AS q), {_weights("sections")},
         docs AS (
             SELECT d.repo, d.id, ts_filter(d.tsv, '{{a,b}}') AS about
             FROM docir.documents d CROSS JOIN q
             WHERE d.tsv @@ q.q AND d.repo = ANY(%(repos)s) AND {visible(include_inactive)}
-            ORDER BY ts_rank_cd(d.tsv, q.q) DESC, d.repo, d.id LIMIT %(gate)s
+            ORDER BY {_weighted("d.tsv")} DESC, d.repo, d.id LIMIT %(gate)s
         ), best AS (
             SELECT DISTINCT ON (s.repo, s.doc_id) s.repo, s.doc_id, s.ord, s.heading, s.start_line, s.end_line,
-                   ts_rank_cd(s.tsv || docs.about, q.q) AS raw
+                   {_weighted("s.tsv || docs.about")} AS raw
             FROM docs JOIN docir.sections s ON s.repo = docs.repo AND s.doc_id = docs.id CROSS JOIN q
             WHERE (s.tsv || docs.about) @@ q.q
             ORDER BY s.repo, s.doc_id, raw DESC, s.ord
@@ -86,18 +120,34 @@ def lexical_sections(peer: OrgPeer, repos: Sequence[str], text: str, *, include_
 
 def lexical_pairs(peer: OrgPeer, repos: Sequence[str], text: str, *, include_inactive: bool,
                   limit: int) -> list[LexicalRow]:
-    """Visible documents by ts_rank_cd of the task's adjacent word pairs as phrases, best first."""
-    pairs = pairs_of(text)
+    """Visible documents by the task's adjacent word pairs standing close together, best first: the local
+    NEAR ranking's bm25 over whole documents, each pair found scoring its two words' idf x ts_rank."""
+    pairs = word_pairs(text)
     if not pairs or not repos:
         return []
+    # Either word first, at most NEAR_DISTANCE words between (FTS5's NEAR): tsquery phrases are exact
+    # distances, so one per distance, ORed. Built from plainto_tsquery: user text is never query syntax.
+    near = " || ".join(f"tsquery_phrase({x}.tq, {y}.tq, {k})"
+                       for k in range(1, NEAR_DISTANCE + 2) for x, y in (("wa", "wb"), ("wb", "wa")))
     sql = f"""
-        WITH q AS (SELECT websearch_to_tsquery(%(config)s::regconfig, %(words)s) AS q)
-        SELECT d.repo, d.id, ts_rank_cd(d.tsv, q.q) AS raw, {_COVERAGE}
+        WITH {_weights("documents")},
+        pairs AS (
+            SELECT wa.tq AS a, wa.idf AS ia, wb.tq AS b, wb.idf AS ib, ({near}) AS near
+            FROM unnest(%(firsts)s::text[], %(seconds)s::text[]) AS p(first, second)
+            JOIN weights wa ON wa.term = p.first JOIN weights wb ON wb.term = p.second
+        ), q AS (
+            -- The pairs ORed: a tsquery's text form is read back as it is, lexemes quoted.
+            SELECT string_agg('(' || p.near::text || ')', ' | ')::tsquery AS q FROM pairs p
+        )
+        SELECT d.repo, d.id, (
+            SELECT sum(p.ia * {_rank("d.tsv", "p.a", RANK_WEIGHTS)}
+                       + p.ib * {_rank("d.tsv", "p.b", RANK_WEIGHTS)})
+            FROM pairs p WHERE d.tsv @@ p.near) AS raw, {_COVERAGE}
         FROM docir.documents d CROSS JOIN q
         WHERE d.tsv @@ q.q AND d.repo = ANY(%(repos)s) AND {visible(include_inactive)}
         ORDER BY raw DESC, d.repo, d.id LIMIT %(limit)s"""
-    params = {"config": TEXT_SEARCH, "words": _quoted(pairs), "terms": query_terms(text),
-              "repos": list(repos), "limit": limit}
+    params = {"config": TEXT_SEARCH, "terms": query_terms(text), "firsts": [a for a, _ in pairs],
+              "seconds": [b for _, b in pairs], "repos": list(repos), "limit": limit}
     rows = peer.run(lambda c: c.execute(sql, params).fetchall())
     return [LexicalRow(repo, doc_id, float(raw), None, None, float(coverage)) for repo, doc_id, raw, coverage in rows]
 

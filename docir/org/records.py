@@ -43,8 +43,8 @@ class OrgDocument(NamedTuple):
 
 
 class LexicalRow(NamedTuple):
-    """One document in one full-text ranking: its raw ts_rank_cd, the section that won it (None for a
-    whole-document ranking) and the share of the task's terms it contains."""
+    """One document in one full-text ranking: its raw bm25-like score (ranking_sql._weighted), the section
+    that won it (None for a whole-document ranking) and the share of the task's terms it contains."""
 
     repo: str
     id: str

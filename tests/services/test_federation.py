@@ -8,6 +8,7 @@ import shutil
 import sqlite3
 import stat
 from pathlib import Path
+from typing import Any
 
 import pytest
 import typer.main
@@ -202,3 +203,29 @@ def test_a_peer_with_another_model_is_searched_lexically_with_a_note(tmp_path: P
     peer_rows = [r for r in result.results if r["store"] == "../platform"]
     assert peer_rows and all(r["similarity"] is None for r in peer_rows)
     assert any("peer store ../platform searched lexically" in w and "other-model@test" in w for w in session.warnings)
+
+
+def _ranked(store: str, *rows: tuple[str, float | None]) -> list[Any]:
+    return [{"id": doc_id, "store": store, "similarity": similarity, "score": 1.0 / rank, "via": None}
+            for rank, (doc_id, similarity) in enumerate(rows, start=1)]
+
+
+def test_the_merge_keeps_each_stores_own_order() -> None:
+    """A store's fused order weighs words and sections its cosines do not: the merge never reorders it
+    (adr-8a976b997594). One store alone keeps its order exactly; several are merged by their next rows."""
+    peer = _ranked("../peer", ("p1", 0.41), ("p2", 0.62), ("p3", 0.35))
+    assert [r["id"] for r in federation.merge_by_similarity([[], peer], 10)] == ["p1", "p2", "p3"]
+    local = _ranked(".", ("l1", 0.50), ("l2", 0.38))
+    merged = [r["id"] for r in federation.merge_by_similarity([local, peer], 10)]
+    # l1 (0.50) before p1 (0.41); then p1 (0.41) before l2 (0.38), p2 after its own store's p1.
+    assert merged == ["l1", "p1", "p2", "l2", "p3"]
+    assert [r["id"] for r in federation.merge_by_similarity([local, peer], 3)] == ["l1", "p1", "p2"]
+
+
+def test_the_merge_gives_a_lexical_store_turns_and_puts_linked_rows_last() -> None:
+    local = _ranked(".", ("l1", 0.50), ("l2", 0.38))
+    lexical = _ranked("../words", ("w1", None), ("w2", None))
+    linked = {"id": "x1", "store": ".", "similarity": 0.9, "score": None, "via": {"id": "l1"}}
+    repeat = {"id": "l2", "store": ".", "similarity": 0.38, "score": None, "via": {"id": "l1"}}
+    merged = federation.merge_by_similarity([[*local, linked, repeat], lexical], 10)
+    assert [r["id"] for r in merged] == ["l1", "w1", "l2", "w2", "x1"]

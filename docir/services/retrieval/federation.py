@@ -177,18 +177,36 @@ def tag(rows: list[Row], label: str) -> list[Row]:
 
 
 def merge_by_similarity(groups: list[list[ContextRow]], limit: int) -> list[ContextRow]:
-    """Ranked rows of several stores ordered by similarity, the one number comparable across stores.
+    """Ranked rows of several stores, each store's own order kept, merged on similarity: the one number
+    comparable across stores (adr-8a976b997594).
 
-    Rows with no similarity (a store searched lexically) cannot be placed on that scale:
-    each such store takes turns with the similarity-ordered list. Linked rows come after.
+    A store's fused order is better than its rows' cosines (it weighs words and sections too), so the
+    groups are sorted lists merged by their next rows: at each step the store whose next row is the most
+    similar gives it. A next row with no similarity (a store searched lexically) cannot be placed on that
+    scale: such a store takes turns with the similarity pick. One store alone keeps its order exactly.
+    Linked rows come after.
     """
-    ranked = [row for rows in groups for row in rows if row.get("via") is None]
+    queues = [[row for row in rows if row.get("via") is None] for rows in groups]
     expanded = [row for rows in groups for row in rows if row.get("via") is not None]
-    scored = sorted(
-        (row for row in ranked if row.get("similarity") is not None), key=_similarity
-    )
-    unscored = [[row for row in rows if row.get("via") is None and row.get("similarity") is None] for rows in groups]
-    merged = take_turns([scored, *[rows for rows in unscored if rows]], limit)
+    heads = [0] * len(queues)
+    merged: list[ContextRow] = []
+    turn = 0  # 0: the similarity pick; i + 1: store i, while its next row has no similarity
+    while len(merged) < limit:
+        scored = [i for i, rows in enumerate(queues)
+                  if heads[i] < len(rows) and rows[heads[i]].get("similarity") is not None]
+        unscored = {i for i, rows in enumerate(queues)
+                    if heads[i] < len(rows) and rows[heads[i]].get("similarity") is None}
+        if not scored and not unscored:
+            break
+        # The next participant in turn order that can give a row.
+        for step in range(len(queues) + 1):
+            slot = (turn + step) % (len(queues) + 1)
+            if slot == 0 and scored or slot - 1 in unscored:
+                break
+        turn = slot + 1
+        pick = max(scored, key=lambda i: (_similarity(queues[i][heads[i]]), -i)) if slot == 0 else slot - 1
+        merged.append(queues[pick][heads[pick]])
+        heads[pick] += 1
     # A linked row that is also a ranked one shown is said once (the organisation store links the ranked
     # documents of every store, its own included, before the merge decides which are shown).
     shown = {(row.get("store"), row["id"]) for row in merged}
@@ -201,9 +219,9 @@ def merge_by_similarity(groups: list[list[ContextRow]], limit: int) -> list[Cont
 
 
 def _similarity(row: ContextRow) -> float:
-    """Descending similarity; merging happens before budget.py compacts linked rows, which carry none."""
+    """A row's similarity; merging happens before budget.py compacts linked rows, which carry none."""
     found = row.get("similarity")
-    return -found if isinstance(found, float) else 0.0
+    return found if isinstance(found, float) else 0.0
 
 
 def take_turns(groups: list[list[Row]], limit: int) -> list[Row]:

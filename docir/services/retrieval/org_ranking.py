@@ -195,7 +195,8 @@ def _entry(session: Session, peer: OrgPeer, found: _Found, cand: Fused, item: Or
 
 
 def _rankings(found: _Found, cand: Fused) -> dict[str, Any]:
-    """Each form's lists' view of the document: place, raw number (ts_rank_cd or cosine), z, section."""
+    """Each form's lists' view of the document: place, raw number (the idf-weighted ts_rank, named bm25
+    as locally, or cosine), z, section."""
     out: dict[str, Any] = {}
     key = cand.key[1]
     for form, each in cand.forms.items():
@@ -203,11 +204,11 @@ def _rankings(found: _Found, cand: Fused) -> dict[str, Any]:
         lex = each.lexical
         if lex is not None and lex.section is not None:
             row = found.sections.get((form, key))
-            out[f"{prefix}sections"] = {"rank": lex.section.rank, "ts_rank_cd": round(lex.section.raw, 4),
+            out[f"{prefix}sections"] = {"rank": lex.section.rank, "bm25": round(lex.section.raw, 4),
                                         "z": round(lex.section.z, 3),
                                         "section": " > ".join(row.heading) if row and row.heading else None}
         if lex is not None and lex.near is not None:
-            out[f"{prefix}near"] = {"rank": lex.near.rank, "ts_rank_cd": round(lex.near.raw, 4),
+            out[f"{prefix}near"] = {"rank": lex.near.rank, "bm25": round(lex.near.raw, 4),
                                      "z": round(lex.near.z, 3)}
         if each.vector is not None:
             vrow = found.vectors.get((form, key))
