@@ -3,11 +3,12 @@
 The database ranks; docir fuses (services/retrieval/org_ranking.py turns each list's raw scores
 into z-scores over its own candidates, as the local ranking does: adr-78d1238b4ae2). The lists:
 
-- sections: every visible section by a bm25-like score (each task term's idf over the sections read
-  times its ts_rank, summed) with its document's title and description, a document taking its best
-  section's place (the local bm25 over heading sections);
+- sections: every visible section by FTS5's bm25 without length normalisation (each task term's idf
+  over the sections read times its saturated count, summed) with its document's title and
+  description, a document taking its best section's place (the local bm25 over heading sections);
 - pairs: whole documents where the task's adjacent word pairs stand within NEAR_DISTANCE words of each
-  other, either first, scored by the pairs' words as above, idf over documents (the local NEAR ranking);
+  other, either first, scored by the pairs' words' idf over documents times their ts_rank (the local
+  NEAR ranking);
 - vectors: the nearest document and section vectors by pgvector's cosine distance, through the
   partial HNSW indexes (tables.py: the ORDER BY casts to vector(DIMENSION) and the WHERE repeats
   the indexes' predicate), each document taking its best before visibility and the LIMIT.
@@ -48,16 +49,34 @@ _COVERAGE = ("CASE WHEN cardinality(%(terms)s::text[]) < 2 THEN 1.0 ELSE "
 def _weights(table: str) -> str:
     return f"""
     words AS (
-        SELECT t.term, plainto_tsquery(%(config)s::regconfig, t.term) AS tq FROM unnest(%(terms)s::text[]) AS t(term)
+        SELECT t.term, plainto_tsquery(%(config)s::regconfig, t.term) AS tq,
+               tsvector_to_array(to_tsvector(%(config)s::regconfig, t.term)) AS lexemes
+        FROM unnest(%(terms)s::text[]) AS t(term)
     ), total AS (
         SELECT count(*)::float8 AS n FROM docir.{table} WHERE repo = ANY(%(repos)s)
     ), weights AS (
-        SELECT w.term, w.tq, greatest(ln((total.n - df.n + 0.5) / (df.n + 0.5)), 1e-6) AS idf
+        SELECT w.term, w.tq, w.lexemes, greatest(ln((total.n - df.n + 0.5) / (df.n + 0.5)), 1e-6) AS idf
         FROM words w CROSS JOIN total CROSS JOIN LATERAL (
             SELECT count(*)::float8 AS n FROM docir.{table} x WHERE x.tsv @@ w.tq AND x.repo = ANY(%(repos)s)
         ) df
         WHERE numnode(w.tq) > 0
     )"""
+
+
+# FTS5's bm25 k1 (SQLite's, which the local ranking uses). Its b, the length normalisation, is 0 here:
+# measured on the EIPs (adr-8a976b997594), b 0.75 over the sections' lengths scored 0.7329 nDCG@10
+# against 0.7449 for none, and its average length cost a scan of every section read.
+BM25_K1 = 1.2
+
+
+def _bm25(tsv: str) -> str:
+    """FTS5's bm25 of a tsvector without length normalisation (every column weighed 1): the sum over
+    the task's terms of idf x tf (k1 + 1) / (tf + k1), tf the count of the term's lexemes' positions."""
+    return f"""(SELECT coalesce(sum(w.idf * f.tf * {BM25_K1 + 1} / (f.tf + {BM25_K1})), 0)
+              FROM weights w CROSS JOIN LATERAL (
+                  SELECT sum(cardinality(u.positions))::float8 AS tf FROM unnest({tsv}) u
+                  WHERE u.lexeme = ANY(w.lexemes)) f
+              WHERE f.tf > 0)"""
 
 
 # ts_rank's weights of the D, C, B and A lexemes: every part counts alike, as in the local sections'
@@ -85,8 +104,8 @@ def _quoted(words: Sequence[str]) -> str:
 
 def lexical_sections(peer: OrgPeer, repos: Sequence[str], text: str, *, include_inactive: bool,
                      limit: int, gate: int = SECTION_GATE) -> list[LexicalRow]:
-    """Visible documents by their best section's score (_weighted), best first. Sections are scored only in the
-    `gate` documents the same score puts first over whole documents, as a big local index does
+    """Visible documents by their best section's bm25 (_bm25), best first. Sections are scored only in the
+    `gate` documents idf x ts_rank (_weighted) puts first over whole documents, as a big local index does
     (lexical.SECTION_GATE): scoring every matching section costs in proportion to the organisation's sections.
     On the EIPs (584 documents) a gate of 200 and none give the same list."""
     terms = query_terms(text)
@@ -101,11 +120,14 @@ def lexical_sections(peer: OrgPeer, repos: Sequence[str], text: str, *, include_
             FROM docir.documents d CROSS JOIN q
             WHERE d.tsv @@ q.q AND d.repo = ANY(%(repos)s) AND {visible(include_inactive)}
             ORDER BY {_weighted("d.tsv")} DESC, d.repo, d.id LIMIT %(gate)s
-        ), best AS (
-            SELECT DISTINCT ON (s.repo, s.doc_id) s.repo, s.doc_id, s.ord, s.heading, s.start_line, s.end_line,
-                   {_weighted("s.tsv || docs.about")} AS raw
+        ), found AS MATERIALIZED (
+            SELECT s.repo, s.doc_id, s.ord, s.heading, s.start_line, s.end_line, s.tsv || docs.about AS tsv
             FROM docs JOIN docir.sections s ON s.repo = docs.repo AND s.doc_id = docs.id CROSS JOIN q
             WHERE (s.tsv || docs.about) @@ q.q
+        ), best AS (
+            SELECT DISTINCT ON (s.repo, s.doc_id) s.repo, s.doc_id, s.ord, s.heading, s.start_line, s.end_line,
+                   {_bm25("s.tsv")} AS raw
+            FROM found s
             ORDER BY s.repo, s.doc_id, raw DESC, s.ord
         )
         SELECT s.repo, s.doc_id, s.raw, s.heading, {_SECTION_BYTES}, {_COVERAGE}

@@ -346,3 +346,28 @@ def test_the_warm_worker_reads_the_organisation_store_as_a_cold_command_does(cli
         docir(org.reader, "worker", "stop", timeout=60)
         if paths.pid_alive(pid):
             os.kill(pid, signal.SIGKILL)
+
+
+def test_a_sections_raw_score_is_fts5s_bm25_without_length_normalisation(org: Org) -> None:
+    # One occurrence of the task's one word: idf x tf (k1 + 1) / (tf + k1) is the idf itself, the idf FTS5's
+    # over the sections read (adr-8a976b997594); idf x ts_rank gave a fraction of it.
+    import math
+
+    import psycopg
+
+    from docir.org import ranking_sql
+
+    with psycopg.connect(org.url, autocommit=True) as conn:
+        repos = [str(name) for (name,) in conn.execute("SELECT name FROM docir.repos ORDER BY name")]
+        total, holding = conn.execute(
+            "SELECT count(*), count(*) FILTER (WHERE tsv @@ plainto_tsquery('english', 'daily'))"
+            " FROM docir.sections").fetchone() or (0, 0)
+
+        class Peer:
+            def run(self, read: Any) -> Any:
+                return read(conn)
+
+        found = ranking_sql.lexical_sections(Peer(), repos, "daily", include_inactive=False,  # type: ignore[arg-type]
+                                             limit=10)
+    assert holding == 1 and [row.id for row in found] == [org.ids["signing"]]
+    assert found[0].raw == pytest.approx(math.log((total - 1 + 0.5) / 1.5))

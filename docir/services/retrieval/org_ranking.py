@@ -195,8 +195,8 @@ def _entry(session: Session, peer: OrgPeer, found: _Found, cand: Fused, item: Or
 
 
 def _rankings(found: _Found, cand: Fused) -> dict[str, Any]:
-    """Each form's lists' view of the document: place, raw number (the idf-weighted ts_rank, named bm25
-    as locally, or cosine), z, section."""
+    """Each form's lists' view of the document: place, raw number (the sections' bm25, the pairs'
+    idf-weighted ts_rank, both named bm25 as locally, or cosine), z, section."""
     out: dict[str, Any] = {}
     key = cand.key[1]
     for form, each in cand.forms.items():
