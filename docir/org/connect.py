@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 
 SCHEMES = ("postgresql", "postgres")
 CONNECT_TIMEOUT = 5  # seconds: an unreachable server is an answer, not a hang in CI (URL's connect_timeout wins)
+INSTALL = "pip install 'docir[org]'"
 # pg_advisory_xact_lock key of the migration step: one writer migrates, the others wait and find it done.
 MIGRATION_LOCK = 0x646F6369_72000001
 ENABLE_PGVECTOR = "CREATE EXTENSION vector;"
@@ -72,16 +73,16 @@ def describe(url: str) -> str:
         return redact(url)
 
 
-def connect(url: str) -> psycopg.Connection[Any]:
+def connect(url: str, timeout: int = CONNECT_TIMEOUT) -> psycopg.Connection[Any]:
     """An open connection (autocommit off); UsageError for a missing driver or an unreachable server."""
     try:
         import psycopg
     except ImportError:
-        raise UsageError("the organisation store needs psycopg: pip install 'docir[org]'") from None
+        raise UsageError(f"the organisation store needs psycopg: {INSTALL}") from None
     check_url(url)
     options: dict[str, Any] = {"application_name": "docir"}
     if "connect_timeout" not in url and "PGCONNECT_TIMEOUT" not in os.environ:
-        options["connect_timeout"] = CONNECT_TIMEOUT
+        options["connect_timeout"] = timeout
     try:
         # No server-side prepared statements: a pooler in transaction mode (PgBouncer) may hand each
         # transaction another server connection, where a statement prepared earlier does not exist.

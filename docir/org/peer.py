@@ -14,9 +14,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from docir.errors import UsageError
 from docir.index.records import Filters
 from docir.org.address import OrgAddress
-from docir.org.connect import OrgError, check_version, database_version, first_line
+from docir.org.connect import INSTALL, OrgError, check_version, connect, database_version, first_line
 from docir.org.records import OrgDocument, OrgEdge, OrgListing, OrgRepo, OrgUnavailable
 
 if TYPE_CHECKING:
@@ -24,7 +25,6 @@ if TYPE_CHECKING:
 
 CONNECT_TIMEOUT = 3  # seconds: an unreachable server must not hold up the local answer for long
 STATEMENT_TIMEOUT_MS = 20_000  # a runaway query is cancelled rather than hanging the command
-INSTALL = "pip install 'docir[org]'"
 
 T = TypeVar("T")
 
@@ -69,10 +69,10 @@ class OrgPeer:
             import psycopg
         except ImportError:
             raise OrgUnavailable(f"psycopg is not installed ({INSTALL})") from None
-        try:
-            conn = psycopg.connect(address.url, connect_timeout=CONNECT_TIMEOUT, application_name="docir")
-        except psycopg.Error as exc:
-            raise OrgUnavailable(f"cannot connect: {first_line(exc)}") from None
+        try:  # the publisher's connection: the same timeouts' precedence, no prepared statements (poolers)
+            conn = connect(address.url, CONNECT_TIMEOUT)
+        except UsageError as exc:
+            raise OrgUnavailable(exc.message) from None
         try:
             conn.read_only = True
             conn.isolation_level = psycopg.IsolationLevel.REPEATABLE_READ
