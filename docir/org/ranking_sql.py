@@ -27,7 +27,6 @@ from docir.org.peer import OrgPeer, visible
 from docir.org.records import LexicalRow, VectorRow
 from docir.org.tables import TEXT_SEARCH
 
-SECTION_GATE = 200  # documents whose sections are scored; the local ranking's gate (services/retrieval/lexical.py)
 # HNSW visits at most ef_search candidates; a filtered, widened search needs more (pgvector's maximum is 1000).
 EF_SEARCH_MAX = 1000
 
@@ -103,10 +102,11 @@ def _quoted(words: Sequence[str]) -> str:
 
 
 def lexical_sections(peer: OrgPeer, repos: Sequence[str], text: str, *, include_inactive: bool,
-                     limit: int, gate: int = SECTION_GATE) -> list[LexicalRow]:
+                     limit: int, gate: int) -> list[LexicalRow]:
     """Visible documents by their best section's bm25 (_bm25), best first. Sections are scored only in the
     `gate` documents idf x ts_rank (_weighted) puts first over whole documents, as a big local index does
-    (lexical.SECTION_GATE): scoring every matching section costs in proportion to the organisation's sections.
+    (the caller passes lexical.SECTION_GATE): scoring every matching section costs in proportion to the
+    organisation's sections.
     On the EIPs (584 documents) a gate of 200 and none give the same list."""
     terms = query_terms(text)
     if not terms or not repos:

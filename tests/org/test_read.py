@@ -356,6 +356,7 @@ def test_a_sections_raw_score_is_fts5s_bm25_without_length_normalisation(org: Or
     import psycopg
 
     from docir.org import ranking_sql
+    from docir.services.retrieval.lexical import SECTION_GATE
 
     with psycopg.connect(org.url, autocommit=True) as conn:
         repos = [str(name) for (name,) in conn.execute("SELECT name FROM docir.repos ORDER BY name")]
@@ -368,6 +369,6 @@ def test_a_sections_raw_score_is_fts5s_bm25_without_length_normalisation(org: Or
                 return read(conn)
 
         found = ranking_sql.lexical_sections(Peer(), repos, "daily", include_inactive=False,  # type: ignore[arg-type]
-                                             limit=10)
+                                             limit=10, gate=SECTION_GATE)
     assert holding == 1 and [row.id for row in found] == [org.ids["signing"]]
     assert found[0].raw == pytest.approx(math.log((total - 1 + 0.5) / 1.5))

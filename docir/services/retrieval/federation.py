@@ -23,7 +23,15 @@ from docir.org.address import OrgAddress, is_url, parse
 from docir.services.indexing.session import PeerUnreadable, Session, open_peer
 from docir.services.retrieval import store_reads as reads
 from docir.services.retrieval.need import Need, embedded_texts, needs_of
-from docir.services.retrieval.results import ContextResult, ContextRow, Fetched, GetResult, SearchHit, Skeleton
+from docir.services.retrieval.results import (
+    LOCAL_STORE,
+    ContextResult,
+    ContextRow,
+    Fetched,
+    GetResult,
+    SearchHit,
+    Skeleton,
+)
 from docir.store import STATE_DIR, Store
 
 if TYPE_CHECKING:  # the model's side: only context needs it (cold start, adr-d5e80517405b)
@@ -31,7 +39,6 @@ if TYPE_CHECKING:  # the model's side: only context needs it (cold start, adr-d5
     from docir.org.peer import OrgPeer
     from docir.services.vectors.query_source import QuerySource
 
-LOCAL = "."
 STORES_FILE = "stores.yaml"
 Warn = Callable[[str], None]
 
@@ -242,7 +249,7 @@ def get(session: Session, peers: list[AnyPeer], ids: list[str], section: str | N
     result = reads.get(session, ids, section)
     if not peers:
         return result
-    tag(result.documents, LOCAL)
+    tag(result.documents, LOCAL_STORE)
     for peer in peers:
         if not result.missing:
             break
@@ -266,7 +273,7 @@ def query(
     rows = reads.query(session, filters, stale=stale, include_inactive=include_inactive, limit=limit)
     if not peers:
         return rows
-    merged = tag(rows, LOCAL)
+    merged = tag(rows, LOCAL_STORE)
     for peer in peers:
         if len(merged) >= limit:
             break
@@ -289,7 +296,7 @@ def search_peers(session: Session, peers: list[AnyPeer], rows: list[SearchHit], 
     turns at the head of the list."""
     if not peers:
         return rows
-    groups = [tag(rows, LOCAL)]
+    groups = [tag(rows, LOCAL_STORE)]
     for peer in peers:
         if isinstance(peer, Peer):
             groups.append(tag(reads.search(peer.session, text, include_inactive=include_inactive, limit=limit),
@@ -344,7 +351,7 @@ def context(
         include_inactive=include_inactive,
         refs=refs,
     )
-    groups = [tag(local.results, LOCAL)]
+    groups = [tag(local.results, LOCAL_STORE)]
     for peer in peers:
         if not isinstance(peer, Peer):
             from docir.services.retrieval import org_ranking

@@ -20,11 +20,11 @@ import numpy as np
 
 from docir.services.indexing.session import Session
 from docir.services.retrieval import fusion, ranking
-from docir.services.retrieval.lexical import CANDIDATES, LexicalCandidate, Standing
+from docir.services.retrieval.lexical import CANDIDATES, SECTION_GATE, LexicalCandidate, Standing
 from docir.services.retrieval.need import BY_VECTOR, TASK, Need
 from docir.services.retrieval.org_reads import named, readable, skeleton_of
 from docir.services.retrieval.ranking import Candidate, Fused
-from docir.services.retrieval.results import ContextHit, ContextRow, ExplainedHit, Via
+from docir.services.retrieval.results import LOCAL_STORE, ContextHit, ContextRow, ExplainedHit, Via
 from docir.services.retrieval.skeleton import cost
 
 if TYPE_CHECKING:
@@ -32,7 +32,6 @@ if TYPE_CHECKING:
     from docir.org.records import LexicalRow, OrgListing, VectorRow
 
 DocKey = tuple[str, str]  # (repo, id)
-LOCAL_STORE = "."  # how rows name this store while reading across stores (federation.LOCAL)
 
 
 class Seed(NamedTuple):
@@ -92,7 +91,7 @@ def context(session: Session, peer: OrgPeer, needs: Sequence[Need], query_vector
         form_vectors: dict[str, np.ndarray] = {}
         for form, text in need.forms():
             sections = ranking_sql.lexical_sections(peer, repos, text, include_inactive=include_inactive,
-                                                    limit=CANDIDATES)
+                                                    limit=CANDIDATES, gate=SECTION_GATE)
             pairs = ranking_sql.lexical_pairs(peer, repos, text, include_inactive=include_inactive, limit=CANDIDATES)
             vector = query_vectors.get((index, form))
             nearest: list[VectorRow] = []

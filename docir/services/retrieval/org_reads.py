@@ -100,9 +100,10 @@ def query(session: Session, peer: OrgPeer, filters: Filters, *, stale: bool | No
 def search(session: Session, peer: OrgPeer, text: str, *, include_inactive: bool, limit: int) -> list[SearchHit]:
     """Published documents by their best section's full-text rank (no model), as reads.search ranks local ones."""
     from docir.org import ranking_sql
+    from docir.services.retrieval.lexical import SECTION_GATE
 
     ranked = ranking_sql.lexical_sections(peer, readable(session, peer), text, include_inactive=include_inactive,
-                                          limit=limit)
+                                          limit=limit, gate=SECTION_GATE)
     listings = {(item.repo, item.id): item
                 for item in peer.listings_by_ids(peer.names, (row.id for row in ranked), include_inactive)}
     out: list[SearchHit] = []

@@ -17,7 +17,7 @@ from docir.requests import INCLUDE_INACTIVE_OPTION, LIMIT_MAX, STORE_OPTION, Opt
 from docir.services.indexing.session import Session
 from docir.services.retrieval import budget, federation, store_reads
 from docir.services.retrieval.need import FORMS, Need
-from docir.services.retrieval.results import ContextResult, GetResult, QueryResult, SearchResult
+from docir.services.retrieval.results import LOCAL_STORE, ContextResult, GetResult, QueryResult, SearchResult
 
 Warn = Callable[[str], None]
 
@@ -196,7 +196,7 @@ def _outside_checkout(session: Session, rows: Iterable[Mapping[str, object]], mi
     links: list[tuple[str, str, str]] = []
     for row in rows:
         related = row.get("related")
-        if row.get("store", federation.LOCAL) == federation.LOCAL and isinstance(related, list):
+        if row.get("store", LOCAL_STORE) == LOCAL_STORE and isinstance(related, list):
             links.extend((str(row["id"]), str(link["kind"]), str(link["id"])) for link in related)
     known = session.catalog.docs.listings_by_ids({target for *_, target in links}) if links else {}
     unresolved = [link for link in links if link[2] not in known]
