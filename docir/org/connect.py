@@ -16,12 +16,12 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs, urlsplit
 
 from docir.errors import InputError, UsageError
+from docir.org.address import is_url
 from docir.org.tables import MIGRATIONS, SCHEMA_VERSION
 
 if TYPE_CHECKING:
     import psycopg
 
-SCHEMES = ("postgresql", "postgres")
 CONNECT_TIMEOUT = 5  # seconds: an unreachable server is an answer, not a hang in CI (URL's connect_timeout wins)
 INSTALL = "pip install 'docir[org]'"
 # pg_advisory_xact_lock key of the migration step: one writer migrates, the others wait and find it done.
@@ -35,8 +35,7 @@ class OrgError(InputError):
 
 def check_url(url: str) -> str:
     """The URL if it names a PostgreSQL database; UsageError otherwise."""
-    scheme = url.split("://", 1)[0].lower() if "://" in url else ""
-    if scheme not in SCHEMES:
+    if not is_url(url):
         raise UsageError(f"'{redact(url)}' is not a PostgreSQL URL; give postgresql://[user@]host[:port]/database "
                          "(the password from PGPASSWORD, ~/.pgpass or PGSERVICE)")
     return url
