@@ -173,3 +173,20 @@ class OrgPeer:
             "ORDER BY repo, doc_id, kind, target",
             {"seeds": list(seeds), "kinds": sorted(successor_kinds), "repos": list(repos)}).fetchall())
         return [OrgEdge(repo, source, kind, target) for repo, source, kind, target in rows]
+
+    def building_edges(self, sources: Sequence[tuple[str, str]], targets: Sequence[str]) -> list[tuple[str, str, str]]:
+        """(repo, source id, target id) of the links from the `sources` (repo, id) to any of `targets` whose
+        kind builds on its target under the source repository's own schema (`Schema.building_kinds`:
+        directed, not its own inverse, not a successor edge), as `repos.schema` recorded it."""
+        if not sources or not targets:
+            return []
+        rows = self.run(lambda c: c.execute(
+            "SELECT l.repo, l.doc_id, l.target FROM docir.links l JOIN docir.repos r ON r.name = l.repo "
+            "JOIN unnest(%(repos)s::text[], %(ids)s::text[]) AS s(repo, id) ON s.repo = l.repo AND s.id = l.doc_id "
+            "WHERE l.target = ANY(%(targets)s) "
+            "AND NOT coalesce((r.schema -> 'relations' -> l.kind ->> 'successor')::boolean, true) "
+            "AND coalesce(r.schema -> 'relations' -> l.kind ->> 'inverse', '') <> l.kind "
+            "ORDER BY l.repo, l.doc_id, l.target",
+            {"repos": [repo for repo, _ in sources], "ids": [i for _, i in sources],
+             "targets": sorted(set(targets))}).fetchall())
+        return [(repo, source, target) for repo, source, target in rows]

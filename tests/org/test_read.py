@@ -372,3 +372,27 @@ def test_a_sections_raw_score_is_fts5s_bm25_without_length_normalisation(org: Or
                                              limit=10, gate=SECTION_GATE)
     assert holding == 1 and [row.id for row in found] == [org.ids["signing"]]
     assert found[0].raw == pytest.approx(math.log((total - 1 + 0.5) / 1.5))
+
+
+def test_published_candidates_lend_to_the_decision_they_build_on(cli: Any, org: Org) -> None:
+    """Lending as locally (adr-4716947e3ea9): documents of one repository that depend on a decision of
+    another lend it part of their score, along links whose kind builds under the linking repository's
+    schema; a successor link lends nothing."""
+    foundation = add_doc(cli, org.platform, "decision", "Message bus topology",
+                         "Topics are partitioned per tenant and replicated three ways.", "--wait-embeddings")
+    followers = [add_doc(cli, org.service, "decision", f"Webhook retries on the message bus, part {n}",
+                         "Webhook deliveries are retried with exponential backoff through the message bus.",
+                         "--body", "## Retries\n\nWebhook deliveries retry with exponential backoff.\n",
+                         "--wait-embeddings") for n in (1, 2, 3)]
+    for n, follower in enumerate(followers):
+        path = next(p for p in (org.service / "docs").rglob("*.md") if follower in p.read_text())
+        kind = "supersedes" if n == 2 else "depends-on"  # a successor edge: no loan
+        path.write_text(path.read_text().replace("owner:", f"related:\n  - {kind}: {foundation}\nowner:", 1))
+    publish(cli, org.url, org.platform, "acme/platform")
+    publish(cli, org.url, org.service, "acme/service")
+    found = rows(cli("context", "webhook retries with exponential backoff on the message bus", "--root",
+                     str(org.reader), "--explain", "--no-expand", "--limit", "10"))
+    base = next(row for row in found if row["id"] == foundation)
+    assert base["explain"]["contributions"]["lent"] > 0
+    assert sorted(base["explain"]["rankings"]["lent_by"]) == sorted(followers[:2])
+    assert all("lent_by" not in row["explain"]["rankings"] for row in found if row["id"] != foundation)

@@ -4,7 +4,9 @@ Each form of each need gets the candidate lists of org/ranking_sql.py (sections 
 full text, vectors by pgvector's HNSW), each computed by one SQL statement with a LIMIT. Their raw
 scores become z-scores over their own candidates and are summed, the forms weighted by their
 gates and the needs pooled, with ranking.py's own functions: a published document is ranked by the
-same rule as a local one (adr-78d1238b4ae2, adr-2b7e51c4d9a0). Lending is the local store's alone.
+same rule as a local one (adr-78d1238b4ae2, adr-2b7e51c4d9a0), and lends as a local one does
+(adr-4716947e3ea9), along the published links whose kind builds on its target in the linking
+repository's schema.
 Expansion follows the store's links: a seed's successors from any repository first, then its
 outgoing links, so a platform decision superseded in another repository brings its successor. The
 seeds are the store's own ranked documents and this store's: ids are global, so a local decision
@@ -19,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 import numpy as np
 
 from docir.services.indexing.session import Session
-from docir.services.retrieval import fusion, ranking
+from docir.services.retrieval import fusion, lending, ranking
 from docir.services.retrieval.lexical import CANDIDATES, SECTION_GATE, LexicalCandidate, Standing
 from docir.services.retrieval.need import BY_VECTOR, TASK, Need
 from docir.services.retrieval.org_reads import named, readable, skeleton_of
@@ -101,7 +103,8 @@ def context(session: Session, peer: OrgPeer, needs: Sequence[Need], query_vector
                     nearest = ranking_sql.nearest(peer, by_vector, [float(x) for x in vector],
                                                   include_inactive=include_inactive, limit=CANDIDATES)
             by_form[form] = ranking.fuse(_lexical(found, form, sections, pairs), [], _vector(found, form, nearest))
-        per_need.append(ranking.combine(by_form, ranking.form_gates(by_form, form_vectors)))
+        combined = ranking.combine(by_form, ranking.form_gates(by_form, form_vectors))
+        per_need.append(ranking.with_loans(combined, _edges(peer, found)))
     ordered = ranking.pool_needs(per_need, limit)
     shown = {(item.repo, item.id): item
              for item in peer.listings_by_ids(repos, (found.docs[c.key[1]][1] for c in ordered), True)}
@@ -117,6 +120,19 @@ def context(session: Session, peer: OrgPeer, needs: Sequence[Need], query_vector
         results.extend(expand_links(session, peer, repos, by_vector, [*mine, *local_seeds],
                                     query_vectors.get((0, TASK)), include_inactive, limit))
     return results
+
+
+def _edges(peer: OrgPeer, found: _Found) -> lending.Edges:
+    """The building links among ranked published documents, by their keys: lending's edges."""
+
+    def edges(sources: Sequence[int], targets: Sequence[int]) -> list[tuple[int, int]]:
+        by_id: dict[str, list[int]] = {}
+        for key in targets:
+            by_id.setdefault(found.docs[key][1], []).append(key)
+        links = peer.building_edges([found.docs[key] for key in sources], list(by_id))
+        return [(found.keys[(repo, source)], key) for repo, source, target in links for key in by_id[target]]
+
+    return edges
 
 
 def _lexical(found: _Found, form: str, sections: list[LexicalRow], pairs: list[LexicalRow]) -> list[LexicalCandidate]:
@@ -184,7 +200,7 @@ def _entry(session: Session, peer: OrgPeer, found: _Found, cand: Fused, item: Or
         "coverage": round(lex.coverage, 3) if lex is not None else None,
         "similarity": similarity,
         "rankings": _rankings(found, cand),
-        "contributions": _contributions(cand),
+        "contributions": ranking.contributions(cand),
         **{form: {"weight": round(gate.weight, 3), "agreement": round(gate.agreement, 3),
                   "relatedness": None if gate.relatedness is None else round(gate.relatedness, 3),
                   "confidence": round(gate.confidence, 3)} for form, gate in cand.gates.items()},
@@ -214,18 +230,8 @@ def _rankings(found: _Found, cand: Fused) -> dict[str, Any]:
             out[f"{prefix}vector"] = {"rank": each.vector.rank, "cosine": round(each.vector.raw, 4),
                                       "z": round(each.vector.z, 3),
                                       "section": " > ".join(vrow.heading) if vrow and vrow.heading else None}
-    return out
-
-
-def _contributions(cand: Fused) -> dict[str, float]:
-    out: dict[str, float] = {}
-    for form, each in cand.forms.items():
-        prefix = "" if form == TASK else f"{form} "
-        weight = cand.weight(form)
-        lex = each.lexical
-        out[f"{prefix}sections"] = round(weight * lex.section_part, 4) if lex is not None else 0.0
-        out[f"{prefix}near"] = round(weight * lex.near_part, 4) if lex is not None else 0.0
-        out[f"{prefix}vector"] = round(weight * each.vector_part, 4)
+    if cand.loan is not None:
+        out["lent_by"] = [found.docs[key][1] for key in cand.loan.lenders]
     return out
 
 

@@ -186,7 +186,7 @@ def context(session: Session, queries: Sequence[Need | str], source: QuerySource
         gates = form_gates(by_form, {form: vector for (at, form), vector in query_vectors.items() if at == index})
         combined = combine(by_form, gates)
         # The single-side modes measure one ranking each (benchmarks/quality); lending is fusion's.
-        per_need.append(_with_loans(session, combined) if mode == "fused" else combined)
+        per_need.append(with_loans(combined, lending.local_edges(session)) if mode == "fused" else combined)
     ordered = pool_needs(per_need, limit)
     # Full listings only for what is shown: candidates needed no more than their visibility.
     listings = session.catalog.docs.listings_by_rowid(c.key[1] for c in ordered if c.key[0] == "doc")
@@ -271,9 +271,9 @@ def combine(by_form: dict[str, list[Candidate]], gates: dict[str, Gate]) -> list
     return sorted(fused.values(), key=lambda c: (-c.score, order[c.key]))
 
 
-def _with_loans(session: Session, ranked: list[Fused]) -> list[Fused]:
+def with_loans(ranked: list[Fused], edges: lending.Edges) -> list[Fused]:
     """The fused ranking with each document's loan from the candidates that build on it, reordered."""
-    owed = lending.loans(session, [(c.key[1], c.score) for c in ranked if c.key[0] == "doc"])
+    owed = lending.loans([(c.key[1], c.score) for c in ranked if c.key[0] == "doc"], edges)
     if not owed:
         return ranked
     for cand in ranked:
@@ -411,7 +411,7 @@ def _entry(session: Session, cand: Fused, explain: bool, texts: list[str]) -> Co
                 "similarity": similarity,
                 "matched_terms": _matched_terms(session, cand.listing.rowid, texts),
                 "rankings": _rankings(session, cand),
-                "contributions": _contributions(cand),
+                "contributions": contributions(cand),
                 **_forms(cand),
                 "chunk": {"heading": chunk.heading, "continuation": chunk.continuation, "text": text[:600]}
                 if chunk is not None
@@ -427,7 +427,7 @@ def _named(form: str, part: str) -> str:
     return part if form == TASK else f"{form} {part}"
 
 
-def _contributions(cand: Fused) -> dict[str, float]:
+def contributions(cand: Fused) -> dict[str, float]:
     """What each form's rankings add to the score, weighted as the score weighs them, and the loan."""
     out: dict[str, float] = {}
     for form in FORMS:
@@ -517,7 +517,7 @@ def _ref_entry(cand: Fused, explain: bool, texts: list[str]) -> ReferenceHit:
             "lexical_rank": lex.rank if lex else None,
             "vector_rank": vec.rank if vec else None,
             "fts_score": round(lex.raw, 4) if lex else None,
-            "contributions": _contributions(cand),
+            "contributions": contributions(cand),
             **_forms(cand),
             "similarity": similarity,
             "matched_terms": [t for t in terms if t in lowered],
