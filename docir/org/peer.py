@@ -12,7 +12,7 @@ warning and keeps its local answer. psycopg is imported here, and only when a pe
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 from docir.errors import UsageError
 from docir.index.records import Filters
@@ -44,6 +44,16 @@ def listing(row: Sequence[Any]) -> OrgListing:
 def visible(include_inactive: bool, alias: str = "d") -> str:
     """The one visibility predicate (tables.py) as SQL over `alias`, a docir.documents row."""
     return f"NOT {alias}.archived" if include_inactive else f"({alias}.active AND NOT {alias}.archived)"
+
+
+class LexicalTotals(NamedTuple):
+    """What bm25's idf and length normalisation read over the repositories read (FTS5 reads them
+    over its whole table): searched rows and their average length in tokens."""
+
+    documents: int
+    sections: int
+    document_length: float
+    section_length: float
 
 
 class OrgPeer:
@@ -78,14 +88,15 @@ class OrgPeer:
             conn.isolation_level = psycopg.IsolationLevel.REPEATABLE_READ
             conn.execute(f"SET statement_timeout = {STATEMENT_TIMEOUT_MS}")
             check_version(database_version(conn), address.url, write=False)
-            rows = conn.execute("SELECT name, model_id FROM docir.repos ORDER BY name").fetchall()
+            rows = conn.execute("SELECT name, model_id, row_format, lex_documents, lex_document_tokens, lex_sections,"
+                                " lex_section_tokens FROM docir.repos ORDER BY name").fetchall()
         except psycopg.Error as exc:
             conn.close()
             raise OrgUnavailable(first_line(exc)) from None
         except OrgError as exc:
             conn.close()
             raise OrgUnavailable(str(exc)) from None
-        repos = [OrgRepo(name, model) for name, model in rows if address.reads(name)]
+        repos = [OrgRepo(*row) for row in rows if address.reads(row[0])]
         return cls(address, conn, repos)
 
     def close(self) -> None:
@@ -99,6 +110,14 @@ class OrgPeer:
             return read(self.conn)
         except psycopg.Error as exc:
             raise OrgUnavailable(first_line(exc)) from None
+
+    def lexical_totals(self, repos: Sequence[str]) -> LexicalTotals:
+        wanted = set(repos)
+        mine = [repo for repo in self.repos if repo.name in wanted]
+        documents = sum(repo.documents for repo in mine)
+        sections = sum(repo.sections for repo in mine)
+        return LexicalTotals(documents, sections, sum(r.document_tokens for r in mine) / max(documents, 1),
+                             sum(r.section_tokens for r in mine) / max(sections, 1))
 
     def copies_of(self, local_ids: Sequence[str]) -> set[str]:
         """The repositories that hold any of `local_ids`: ids are unique across an organisation, so such

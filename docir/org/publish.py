@@ -19,11 +19,12 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from docir.documents.globs import FIELD, as_globs
 from docir.embed.resolve import resolve
 from docir.errors import DocirError, UsageError
+from docir.index.fts import index_text
 from docir.index.records import DocRow
 from docir.index.vector_store import dim_of
-from docir.org import connect, names, rows
+from docir.org import connect, lexemes, names, rows
 from docir.org.report import PublishReport
-from docir.org.tables import SCHEMA_VERSION, TEXT_SEARCH
+from docir.org.tables import SCHEMA_VERSION
 from docir.org.vectors import PgVector, register
 from docir.schema import Schema, as_json
 from docir.services.indexing.session import Session
@@ -298,20 +299,28 @@ def _write(conn: psycopg.Connection[Any], session: Session, where: Target, local
         _insert(conn, session, where.name, local.model, batch, warn)
         if progress is not None:
             progress(start + len(batch), len(due))
+    conn.execute(_TOTALS_SQL, {"format": rows.ROW_FORMAT, "repo": where.name})
 
 
-_CFG = f"'{TEXT_SEARCH}'::regconfig"
 _DOCUMENT_SQL = (
     "INSERT INTO docir.documents (repo, id, path, type, title, description, status, active, archived, tags, owner,"
-    " verified, related, applies_to, meta, body, sha256, fingerprint, tsv, vector) VALUES"
-    " (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s::jsonb, %s, %s::jsonb, %s, %s, %s,"
-    f" setweight(to_tsvector({_CFG}, %s), 'A') || setweight(to_tsvector({_CFG}, %s), 'B')"
-    f" || setweight(to_tsvector({_CFG}, %s), 'C'), %b)"
+    " verified, related, applies_to, meta, body, sha256, fingerprint, lex, lex_tokens, vector) VALUES"
+    " (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s::jsonb, %s, %s::jsonb, %s, %s, %s, %s::tsvector, %s, %b)"
 )
 _SECTION_SQL = (
-    "INSERT INTO docir.sections (repo, doc_id, ord, heading, start_line, end_line, tsv, vector) VALUES"
-    f" (%s, %s, %s, %s, %s, %s, setweight(to_tsvector({_CFG}, %s), 'A') || setweight(to_tsvector({_CFG}, %s), 'C'),"
-    " %b)"
+    "INSERT INTO docir.sections (repo, doc_id, ord, heading, start_line, end_line, lex, lex_tokens, vector) VALUES"
+    " (%s, %s, %s, %s, %s, %s, %s::tsvector, %s, %b)"
+)
+# The totals bm25's idf and average length read (ranking_sql.py), kept per repository so a reader
+# sums a few rows instead of scanning every section it reads.
+_TOTALS_SQL = (
+    "UPDATE docir.repos r SET row_format = %(format)s, lex_documents = d.n, lex_document_tokens = d.t,"
+    " lex_sections = s.n, lex_section_tokens = s.t"
+    " FROM (SELECT count(*) AS n, coalesce(sum(lex_tokens), 0) AS t FROM docir.documents"
+    "       WHERE repo = %(repo)s AND lex IS NOT NULL) d,"
+    "      (SELECT count(*) AS n, coalesce(sum(lex_tokens), 0) AS t FROM docir.sections"
+    "       WHERE repo = %(repo)s AND lex IS NOT NULL) s"
+    " WHERE r.name = %(repo)s"
 )
 _LINK_SQL = "INSERT INTO docir.links (repo, doc_id, kind, target) VALUES (%s, %s, %s, %s)"
 
@@ -332,23 +341,54 @@ def _insert(conn: psycopg.Connection[Any], session: Session, repo: str, model: M
         blob = blobs.get(sha) if sha else None
         return PgVector(blob) if blob is not None else None
 
+    words = _words(batch, full, sections)
     with conn.cursor() as cur:
-        cur.executemany(_DOCUMENT_SQL, [_document_params(repo, e, full[e.state.rowid], vector) for e in batch])
+        cur.executemany(_DOCUMENT_SQL, [_document_params(repo, e, full[e.state.rowid], words.get(e.state.id), vector)
+                                        for e in batch])
         cur.executemany(_SECTION_SQL, [(repo, doc_id, s.ord, list(s.heading), s.start_line, s.end_line,
-                                        " ".join(s.heading), s.text[:SEARCHED_MAX], vector(s.vector_sha))
+                                        *(words.get((doc_id, s.ord)) or (None, None)), vector(s.vector_sha))
                                        for doc_id, found in sections.items() for s in found])
         cur.executemany(_LINK_SQL, [(repo, e.state.id, kind, target) for e in batch
                                     for kind, target in rows.links(full[e.state.rowid])])
 
 
-def _document_params(repo: str, entry: rows.Local, row: DocRow,
+def _words(batch: Sequence[rows.Local], full: dict[int, DocRow],
+           sections: dict[str, list[rows.SectionRow]]) -> dict[Any, lexemes.Lexical]:
+    """The searched words of each document (by id) and heading section (by (id, ord)), the columns
+    the local index searches (index/docs_table.py) tokenized as it tokenizes them. Archived documents
+    have none: the local index does not search them either."""
+    keys: list[Any] = []
+    texts: list[list[str]] = []
+    labels: list[tuple[tuple[str, ...], int]] = []
+    for entry in batch:
+        row = full[entry.state.rowid]
+        if row.archived:
+            continue
+        searched = row.searched[:SEARCHED_MAX]
+        keys.append(row.id)
+        texts.append([index_text(row.title), index_text(row.description), index_text(" ".join(row.tags)),
+                      index_text("\n".join(row.headings)), index_text(searched)])
+        labels.append((lexemes.DOCUMENT_LABELS, 0))
+        title, about = index_text(row.title), index_text(row.description + "\n" + " ".join(row.tags))
+        for section in sections[row.id]:
+            if section.searched is not None:
+                keys.append((row.id, section.ord))
+                texts.append([title, about, index_text(" ".join(section.heading)),
+                              index_text(section.searched[:SEARCHED_MAX])])
+                labels.append((lexemes.SECTION_LABELS, lexemes.SECTION_EXTRA_TOKENS))
+    tokens = lexemes.shared().tokens(texts)
+    return {key: lexemes.lexical(columns, names, extra) for key, columns, (names, extra) in zip(keys, tokens, labels,
+                                                                                              strict=True)}
+
+
+def _document_params(repo: str, entry: rows.Local, row: DocRow, words: lexemes.Lexical | None,
                      vector: Callable[[str | None], PgVector | None]) -> tuple[Any, ...]:
     meta = json.loads(row.meta_json)
     applies_to = as_globs(meta.get(FIELD)) or []
     return (repo, row.id, row.path, row.type, row.title, row.description, row.status, entry.active, row.archived,
             list(row.tags), row.owner, row.verified, json.dumps([list(e) for e in row.related]), applies_to,
-            row.meta_json, row.body, row.sha256, entry.fingerprint, row.title, row.description,
-            row.searched[:SEARCHED_MAX], vector(entry.vectors.vector_sha if entry.vectors else None))
+            row.meta_json, row.body, row.sha256, entry.fingerprint, *(words or (None, None)),
+            vector(entry.vectors.vector_sha if entry.vectors else None))
 
 
 def _warn_elsewhere(conn: psycopg.Connection[Any], repo: str, ids: Sequence[str],

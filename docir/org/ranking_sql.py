@@ -1,14 +1,19 @@
 """The organisation store's candidate rankings, each one SQL statement with a LIMIT.
 
 The database ranks; docir fuses (services/retrieval/org_ranking.py turns each list's raw scores
-into z-scores over its own candidates, as the local ranking does: adr-78d1238b4ae2). The lists:
+into z-scores over its own candidates, as the local ranking does: adr-78d1238b4ae2). The full-text
+lists are the local ones computed in SQL: the rows' words are FTS5's own tokens (org/lexemes.py)
+and the score is FTS5's bm25, so a published document scores what it scores in a local index
+holding the same documents (adr-8a976b997594):
 
-- sections: every visible section by FTS5's bm25 without length normalisation (each task term's idf
-  over the sections read times its saturated count, summed) with its document's title and
-  description, a document taking its best section's place (the local bm25 over heading sections);
-- pairs: whole documents where the task's adjacent word pairs stand within NEAR_DISTANCE words of each
-  other, either first, scored by the pairs' words' idf over documents times their ts_rank (the local
-  NEAR ranking);
+- sections: every heading section's bm25 (its document's title, description and tags, its heading
+  path and its text, each weighed 1; idf over the sections read), the best LIMIT x
+  SECTIONS_PER_DOCUMENT sections kept and each document taking its best one's place. Past
+  GATE_FROM_SECTIONS sections, only the SECTION_GATE documents the whole-document bm25 ranks first
+  are scored, as in a big local index;
+- pairs: whole documents where the task's adjacent word pairs stand within NEAR_DISTANCE words of
+  each other, either first, by bm25 over the pairs' words counting only the occurrences that stand
+  near the other word (FTS5's NEAR), weighed by column (title, description, headings, body);
 - vectors: the nearest document and section vectors by pgvector's cosine distance, through the
   partial HNSW indexes (tables.py: the ORDER BY casts to vector(DIMENSION) and the WHERE repeats
   the indexes' predicate), each document taking its best before visibility and the LIMIT.
@@ -20,156 +25,185 @@ passes them. No statement reads more than its LIMIT's rows back.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 from docir.index.fts import NEAR_DISTANCE, query_terms, word_pairs
-from docir.org.peer import OrgPeer, visible
+from docir.org import lexemes
+from docir.org.peer import LexicalTotals, OrgPeer, visible
 from docir.org.records import LexicalRow, VectorRow
-from docir.org.tables import TEXT_SEARCH
+from docir.services.retrieval.lexical import GATE_FROM_SECTIONS, SECTION_GATE, SECTIONS_PER_DOCUMENT
 
 # HNSW visits at most ef_search candidates; a filtered, widened search needs more (pgvector's maximum is 1000).
 EF_SEARCH_MAX = 1000
+# FTS5's bm25 constants (SQLite's, which the local ranking uses).
+BM25_K1 = 1.2
+BM25_B = 0.75
 
 # The bytes of a section's lines of its document's body (`s` a section, `d` its document).
 _SECTION_BYTES = ("octet_length(array_to_string((string_to_array(d.body, E'\\n'))[s.start_line:s.end_line], "
                   "E'\\n'))")
 # The share of the task's terms a document contains (1 for a task of fewer than two terms).
-_COVERAGE = ("CASE WHEN cardinality(%(terms)s::text[]) < 2 THEN 1.0 ELSE "
-             "(SELECT count(*) FROM unnest(%(terms)s::text[]) AS t(term) "
-             "WHERE d.tsv @@ plainto_tsquery(%(config)s::regconfig, t.term))::float8 "
-             "/ cardinality(%(terms)s::text[]) END")
+_COVERAGE = ("CASE WHEN cardinality(%(queries)s::tsquery[]) < 2 THEN 1.0 ELSE "
+             "(SELECT count(*) FROM unnest(%(queries)s::tsquery[]) AS t(tq) WHERE d.lex @@ t.tq)::float8 "
+             "/ cardinality(%(queries)s::tsquery[]) END")
 
 
-# Each task term's tsquery and its weight: FTS5's bm25 idf, ln((N - n + 0.5) / (n + 0.5)) floored at
-# 1e-6 as FTS5 floors it, n the rows of `table` in the repositories read that hold the term (one
-# GIN-indexed count per term) and N all of them: sections for the sections list, documents for the
-# pairs, as the local bm25 counts them. ts_rank_cd has no idf: without it a task's common words
-# outweigh its rare ones (adr-8a976b997594).
-def _weights(table: str) -> str:
+class Terms(NamedTuple):
+    """A task's terms as the local index tokenizes them: each one's tsquery and first token."""
+
+    words: tuple[str, ...]  # query_terms, those that have a token
+    queries: tuple[str, ...]  # each one's tsquery text
+    tokens: tuple[str, ...]  # each one's first token (what NEAR looks for: most terms are one token)
+
+    @property
+    def any(self) -> str:
+        return " | ".join(f"({q})" for q in self.queries)
+
+
+def terms_of(text: str) -> Terms:
+    words = query_terms(text)
+    found = [(word, tokens) for word, [tokens, *_] in zip(words, lexemes.shared().tokens([[w] for w in words]),
+                                                          strict=True) if tokens]
+    return Terms(tuple(w for w, _ in found), tuple(lexemes.term_query(t) for _, t in found),
+                 tuple(t[0] for _, t in found))
+
+
+def _weights(name: str, table: str, count: str) -> str:
+    """Each term's tsquery and FTS5's idf over `table`'s searched rows of the repositories read:
+    ln((N - n + 0.5) / (n + 0.5)), floored at 1e-6 as FTS5 floors it; N is `count` (the repositories'
+    kept totals), n one GIN-indexed count per term. MATERIALIZED: inlined, the counts would run again
+    for every row scored."""
     return f"""
-    words AS (
-        SELECT t.term, plainto_tsquery(%(config)s::regconfig, t.term) AS tq,
-               tsvector_to_array(to_tsvector(%(config)s::regconfig, t.term)) AS lexemes
-        FROM unnest(%(terms)s::text[]) AS t(term)
-    ), total AS (
-        SELECT count(*)::float8 AS n FROM docir.{table} WHERE repo = ANY(%(repos)s)
-    ), weights AS (
-        SELECT w.term, w.tq, w.lexemes, greatest(ln((total.n - df.n + 0.5) / (df.n + 0.5)), 1e-6) AS idf
-        FROM words w CROSS JOIN total CROSS JOIN LATERAL (
-            SELECT count(*)::float8 AS n FROM docir.{table} x WHERE x.tsv @@ w.tq AND x.repo = ANY(%(repos)s)
+    {name} AS MATERIALIZED (
+        SELECT w.i, w.tq, w.token, greatest(ln((%({count})s - df.n + 0.5) / (df.n + 0.5)), 1e-6) AS idf
+        FROM unnest(%(queries)s::tsquery[], %(tokens)s::text[]) WITH ORDINALITY AS w(tq, token, i)
+        CROSS JOIN LATERAL (
+            SELECT count(*)::float8 AS n FROM docir.{table} x WHERE x.lex @@ w.tq AND x.repo = ANY(%(repos)s)
         ) df
-        WHERE numnode(w.tq) > 0
     )"""
 
 
-# FTS5's bm25 k1 (SQLite's, which the local ranking uses). Its b, the length normalisation, is 0 here:
-# measured on the EIPs (adr-8a976b997594), b 0.75 over the sections' lengths scored 0.7329 nDCG@10
-# against 0.7449 for none, and its average length cost a scan of every section read.
-BM25_K1 = 1.2
+def _saturated(tf: str, tokens: str, average: str) -> str:
+    """bm25's term frequency part: tf (k1 + 1) / (tf + k1 (1 - b + b length / average length))."""
+    return (f"{tf} * {BM25_K1 + 1} / ({tf} + {BM25_K1} * ({1 - BM25_B} + {BM25_B} * {tokens} "
+            f"/ greatest(%({average})s, 1)))")
 
 
-def _bm25(tsv: str) -> str:
-    """FTS5's bm25 of a tsvector without length normalisation (every column weighed 1): the sum over
-    the task's terms of idf x tf (k1 + 1) / (tf + k1), tf the count of the term's lexemes' positions."""
-    return f"""(SELECT coalesce(sum(w.idf * f.tf * {BM25_K1 + 1} / (f.tf + {BM25_K1})), 0)
-              FROM weights w CROSS JOIN LATERAL (
-                  SELECT sum(cardinality(u.positions))::float8 AS tf FROM unnest({tsv}) u
-                  WHERE u.lexeme = ANY(w.lexemes)) f
-              WHERE f.tf > 0)"""
+def _bm25(alias: str, weights: str, rank_weights: str, scale: int, average: str) -> str:
+    """FTS5's bm25 of a row: the sum over the terms of idf x saturated tf, tf the weighed count of the
+    term's occurrences (ts_rank_cd of one term: each occurrence's label weight)."""
+    tf = f"{scale} * ts_rank_cd('{rank_weights}'::float4[], {alias}.lex, w.tq, 0)"
+    return f"""(SELECT coalesce(sum(w.idf * {_saturated("t.tf", f"{alias}.lex_tokens", average)}), 0)
+              FROM {weights} w CROSS JOIN LATERAL (SELECT {tf} AS tf) t WHERE t.tf > 0)"""
 
 
-# ts_rank's weights of the D, C, B and A lexemes: every part counts alike, as in the local sections'
-# bm25 (fts.SECTION_BM25_WEIGHTS); no length normalisation. Measured on the EIPs (benchmarks/history.md):
-# PostgreSQL's default weights, normalising by log length, or a document's title, description and body
-# weighed 10, 5, 1 as fts.BM25_WEIGHTS does, each cost the lists 0.01 to 0.2 nDCG@10.
-RANK_WEIGHTS = "{1, 1, 1, 1}"
-NORMALIZATION = 0
-
-
-def _rank(tsv: str, tq: str, weights: str) -> str:
-    return f"ts_rank('{weights}'::float4[], {tsv}, {tq}, {NORMALIZATION})"
-
-
-def _weighted(tsv: str, weights: str = RANK_WEIGHTS) -> str:
-    """A bm25-like score of a tsvector: the sum over the task's terms of idf x ts_rank of that term alone
-    (ts_rank of one term is its frequency, saturating)."""
-    return f"(SELECT coalesce(sum(w.idf * {_rank(tsv, 'w.tq', weights)}), 0) FROM weights w)"
-
-
-def _quoted(words: Sequence[str]) -> str:
-    """Words as a websearch_to_tsquery text that ORs them, each quoted: user text is never query syntax."""
-    return " or ".join(f'"{word}"' for word in words)
+def _params(terms: Terms, totals: LexicalTotals, repos: Sequence[str], **more: Any) -> dict[str, Any]:
+    return {"queries": list(terms.queries), "tokens": list(terms.tokens), "any": terms.any, "repos": list(repos),
+            "documents": totals.documents, "sections": totals.sections,
+            "document_length": totals.document_length, "section_length": totals.section_length, **more}
 
 
 def lexical_sections(peer: OrgPeer, repos: Sequence[str], text: str, *, include_inactive: bool,
-                     limit: int, gate: int) -> list[LexicalRow]:
-    """Visible documents by their best section's bm25 (_bm25), best first. Sections are scored only in the
-    `gate` documents idf x ts_rank (_weighted) puts first over whole documents, as a big local index does
-    (the caller passes lexical.SECTION_GATE): scoring every matching section costs in proportion to the
-    organisation's sections.
-    On the EIPs (584 documents) a gate of 200 and none give the same list."""
-    terms = query_terms(text)
-    if not terms or not repos:
+                     limit: int) -> list[LexicalRow]:
+    """Visible documents by their best heading section's bm25, best first: the local
+    `LexicalSearch.best_sections` (the best limit x SECTIONS_PER_DOCUMENT sections, then each
+    document's best), over the gate of a big store."""
+    terms = terms_of(text)
+    if not terms.queries or not repos:
         return []
-    # A section is found by its document's title and description as well as by its own words (as the local
-    # sections are, index/docs_table.py): its tsvector joined to the A and B lexemes of its document's.
+    totals = peer.lexical_totals(repos)
+    gate = ""
+    if totals.sections > GATE_FROM_SECTIONS:
+        gate = f"""AND (s.repo, s.doc_id) IN (
+                SELECT d.repo, d.id FROM docir.documents d CROSS JOIN q
+                WHERE d.lex @@ q.q AND d.repo = ANY(%(repos)s) AND {visible(include_inactive)}
+                ORDER BY {_bm25("d", "dweights", lexemes.DOCUMENT_RANK_WEIGHTS, lexemes.DOCUMENT_WEIGHT_SCALE,
+                                "document_length")} DESC, d.repo, d.id
+                LIMIT %(gate)s)"""
     sql = f"""
-        WITH q AS (SELECT websearch_to_tsquery(%(config)s::regconfig, %(words)s) AS q), {_weights("sections")},
-        docs AS (
-            SELECT d.repo, d.id, ts_filter(d.tsv, '{{a,b}}') AS about
-            FROM docir.documents d CROSS JOIN q
-            WHERE d.tsv @@ q.q AND d.repo = ANY(%(repos)s) AND {visible(include_inactive)}
-            ORDER BY {_weighted("d.tsv")} DESC, d.repo, d.id LIMIT %(gate)s
-        ), found AS MATERIALIZED (
-            SELECT s.repo, s.doc_id, s.ord, s.heading, s.start_line, s.end_line, s.tsv || docs.about AS tsv
-            FROM docs JOIN docir.sections s ON s.repo = docs.repo AND s.doc_id = docs.id CROSS JOIN q
-            WHERE (s.tsv || docs.about) @@ q.q
+        WITH q AS (SELECT %(any)s::tsquery AS q), {_weights("weights", "sections", "sections")},
+        {_weights("dweights", "documents", "documents")},
+        scored AS (
+            SELECT s.repo, s.doc_id, s.ord, s.heading, s.start_line, s.end_line,
+                   {_bm25("s", "weights", lexemes.SECTION_RANK_WEIGHTS, 1, "section_length")} AS raw
+            FROM docir.sections s CROSS JOIN q
+            WHERE s.lex @@ q.q AND s.repo = ANY(%(repos)s) {gate}
+            ORDER BY raw DESC, s.repo, s.doc_id, s.ord LIMIT %(cut)s
         ), best AS (
-            SELECT DISTINCT ON (s.repo, s.doc_id) s.repo, s.doc_id, s.ord, s.heading, s.start_line, s.end_line,
-                   {_bm25("s.tsv")} AS raw
-            FROM found s
-            ORDER BY s.repo, s.doc_id, raw DESC, s.ord
+            SELECT DISTINCT ON (s.repo, s.doc_id) * FROM scored s ORDER BY s.repo, s.doc_id, s.raw DESC, s.ord
         )
         SELECT s.repo, s.doc_id, s.raw, s.heading, {_SECTION_BYTES}, {_COVERAGE}
         FROM best s JOIN docir.documents d ON d.repo = s.repo AND d.id = s.doc_id
+        WHERE {visible(include_inactive)}
         ORDER BY s.raw DESC, s.repo, s.doc_id LIMIT %(limit)s"""
-    params = {"config": TEXT_SEARCH, "words": _quoted(terms), "terms": terms, "repos": list(repos),
-              "limit": limit, "gate": max(gate, limit)}
+    params = _params(terms, totals, repos, limit=limit, cut=limit * SECTIONS_PER_DOCUMENT,
+                     gate=max(2 * limit, SECTION_GATE))
     rows = peer.run(lambda c: c.execute(sql, params).fetchall())
     return [LexicalRow(repo, doc_id, float(raw), tuple(heading or ()), size, float(coverage))
             for repo, doc_id, raw, heading, size, coverage in rows]
 
 
+def _near(terms: Terms, pairs: Sequence[tuple[int, int]]) -> str:
+    """A tsquery's text form matching where any pair's words stand within NEAR_DISTANCE words of each
+    other, either first: tsquery's phrase distances are exact, so one phrase per distance, ORed."""
+    out = []
+    for a, b in pairs:
+        qa, qb = terms.queries[a], terms.queries[b]
+        out += [f"({x}) <{k}> ({y})" for k in range(1, NEAR_DISTANCE + 2) for x, y in ((qa, qb), (qb, qa))]
+    return " | ".join(out)
+
+
+# A position's weight by its label (lexemes.LABEL_WEIGHTS), in SQL.
+_LABEL_WEIGHT = ("CASE {0} " + " ".join(f"WHEN '{label}' THEN {weight}" for label, weight in
+                                        lexemes.LABEL_WEIGHTS.items()) + " ELSE 1 END")
+
+
+def _near_tf(mine: str, other: str) -> str:
+    """The weighed count of `mine`'s occurrences that stand within NEAR's reach of one of `other`'s."""
+    return f"""(SELECT coalesce(sum({_LABEL_WEIGHT.format("x.label")}), 0)
+                FROM unnest({mine}.positions, {mine}.weights) AS x(at, label)
+                WHERE EXISTS (SELECT 1 FROM unnest({other}.positions) AS y(at)
+                              WHERE y.at <> x.at AND abs(y.at - x.at) <= {NEAR_DISTANCE + 1}))"""
+
+
 def lexical_pairs(peer: OrgPeer, repos: Sequence[str], text: str, *, include_inactive: bool,
                   limit: int) -> list[LexicalRow]:
-    """Visible documents by the task's adjacent word pairs standing close together, best first: the local
-    NEAR ranking's bm25 over whole documents, each pair found scoring its two words' idf x ts_rank."""
-    pairs = word_pairs(text)
+    """Visible documents by the task's adjacent word pairs standing close together, best first: the
+    local NEAR ranking, bm25 over whole documents where a pair's words count only where they stand
+    near each other."""
+    terms = terms_of(text)
+    index = {word: n for n, word in enumerate(terms.words)}
+    pairs = [(index[a], index[b]) for a, b in word_pairs(text) if a in index and b in index]
     if not pairs or not repos:
         return []
-    # Either word first, at most NEAR_DISTANCE words between (FTS5's NEAR): tsquery phrases are exact
-    # distances, so one per distance, ORed. Built from plainto_tsquery: user text is never query syntax.
-    near = " || ".join(f"tsquery_phrase({x}.tq, {y}.tq, {k})"
-                       for k in range(1, NEAR_DISTANCE + 2) for x, y in (("wa", "wb"), ("wb", "wa")))
+    totals = peer.lexical_totals(repos)
     sql = f"""
-        WITH {_weights("documents")},
+        WITH {_weights("weights", "documents", "documents")},
         pairs AS (
-            SELECT wa.tq AS a, wa.idf AS ia, wb.tq AS b, wb.idf AS ib, ({near}) AS near
-            FROM unnest(%(firsts)s::text[], %(seconds)s::text[]) AS p(first, second)
-            JOIN weights wa ON wa.term = p.first JOIN weights wb ON wb.term = p.second
-        ), q AS (
-            -- The pairs ORed: a tsquery's text form is read back as it is, lexemes quoted.
-            SELECT string_agg('(' || p.near::text || ')', ' | ')::tsquery AS q FROM pairs p
+            SELECT p.n, a.token AS ta, a.idf AS ia, b.token AS tb, b.idf AS ib
+            FROM unnest(%(firsts)s::int[], %(seconds)s::int[]) WITH ORDINALITY AS p(a, b, n)
+            JOIN weights a ON a.i = p.a JOIN weights b ON b.i = p.b
+        ), found AS MATERIALIZED (
+            SELECT d.repo, d.id, d.lex, d.lex_tokens FROM docir.documents d
+            WHERE d.lex @@ %(near)s::tsquery AND d.repo = ANY(%(repos)s) AND {visible(include_inactive)}
+        ), words AS MATERIALIZED (
+            SELECT f.repo, f.id, u.lexeme, u.positions, u.weights
+            FROM found f CROSS JOIN LATERAL unnest(f.lex) u WHERE u.lexeme = ANY(%(tokens)s)
+        ), counted AS (
+            SELECT f.repo, f.id, f.lex_tokens, p.ia, p.ib, {_near_tf("a", "b")} AS na, {_near_tf("b", "a")} AS nb
+            FROM found f CROSS JOIN pairs p
+            JOIN words a ON a.repo = f.repo AND a.id = f.id AND a.lexeme = p.ta
+            JOIN words b ON b.repo = f.repo AND b.id = f.id AND b.lexeme = p.tb
+        ), scored AS (
+            SELECT c.repo, c.id, sum(c.ia * {_saturated("c.na", "c.lex_tokens", "document_length")}
+                                     + c.ib * {_saturated("c.nb", "c.lex_tokens", "document_length")}) AS raw
+            FROM counted c WHERE c.na > 0 GROUP BY c.repo, c.id
         )
-        SELECT d.repo, d.id, (
-            SELECT sum(p.ia * {_rank("d.tsv", "p.a", RANK_WEIGHTS)}
-                       + p.ib * {_rank("d.tsv", "p.b", RANK_WEIGHTS)})
-            FROM pairs p WHERE d.tsv @@ p.near) AS raw, {_COVERAGE}
-        FROM docir.documents d CROSS JOIN q
-        WHERE d.tsv @@ q.q AND d.repo = ANY(%(repos)s) AND {visible(include_inactive)}
-        ORDER BY raw DESC, d.repo, d.id LIMIT %(limit)s"""
-    params = {"config": TEXT_SEARCH, "terms": query_terms(text), "firsts": [a for a, _ in pairs],
-              "seconds": [b for _, b in pairs], "repos": list(repos), "limit": limit}
+        SELECT s.repo, s.id, s.raw, {_COVERAGE}
+        FROM scored s JOIN docir.documents d ON d.repo = s.repo AND d.id = s.id
+        ORDER BY s.raw DESC, s.repo, s.id LIMIT %(limit)s"""
+    params = _params(terms, totals, repos, limit=limit, near=_near(terms, pairs),
+                     firsts=[a + 1 for a, _ in pairs], seconds=[b + 1 for _, b in pairs])
     rows = peer.run(lambda c: c.execute(sql, params).fetchall())
     return [LexicalRow(repo, doc_id, float(raw), None, None, float(coverage)) for repo, doc_id, raw, coverage in rows]
 

@@ -13,6 +13,12 @@ class OrgUnavailable(Exception):
 class OrgRepo(NamedTuple):
     name: str
     model_id: str | None  # the model of its vectors; None: none computed
+    row_format: int = 1  # rows.ROW_FORMAT of its last publish
+    # What bm25 counts over (org/lexemes.py): its searched documents and sections, and their tokens.
+    documents: int = 0
+    document_tokens: int = 0
+    sections: int = 0
+    section_tokens: int = 0
 
 
 class OrgListing(NamedTuple):

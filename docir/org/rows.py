@@ -22,7 +22,7 @@ from docir.index.records import ChunkVector, DocRow, DocumentState, VectorPlan
 
 # Bump when the same document is written as other rows (another section rule, another text in
 # tsv): every document's fingerprint moves, so the next publish rewrites them all.
-ROW_FORMAT = 1
+ROW_FORMAT = 2  # 2: FTS5's tokens (org/lexemes.py) in place of PostgreSQL's english stems
 
 
 class Local(NamedTuple):
@@ -52,8 +52,10 @@ class SectionRow(NamedTuple):
     heading: tuple[str, ...]
     start_line: int
     end_line: int
-    text: str  # what a reader sees of it (HTML comments blanked): what its tsvector is made of
     vector_sha: str | None  # the text hash of its vector; None: it has none
+    # The first piece of each heading section carries the whole section's searched text: the local
+    # index searches heading sections whole (sections_fts), the vectors piece by piece.
+    searched: str | None
 
 
 def fingerprint(state: DocumentState, active: bool, vectors: VectorPlan | None) -> str:
@@ -99,9 +101,10 @@ def section_rows(row: DocRow, vectors: VectorPlan | None) -> list[SectionRow]:
     for section in row.sections:
         pieces = [c for c in chunks if section.start <= c.start < section.end]
         spans = [(c.start, c.end, None if c.ordinal in shared else c.vector_sha) for c in pieces]
-        for start, end, sha in spans or [(section.start, section.end, None)]:
+        for n, (start, end, sha) in enumerate(spans or [(section.start, section.end, None)]):
             out.append(SectionRow(len(out), tuple(section.path), line_of(row.body, start),
-                                  line_of(row.body, max(start, end - 1)), searched[start:end], sha))
+                                  line_of(row.body, max(start, end - 1)), sha,
+                                  searched[section.start:section.end] if n == 0 else None))
     return out
 
 

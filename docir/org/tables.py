@@ -20,8 +20,6 @@ used the reader's model (`repos.model_id`).
 from __future__ import annotations
 
 DIMENSION = 384  # all-MiniLM-L6-v2, the model docir ships with; another model is searched without HNSW
-# The text search configuration of every tsvector here; a reader's tsquery must use the same one.
-TEXT_SEARCH = "english"
 
 MIGRATIONS: tuple[str, ...] = (
     # 1: the first tables
@@ -59,7 +57,7 @@ MIGRATIONS: tuple[str, ...] = (
         body text NOT NULL,                  -- what `docir get` returns
         sha256 text NOT NULL,                -- of the file: an unchanged document is not rewritten
         fingerprint text NOT NULL,           -- of all the row holds (file, path, active, vectors): publish compares it
-        tsv tsvector NOT NULL,               -- title (A), description (B), body (C)
+        tsv tsvector NOT NULL,               -- migration 2: lex, FTS5's tokens (org/lexemes.py)
         vector vector,                       -- the document vector; NULL when not computed yet
         PRIMARY KEY (repo, id)
     );
@@ -74,7 +72,7 @@ MIGRATIONS: tuple[str, ...] = (
         heading text[] NOT NULL,             -- its heading path
         start_line integer NOT NULL,         -- 1-based lines of the body, end included
         end_line integer NOT NULL,
-        tsv tsvector NOT NULL,               -- heading path (A), text (C)
+        tsv tsvector NOT NULL,               -- migration 2: lex, for the first piece of each heading section
         vector vector,                       -- NULL: not computed, or its text is said by another document
         PRIMARY KEY (repo, doc_id, ord),
         FOREIGN KEY (repo, doc_id) REFERENCES docir.documents(repo, id) ON DELETE CASCADE
@@ -91,6 +89,24 @@ MIGRATIONS: tuple[str, ...] = (
         FOREIGN KEY (repo, doc_id) REFERENCES docir.documents(repo, id) ON DELETE CASCADE
     );
     CREATE INDEX links_target ON docir.links (target);
+    """,
+    # 2: words as the local index has them (org/lexemes.py, adr-8a976b997594): FTS5's tokens in place
+    # of PostgreSQL's english stems, each row's length in tokens, and the totals bm25 averages over.
+    # Rows published before keep no words until their repository publishes again (its ROW_FORMAT
+    # moved, so every document is rewritten); until then they are found by their vectors alone.
+    """
+    ALTER TABLE docir.documents DROP COLUMN tsv;
+    ALTER TABLE docir.documents ADD COLUMN lex tsvector, ADD COLUMN lex_tokens integer;
+    CREATE INDEX documents_lex ON docir.documents USING gin (lex);
+    ALTER TABLE docir.sections DROP COLUMN tsv;
+    ALTER TABLE docir.sections ADD COLUMN lex tsvector, ADD COLUMN lex_tokens integer;
+    CREATE INDEX sections_lex ON docir.sections USING gin (lex);
+    ALTER TABLE docir.repos
+        ADD COLUMN row_format integer NOT NULL DEFAULT 1,
+        ADD COLUMN lex_documents integer NOT NULL DEFAULT 0,
+        ADD COLUMN lex_document_tokens bigint NOT NULL DEFAULT 0,
+        ADD COLUMN lex_sections integer NOT NULL DEFAULT 0,
+        ADD COLUMN lex_section_tokens bigint NOT NULL DEFAULT 0;
     """,
 )
 

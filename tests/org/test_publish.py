@@ -10,6 +10,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
+from docir.org.tables import SCHEMA_VERSION
 from tests.cli.helpers import A0, A1, B1, C1, C2, E1, PATHS, one_line
 from tests.conftest import REPO
 from tests.org.helpers import NAME, SAMPLE_DOCUMENTS, as_user, counts, git, sample_repo, sql, versions
@@ -39,7 +40,7 @@ def test_a_first_publish_creates_the_tables_and_holds_every_document(cli: Any, r
     assert (report["repo"], report["tables"], report["added"], report["written"]) == (NAME, "created",
                                                                                       SAMPLE_DOCUMENTS, True)
     assert counts(pg_url) == {"repos": 1, "documents": SAMPLE_DOCUMENTS, "sections": 12, "links": 4}
-    assert sql(pg_url, "SELECT value FROM docir.meta WHERE key = 'schema_version'") == [("1",)]
+    assert sql(pg_url, "SELECT value FROM docir.meta WHERE key = 'schema_version'") == [(str(SCHEMA_VERSION),)]
     rows = {r[0]: r[1:] for r in sql(pg_url, "SELECT id, path, status, active, archived FROM docir.documents")}
     assert {i: r[0] for i, r in rows.items()} == PATHS
     # Closed statuses are inactive under the sample's own schema; the archive says archived.
@@ -56,7 +57,8 @@ def test_a_first_publish_creates_the_tables_and_holds_every_document(cli: Any, r
     lines = body.split("\n")
     assert [s[0] for s in sections] == [["Context"], ["Decision"], ["Consequences"]]
     assert [lines[s[1] - 1] for s in sections] == ["## Context", "## Decision", "## Consequences"]
-    assert sql(pg_url, "SELECT count(*) FROM docir.documents WHERE tsv @@ to_tsquery('english', 'sessions')")[0][0] > 0
+    # The words are FTS5's tokens (porter stems), as the local index has them (org/lexemes.py).
+    assert sql(pg_url, "SELECT count(*) FROM docir.documents WHERE lex @@ 'session'::tsquery")[0][0] > 0
     repos = sql(pg_url, "SELECT name, remote, documents, schema->'types' ? 'decision' FROM docir.repos")
     assert repos == [(NAME, NAME, SAMPLE_DOCUMENTS, True)]
 
@@ -202,7 +204,7 @@ def test_tables_newer_than_this_docir_are_refused(cli: Any, repo: Path, pg_url: 
     before = versions(pg_url)
     (repo / PATHS[C2]).unlink()
     line = refused(cli, repo, pg_url)
-    assert "version 999, newer than this docir's 1" in line
+    assert f"version 999, newer than this docir's {SCHEMA_VERSION}" in line
     assert versions(pg_url) == before
 
 
@@ -260,15 +262,16 @@ def test_older_tables_are_migrated_by_a_publish_and_refused_by_a_reader(cli: Any
     publish(cli, repo, pg_url)
     # A later docir, with one more migration.
     monkeypatch.setattr(connect, "MIGRATIONS", (*tables.MIGRATIONS, "ALTER TABLE docir.repos ADD COLUMN team text"))
-    monkeypatch.setattr(connect, "SCHEMA_VERSION", 2)
-    monkeypatch.setattr(publishing, "SCHEMA_VERSION", 2)
-    with pytest.raises(connect.OrgError, match="version 1, older than this docir's 2"):
+    now, later = SCHEMA_VERSION, SCHEMA_VERSION + 1
+    monkeypatch.setattr(connect, "SCHEMA_VERSION", later)
+    monkeypatch.setattr(publishing, "SCHEMA_VERSION", later)
+    with pytest.raises(connect.OrgError, match=f"version {now}, older than this docir's {later}"):
         connect.open_database(pg_url, write=False)
-    assert publish(cli, repo, pg_url, "--dry-run")["tables"] == "would be migrated from version 1"
-    assert sql(pg_url, "SELECT value FROM docir.meta") == [("1",)]
+    assert publish(cli, repo, pg_url, "--dry-run")["tables"] == f"would be migrated from version {now}"
+    assert sql(pg_url, "SELECT value FROM docir.meta") == [(str(now),)]
     report = publish(cli, repo, pg_url)
-    assert (report["tables"], report["written"]) == ("migrated from version 1", False)
-    assert sql(pg_url, "SELECT value FROM docir.meta") == [("2",)]
+    assert (report["tables"], report["written"]) == (f"migrated from version {now}", False)
+    assert sql(pg_url, "SELECT value FROM docir.meta") == [(str(later),)]
     assert sql(pg_url, "SELECT team FROM docir.repos") == [(None,)]
 
 
@@ -322,6 +325,6 @@ def test_a_huge_body_is_published_whole_and_searched_by_its_beginning(cli: Any, 
     result = cli("publish", pg_url, "--root", str(repo), "--json")
     assert result.code == 0
     assert f"{PATHS[B1]}: only its first 200 characters are searched by words" in result.err
-    body, found = sql(pg_url, "SELECT body, tsv @@ to_tsquery('english', 'zebracorn') FROM docir.documents"
+    body, found = sql(pg_url, "SELECT body, lex @@ 'zebracorn'::tsquery FROM docir.documents"
                               " WHERE id = %s", (B1,))[0]
     assert body.endswith("zebracorn\n") and found is False

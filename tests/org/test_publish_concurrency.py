@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from docir.org.tables import SCHEMA_VERSION
 from tests.org.helpers import SAMPLE_DOCUMENTS, sample_repo, sql
 
 REPOSITORIES = 8
@@ -63,7 +64,7 @@ def test_concurrent_publishers_land_whole_and_a_reader_never_sees_half(tmp_path:
     assert partial == []
     final = dict(sql(pg_url, "SELECT repo, count(*) FROM docir.documents GROUP BY repo"))
     assert final == {f"github.com/acme/r{i}": whole for i in range(REPOSITORIES)}
-    assert sql(pg_url, "SELECT value FROM docir.meta") == [("1",)]
+    assert sql(pg_url, "SELECT value FROM docir.meta") == [(str(SCHEMA_VERSION),)]
     twice = [json.loads(outputs[i][0]) for i in (0, REPOSITORIES)]
     # One of the two publishes of r0 wrote it; the other waited, then found nothing left to write.
     assert sorted(r["written"] for r in twice) == [False, True]

@@ -348,30 +348,53 @@ def test_the_warm_worker_reads_the_organisation_store_as_a_cold_command_does(cli
             os.kill(pid, signal.SIGKILL)
 
 
-def test_a_sections_raw_score_is_fts5s_bm25_without_length_normalisation(org: Org) -> None:
-    # One occurrence of the task's one word: idf x tf (k1 + 1) / (tf + k1) is the idf itself, the idf FTS5's
-    # over the sections read (adr-8a976b997594); idf x ts_rank gave a fraction of it.
-    import math
+def test_the_full_text_lists_score_what_a_local_index_scores(org: Org) -> None:
+    """A published repository's sections and word-pairs lists are the local index's own, number for
+    number: the same FTS5 tokens (org/lexemes.py) and FTS5's bm25 computed in SQL (adr-8a976b997594)."""
+    from docir.org import ranking_sql
+    from docir.org.address import parse
+    from docir.org.peer import OrgPeer
+    from docir.services.indexing.session import open_session
+    from docir.services.retrieval import lexical
+    from docir.services.retrieval.visibility import Visibility
 
+    task = "the signing key rotates daily; failed jobs retry with backoff"
+    peer = OrgPeer.open(parse(org.url, committed=False, repos=("acme/platform",)))
+    session = open_session(org.platform)
+    try:
+        local = lexical.rank_documents(session, task, Visibility.from_schema(session.schema))
+        ids = {rowid: row.id for rowid, row in session.catalog.docs.rows_by_rowid(c.rowid for c in local).items()}
+        sections = ranking_sql.lexical_sections(peer, peer.names, task, include_inactive=False, limit=60)
+        pairs = ranking_sql.lexical_pairs(peer, peer.names, task, include_inactive=False, limit=60)
+    finally:
+        session.close()
+        peer.close()
+    by_section = sorted((c for c in local if c.section), key=lambda c: c.section.rank)  # type: ignore[union-attr]
+    by_near = sorted((c for c in local if c.near), key=lambda c: c.near.rank)  # type: ignore[union-attr]
+    assert len(by_section) == 2 and len(by_near) == 2  # both documents, each with a pair close together
+    assert [(row.id, row.coverage) for row in sections] == [(ids[c.rowid], c.coverage) for c in by_section]
+    assert [row.raw for row in sections] == pytest.approx([c.section.raw for c in by_section])  # type: ignore[union-attr]
+    assert [row.id for row in pairs] == [ids[c.rowid] for c in by_near]
+    assert [row.raw for row in pairs] == pytest.approx([c.near.raw for c in by_near])  # type: ignore[union-attr]
+
+
+def test_a_repository_published_by_an_older_docir_is_named_and_found_by_meaning(cli: Any, org: Org) -> None:
+    """Rows of an older row format have no words until their repository publishes again (tables.py,
+    migration 2): one warning names it, and its documents are still found by their vectors."""
     import psycopg
 
-    from docir.org import ranking_sql
-    from docir.services.retrieval.lexical import SECTION_GATE
-
     with psycopg.connect(org.url, autocommit=True) as conn:
-        repos = [str(name) for (name,) in conn.execute("SELECT name FROM docir.repos ORDER BY name")]
-        total, holding = conn.execute(
-            "SELECT count(*), count(*) FILTER (WHERE tsv @@ plainto_tsquery('english', 'daily'))"
-            " FROM docir.sections").fetchone() or (0, 0)
-
-        class Peer:
-            def run(self, read: Any) -> Any:
-                return read(conn)
-
-        found = ranking_sql.lexical_sections(Peer(), repos, "daily", include_inactive=False,  # type: ignore[arg-type]
-                                             limit=10, gate=SECTION_GATE)
-    assert holding == 1 and [row.id for row in found] == [org.ids["signing"]]
-    assert found[0].raw == pytest.approx(math.log((total - 1 + 0.5) / 1.5))
+        conn.execute("UPDATE docir.repos SET row_format = 1 WHERE name = 'acme/platform'")
+        # What an older docir wrote has another row format: every fingerprint differs from this one's.
+        conn.execute("UPDATE docir.documents SET lex = NULL, fingerprint = 'older' WHERE repo = 'acme/platform'")
+        conn.execute("UPDATE docir.sections SET lex = NULL WHERE repo = 'acme/platform'")
+    result = cli("context", "how are session tokens signed with rotating keys", "--root", str(org.reader))
+    found = rows(result)
+    assert "acme/platform published with an older docir: found by meaning alone" in result.err
+    assert org.ids["signing"] in [row["id"] for row in found]
+    publish(cli, org.url, org.platform, "acme/platform")
+    again = cli("context", "how are session tokens signed with rotating keys", "--root", str(org.reader))
+    assert again.code == 0 and "older docir" not in again.err
 
 
 def test_published_candidates_lend_to_the_decision_they_build_on(cli: Any, org: Org) -> None:

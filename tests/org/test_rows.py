@@ -92,7 +92,8 @@ def test_a_split_section_is_a_row_per_piece_and_a_shared_one_has_no_vector() -> 
     assert [(r.ord, r.heading, r.vector_sha) for r in found] == [
         (0, ("Context",), None), (1, ("Decision",), "2" * 64), (2, ("Decision",), "3" * 64)]
     assert [(r.start_line, r.end_line) for r in found][:2] == [(1, 3), (4, 5)]
-    assert "".join(r.text for r in found) == body
+    # The first piece of each heading section carries its whole text: the local index searches it whole.
+    assert [r.searched for r in found] == [body[:context_end], body[context_end:], None]
     # Without vectors the sections are the rows, whole.
     assert [(r.heading, r.vector_sha) for r in rows.section_rows(row, None)] == [(("Context",), None),
                                                                                 (("Decision",), None)]

@@ -22,7 +22,7 @@ import numpy as np
 
 from docir.services.indexing.session import Session
 from docir.services.retrieval import fusion, lending, ranking
-from docir.services.retrieval.lexical import CANDIDATES, SECTION_GATE, LexicalCandidate, Standing
+from docir.services.retrieval.lexical import CANDIDATES, LexicalCandidate, Standing
 from docir.services.retrieval.need import BY_VECTOR, TASK, Need
 from docir.services.retrieval.org_reads import named, readable, skeleton_of
 from docir.services.retrieval.ranking import Candidate, Fused
@@ -93,7 +93,7 @@ def context(session: Session, peer: OrgPeer, needs: Sequence[Need], query_vector
         form_vectors: dict[str, np.ndarray] = {}
         for form, text in need.forms():
             sections = ranking_sql.lexical_sections(peer, repos, text, include_inactive=include_inactive,
-                                                    limit=CANDIDATES, gate=SECTION_GATE)
+                                                    limit=CANDIDATES)
             pairs = ranking_sql.lexical_pairs(peer, repos, text, include_inactive=include_inactive, limit=CANDIDATES)
             vector = query_vectors.get((index, form))
             nearest: list[VectorRow] = []

@@ -35,7 +35,16 @@ def readable(session: Session, peer: OrgPeer) -> list[str]:
     """The repositories to read: the entry's, less any that holds one of this store's ids."""
     sample = [item.id for item in islice(session.catalog.docs.listings(), _COPY_SAMPLE)]
     copies = peer.copies_of(sample)
-    return [name for name in peer.names if name not in copies]
+    names = [name for name in peer.names if name not in copies]
+    from docir.org.rows import ROW_FORMAT
+
+    older = [repo.name for repo in peer.repos if repo.name in names and repo.row_format < ROW_FORMAT]
+    if older:
+        warning = (f"organisation store {peer.label}: {', '.join(older[:3])}{' and more' if len(older) > 3 else ''} "
+                   "published with an older docir: found by meaning alone until they publish again")
+        if warning not in session.warnings:
+            session.warnings.append(warning)
+    return names
 
 
 def skeleton_of(session: Session, item: OrgListing) -> Skeleton:
@@ -100,10 +109,9 @@ def query(session: Session, peer: OrgPeer, filters: Filters, *, stale: bool | No
 def search(session: Session, peer: OrgPeer, text: str, *, include_inactive: bool, limit: int) -> list[SearchHit]:
     """Published documents by their best section's full-text rank (no model), as reads.search ranks local ones."""
     from docir.org import ranking_sql
-    from docir.services.retrieval.lexical import SECTION_GATE
 
     ranked = ranking_sql.lexical_sections(peer, readable(session, peer), text, include_inactive=include_inactive,
-                                          limit=limit, gate=SECTION_GATE)
+                                          limit=limit)
     listings = {(item.repo, item.id): item
                 for item in peer.listings_by_ids(peer.names, (row.id for row in ranked), include_inactive)}
     out: list[SearchHit] = []

@@ -1,0 +1,120 @@
+"""The organisation store's words are the local index's words: FTS5's own tokens, as tsvectors.
+
+PostgreSQL's text search would stem, drop stopwords and split identifiers its own way, so a
+published document would be ranked by other words than the same document in a local index. So
+publish tokenizes each searched column with the tokenizer of the local FTS tables
+(index/migrations.FTS_TOKENIZER, read back through fts5vocab) and writes the tokens as a tsvector;
+a reader tokenizes its task's terms the same way. bm25 over those lexemes (org/ranking_sql.py)
+then counts what FTS5 counts (adr-8a976b997594).
+
+A row's columns are laid out one after another in the tsvector's positions, COLUMN_GAP apart, so
+no two words of different columns are ever near each other (FTS5's NEAR is per column), and each
+column's label says its weight. Positions past 16,383 are PostgreSQL's limit: a longer document's
+tail words all stand at the last position.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections import defaultdict
+from collections.abc import Sequence
+from typing import NamedTuple
+
+from docir.index.fts import NEAR_DISTANCE
+from docir.index.migrations import FTS_TOKENIZER
+
+COLUMN_GAP = NEAR_DISTANCE + 2  # positions between two columns: never within NEAR's reach
+COLUMNS = 5  # the most columns a tokenized row has (a document's)
+# A document's columns and their labels: title, description, tags, headings, body, weighed as the
+# local documents' bm25 weighs them (fts.BM25_WEIGHTS 10, 5, 4, 3, 1) with four labels: the tags share
+# the description's label (5 where locally 4).
+DOCUMENT_LABELS = ("A", "B", "B", "C", "D")
+# ts_rank_cd's weights of the D, C, B and A labels (at most 1 each): the document weights over ten.
+DOCUMENT_RANK_WEIGHTS = "{0.1, 0.3, 0.5, 1.0}"
+DOCUMENT_WEIGHT_SCALE = 10
+LABEL_WEIGHTS = {"A": 10, "B": 5, "C": 3, "D": 1}
+# A section's columns, each weighed 1 (fts.SECTION_BM25_WEIGHTS): its document's title, what the
+# document is about (description and tags), the section's heading path and its text.
+SECTION_LABELS = ("D", "D", "D", "D")
+SECTION_RANK_WEIGHTS = "{1, 1, 1, 1}"
+# The local section rows have a fifth column, the document's rowid, weighed 0 but counted in the
+# row's length: one token.
+SECTION_EXTRA_TOKENS = 1
+# PostgreSQL refuses a lexeme longer than this (a word of an encoded blob, say); such a token is
+# counted in its row's length but not kept: no task term is that long.
+LEXEME_MAX_BYTES = 2046
+
+
+class Lexical(NamedTuple):
+    """A row's tsvector (its text form) and its length in tokens, as FTS5 counts a row's length."""
+
+    tsvector: str
+    tokens: int
+
+
+class Tokenizer:
+    """FTS5's tokenizer over an in-memory table: the exact tokens the local index stores."""
+
+    def __init__(self) -> None:
+        # One table per process, used by one thread at a time (the worker answers commands on threads).
+        self._conn = sqlite3.connect(":memory:", check_same_thread=False)
+        self._lock = threading.Lock()
+        names = ", ".join(f"c{i}" for i in range(COLUMNS))
+        self._conn.execute(f'CREATE VIRTUAL TABLE t USING fts5({names}, tokenize = "{FTS_TOKENIZER}")')
+        self._conn.execute("CREATE VIRTUAL TABLE v USING fts5vocab(t, instance)")
+
+    def tokens(self, rows: Sequence[Sequence[str]]) -> list[list[list[str]]]:
+        """Each row's columns' tokens, in order."""
+        out: list[list[list[str]]] = [[[] for _ in range(COLUMNS)] for _ in rows]
+        if not rows:
+            return out
+        with self._lock, self._conn:
+            self._conn.executemany(
+                f"INSERT INTO t (rowid, {', '.join(f'c{i}' for i in range(COLUMNS))}) VALUES (?{', ?' * COLUMNS})",
+                [(n + 1, *row, *([""] * (COLUMNS - len(row)))) for n, row in enumerate(rows)])
+            found: dict[tuple[int, int], list[tuple[int, str]]] = defaultdict(list)
+            for doc, column, offset, term in self._conn.execute("SELECT doc, col, offset, term FROM v"):
+                found[(int(doc) - 1, int(str(column)[1:]))].append((int(offset), str(term)))
+            self._conn.execute("DELETE FROM t")
+        for (row, column), tokens in found.items():
+            out[row][column] = [term for _, term in sorted(tokens)]
+        return out
+
+    def close(self) -> None:
+        self._conn.close()
+
+
+def lexical(columns: Sequence[list[str]], labels: Sequence[str], extra_tokens: int = 0) -> Lexical:
+    """The tsvector of a row's tokenized columns, laid out COLUMN_GAP apart, each labelled."""
+    positions: dict[str, list[str]] = defaultdict(list)
+    at = 1
+    count = extra_tokens
+    for tokens, label in zip(columns, labels, strict=False):
+        for offset, token in enumerate(tokens):
+            if len(token) * 4 <= LEXEME_MAX_BYTES or len(token.encode("utf-8")) <= LEXEME_MAX_BYTES:
+                positions[token].append(f"{at + offset}{label}")
+        at += len(tokens) + COLUMN_GAP
+        count += len(tokens)
+    return Lexical(" ".join(f"{quoted(token)}:{','.join(found)}" for token, found in positions.items()), count)
+
+
+def quoted(token: str) -> str:
+    """A lexeme in a tsvector's or tsquery's text form: read as it is, whatever its characters."""
+    return "'" + token.replace("\\", "\\\\").replace("'", "''") + "'"
+
+
+def term_query(tokens: Sequence[str]) -> str:
+    """A tsquery's text form for one task term: its tokens as a phrase (most terms are one token)."""
+    return " <-> ".join(quoted(token) for token in tokens)
+
+
+_shared: Tokenizer | None = None
+
+
+def shared() -> Tokenizer:
+    """This process's tokenizer (a reader tokenizes its task's terms with it)."""
+    global _shared
+    if _shared is None:
+        _shared = Tokenizer()
+    return _shared
