@@ -112,8 +112,9 @@ def lexical_sections(peer: OrgPeer, repos: Sequence[str], text: str, *, include_
     if not terms.queries or not repos:
         return []
     totals = peer.lexical_totals(repos)
-    gate = ""
+    gate = weights = ""
     if totals.sections > GATE_FROM_SECTIONS:
+        weights = f",{_weights('dweights', 'documents', 'documents')}"
         gate = f"""AND (s.repo, s.doc_id) IN (
                 SELECT d.repo, d.id FROM docir.documents d CROSS JOIN q
                 WHERE d.lex @@ q.q AND d.repo = ANY(%(repos)s) AND {visible(include_inactive)}
@@ -121,8 +122,7 @@ def lexical_sections(peer: OrgPeer, repos: Sequence[str], text: str, *, include_
                                 "document_length")} DESC, d.repo, d.id
                 LIMIT %(gate)s)"""
     sql = f"""
-        WITH q AS (SELECT %(any)s::tsquery AS q), {_weights("weights", "sections", "sections")},
-        {_weights("dweights", "documents", "documents")},
+        WITH q AS (SELECT %(any)s::tsquery AS q), {_weights("weights", "sections", "sections")}{weights},
         scored AS (
             SELECT s.repo, s.doc_id, s.ord, s.heading, s.start_line, s.end_line,
                    {_bm25("s", "weights", lexemes.SECTION_RANK_WEIGHTS, 1, "section_length")} AS raw

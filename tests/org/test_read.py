@@ -348,7 +348,7 @@ def test_the_warm_worker_reads_the_organisation_store_as_a_cold_command_does(cli
             os.kill(pid, signal.SIGKILL)
 
 
-def test_the_full_text_lists_score_what_a_local_index_scores(org: Org) -> None:
+def test_the_full_text_lists_score_what_a_local_index_scores(org: Org, monkeypatch: pytest.MonkeyPatch) -> None:
     """A published repository's sections and word-pairs lists are the local index's own, number for
     number: the same FTS5 tokens (org/lexemes.py) and FTS5's bm25 computed in SQL (adr-8a976b997594)."""
     from docir.org import ranking_sql
@@ -366,6 +366,10 @@ def test_the_full_text_lists_score_what_a_local_index_scores(org: Org) -> None:
         ids = {rowid: row.id for rowid, row in session.catalog.docs.rows_by_rowid(c.rowid for c in local).items()}
         sections = ranking_sql.lexical_sections(peer, peer.names, task, include_inactive=False, limit=60)
         pairs = ranking_sql.lexical_pairs(peer, peer.names, task, include_inactive=False, limit=60)
+        # A big store scores the sections of the documents the whole-document bm25 puts first: with
+        # every document inside the gate, the same list.
+        monkeypatch.setattr(ranking_sql, "GATE_FROM_SECTIONS", 0)
+        gated = ranking_sql.lexical_sections(peer, peer.names, task, include_inactive=False, limit=60)
     finally:
         session.close()
         peer.close()
@@ -374,6 +378,7 @@ def test_the_full_text_lists_score_what_a_local_index_scores(org: Org) -> None:
     assert len(by_section) == 2 and len(by_near) == 2  # both documents, each with a pair close together
     assert [(row.id, row.coverage) for row in sections] == [(ids[c.rowid], c.coverage) for c in by_section]
     assert [row.raw for row in sections] == pytest.approx([c.section.raw for c in by_section])  # type: ignore[union-attr]
+    assert gated == sections
     assert [row.id for row in pairs] == [ids[c.rowid] for c in by_near]
     assert [row.raw for row in pairs] == pytest.approx([c.near.raw for c in by_near])  # type: ignore[union-attr]
 
