@@ -127,7 +127,13 @@ def serve(root: RootOption = None,
     # Commands see their client's folder through docir.worker.context. The process's own folder is
     # the private socket folder, so a relative path a command resolves by mistake finds nothing.
     os.chdir(paths.runtime_dir())
-    server.serve({"model": embedder.model_id if embedder else None})
+    from docir.org import kept
+
+    kept.start()  # organisation store connections outlive a command here, and only here (adr-8a976b997594)
+    try:
+        server.serve({"model": embedder.model_id if embedder else None})
+    finally:
+        kept.stop()
     return 0
 
 

@@ -3,7 +3,8 @@
 A reader needs SELECT alone: every statement runs in one READ ONLY, REPEATABLE READ transaction,
 so a command sees the store as one moment (a publish that commits meanwhile is not half-seen) and
 could not write even with a role that may. The connection gives up after CONNECT_TIMEOUT seconds:
-an unreachable server costs a command that long, once.
+an unreachable server costs a command that long, once. In the warm worker the connection outlives
+the command (kept.py); its snapshot, schema version check and repositories never do.
 
 Every failure is an OrgUnavailable with a one-line reason; the caller skips the peer with one
 warning and keeps its local answer. psycopg is imported here, and only when a peer is opened.
@@ -16,6 +17,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 from docir.errors import UsageError
 from docir.index.records import Filters
+from docir.org import kept
 from docir.org.address import OrgAddress
 from docir.org.connect import INSTALL, OrgError, check_version, connect, database_version, first_line
 from docir.org.records import OrgDocument, OrgEdge, OrgListing, OrgRepo, OrgUnavailable
@@ -59,10 +61,12 @@ class LexicalTotals(NamedTuple):
 class OrgPeer:
     """An open organisation store: its address, the repositories this reader reads, and the connection."""
 
-    def __init__(self, address: OrgAddress, conn: psycopg.Connection[Any], repos: list[OrgRepo]) -> None:
+    def __init__(self, address: OrgAddress, conn: psycopg.Connection[Any], repos: list[OrgRepo],
+                 kept_by: tuple[kept.Keeper, kept.Key] | None = None) -> None:
         self.address = address
         self.conn = conn
         self.repos = repos  # those the address asks for, by name
+        self.kept_by = kept_by  # the warm worker's keeper, and whom it keeps this connection for
 
     @property
     def label(self) -> str:
@@ -74,33 +78,54 @@ class OrgPeer:
 
     @classmethod
     def open(cls, address: OrgAddress) -> OrgPeer:
-        """Connect, check the schema version and read the repositories; OrgUnavailable when any fails."""
+        """Begin the command's snapshot: check the schema version and read the repositories, on a connection
+        the warm worker kept (kept.py) or a new one; OrgUnavailable when any fails."""
         try:
             import psycopg
         except ImportError:
             raise OrgUnavailable(f"psycopg is not installed ({INSTALL})") from None
+        keeper = kept.current()
+        kept_by = None if keeper is None else (keeper, kept.key_of(address.url, CONNECT_TIMEOUT))
+        reused = None if kept_by is None else kept_by[0].take(kept_by[1])
+        if reused is not None:
+            try:
+                return cls(address, reused, cls._begin(address, reused), kept_by)
+            except psycopg.Error:  # it died while kept (a server restart, a dropped link): connect anew, once
+                reused.close()
+            except OrgError as exc:
+                reused.close()
+                raise OrgUnavailable(str(exc)) from None
         try:  # the publisher's connection: the same timeouts' precedence, no prepared statements (poolers)
             conn = connect(address.url, CONNECT_TIMEOUT)
         except UsageError as exc:
             raise OrgUnavailable(exc.message) from None
         try:
-            conn.read_only = True
-            conn.isolation_level = psycopg.IsolationLevel.REPEATABLE_READ
-            conn.execute(f"SET statement_timeout = {STATEMENT_TIMEOUT_MS}")
-            check_version(database_version(conn), address.url, write=False)
-            rows = conn.execute("SELECT name, model_id, row_format, lex_documents, lex_document_tokens, lex_sections,"
-                                " lex_section_tokens FROM docir.repos ORDER BY name").fetchall()
+            return cls(address, conn, cls._begin(address, conn), kept_by)
         except psycopg.Error as exc:
             conn.close()
             raise OrgUnavailable(first_line(exc)) from None
         except OrgError as exc:
             conn.close()
             raise OrgUnavailable(str(exc)) from None
-        repos = [OrgRepo(*row) for row in rows if address.reads(row[0])]
-        return cls(address, conn, repos)
+
+    @staticmethod
+    def _begin(address: OrgAddress, conn: psycopg.Connection[Any]) -> list[OrgRepo]:
+        """The repositories `address` reads, in a new READ ONLY, REPEATABLE READ transaction on `conn`."""
+        import psycopg
+
+        conn.read_only = True
+        conn.isolation_level = psycopg.IsolationLevel.REPEATABLE_READ
+        conn.execute(f"SET statement_timeout = {STATEMENT_TIMEOUT_MS}")
+        check_version(database_version(conn), address.url, write=False)
+        rows = conn.execute("SELECT name, model_id, row_format, lex_documents, lex_document_tokens, lex_sections,"
+                            " lex_section_tokens FROM docir.repos ORDER BY name").fetchall()
+        return [OrgRepo(*row) for row in rows if address.reads(row[0])]
 
     def close(self) -> None:
-        self.conn.close()
+        if self.kept_by is None:
+            self.conn.close()
+        else:  # its transaction ends there; the worker's next command may take it
+            self.kept_by[0].give(self.kept_by[1], self.conn)
 
     def run(self, read: Callable[[psycopg.Connection[Any]], T]) -> T:
         """One read inside the command's snapshot; a database error becomes OrgUnavailable."""
