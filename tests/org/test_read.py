@@ -348,6 +348,78 @@ def test_the_warm_worker_reads_the_organisation_store_as_a_cold_command_does(cli
             os.kill(pid, signal.SIGKILL)
 
 
+def docir_backends(url: str) -> list[int]:
+    """The database's backends that docir opened (the query's own is not one)."""
+    from tests.org.helpers import sql
+
+    return [int(pid) for (pid,) in sql(url, "SELECT pid FROM pg_stat_activity WHERE datname = current_database() "
+                                            "AND application_name = 'docir' ORDER BY pid")]
+
+
+def test_the_warm_worker_keeps_one_connection_and_replaces_a_killed_one(org: Org) -> None:
+    """Warm commands one after another read through one server backend (adr-8a976b997594); when the server
+    ends it, the next command connects anew without a word. Every answer is the cold one, byte for byte."""
+    import os
+    import signal
+
+    from docir.worker import paths
+    from tests.org.helpers import sql
+    from tests.worker.helpers import docir, start_worker, wait_for
+
+    args = ("context", "how are session tokens signed", "--json", "--full-links")
+    cold = docir(org.reader, *args)  # DOCIR_WORKER=0: its own process
+    assert (cold.returncode, cold.stderr) == (0, "") and '"repo": "acme/service"' in cold.stdout
+    warm_env = {**os.environ, "DOCIR_WORKER": "1"}
+    pid = start_worker(org.reader, env=warm_env)
+    try:
+        first = docir(org.reader, *args, env=warm_env)
+        kept = docir_backends(org.url)
+        second = docir(org.reader, *args, env=warm_env)
+        assert len(kept) == 1 and docir_backends(org.url) == kept
+        assert sql(org.url, "SELECT pg_terminate_backend(%s, 10000)", (kept[0],)) == [(True,)]
+        third = docir(org.reader, *args, env=warm_env)
+        replaced = docir_backends(org.url)
+        assert len(replaced) == 1 and replaced != kept
+        for warm in (first, second, third):
+            assert (warm.returncode, warm.stderr, warm.stdout) == (0, "", cold.stdout)
+    finally:
+        docir(org.reader, "worker", "stop", env=warm_env, timeout=60)
+        if paths.pid_alive(pid):
+            os.kill(pid, signal.SIGKILL)
+    assert wait_for(lambda: docir_backends(org.url) == [], timeout=30)  # a stopping worker closes what it kept
+
+
+def test_a_repository_published_between_two_warm_commands_is_in_the_second(cli: Any, org: Org,
+                                                                           tmp_path: Path) -> None:
+    import json
+    import os
+    import signal
+
+    from docir.worker import paths
+    from tests.worker.helpers import docir, start_worker
+
+    billing = tmp_path / "billing"
+    assert cli("init", "--root", str(billing)).code == 0
+    invoices = add_doc(cli, billing, "decision", "Invoices carry signed session tokens",
+                       "Every invoice link carries a session token signed by the billing service.",
+                       "--wait-embeddings")
+    args = ("context", "how are session tokens signed", "--json", "--full-links")
+    warm_env = {**os.environ, "DOCIR_WORKER": "1"}
+    pid = start_worker(org.reader, env=warm_env)
+    try:
+        before = docir(org.reader, *args, env=warm_env)
+        publish(cli, org.url, billing, "acme/billing")
+        after = docir(org.reader, *args, env=warm_env)
+    finally:
+        docir(org.reader, "worker", "stop", env=warm_env, timeout=60)
+        if paths.pid_alive(pid):
+            os.kill(pid, signal.SIGKILL)
+    assert before.stderr == after.stderr == ""
+    assert "acme/billing" not in {row.get("repo") for row in json.loads(before.stdout)["results"]}
+    assert (invoices, "acme/billing") in [(row["id"], row.get("repo")) for row in json.loads(after.stdout)["results"]]
+    assert after.stdout == docir(org.reader, *args).stdout  # and as a cold command reads it
+
+
 def test_the_full_text_lists_score_what_a_local_index_scores(org: Org, monkeypatch: pytest.MonkeyPatch) -> None:
     """A published repository's sections and word-pairs lists are the local index's own, number for
     number: the same FTS5 tokens (org/lexemes.py) and FTS5's bm25 computed in SQL (adr-8a976b997594)."""
