@@ -13,7 +13,10 @@ times of
     org        docir context TASK --store URL        (and the organisation store as a peer)
 p50, p90 and each p50 as a ratio to the floor's p50; the org/alone ratio is what an organisation
 store costs a warm command. After the rounds, the server's backends of docir are counted: a worker
-that keeps its connection between commands (adr-8a976b997594) shows one. Prints a table, writes JSON.
+that keeps its connection between commands (adr-8a976b997594) shows one. Then, in this process,
+alternating, what opening and closing the peer costs a command (OrgPeer.open: the schema version
+and the repositories read in a new snapshot) on a new connection, and on a kept one
+(docir/org/kept.py; left out when this docir has none). Prints a table, writes JSON.
 """
 
 from __future__ import annotations
@@ -82,6 +85,29 @@ def docir_backends(url: str) -> int:
     return int(rows[0][0])
 
 
+def peer_open_ms(url: str, repeat: int) -> dict[str, float]:
+    """p50 ms of OrgPeer.open + close, on a new connection ("new") and on one kept between calls ("kept")."""
+    from docir.org.address import parse
+    from docir.org.peer import OrgPeer
+
+    try:
+        from docir.org import kept
+    except ImportError:  # a docir from before connections were kept
+        kept = None  # type: ignore[assignment]
+    address = parse(url, committed=False)
+    times: dict[str, list[float]] = {"new": [], "kept": []}
+    for _ in range(repeat):
+        for name in times if kept is not None else ("new",):
+            if name == "kept":
+                kept.start()
+                OrgPeer.open(address).close()  # the connection the timed call takes
+            _, ms = harness.timed(lambda: OrgPeer.open(address).close())
+            times[name].append(ms)
+            if name == "kept":
+                kept.stop()
+    return {name: round(harness.percentile(values, 0.5), 2) for name, values in times.items() if values}
+
+
 def check(name: str, ran: harness.Ran) -> str | None:
     """A broken command must not be timed as a fast one: rows, vectors, and the peer's rows with `org`."""
     skipped = [line for line in ran.stderr.decode(errors="replace").splitlines() if "skipped" in line]
@@ -126,6 +152,7 @@ def main(argv: list[str] | None = None) -> int:
                         samples.add(name, ran.ms, ran.cpu_ms)
                 print(f"org_warm: round {round_no + 1}/{args.warmup + args.repeat}", file=sys.stderr)
             backends = docir_backends(url)
+            peer_open = peer_open_ms(url, args.repeat * 5)
             if sc.worker(local, "status").get("pid") != reply.get("pid"):
                 warnings.append("the warm worker did not last the run")
         finally:
@@ -133,14 +160,17 @@ def main(argv: list[str] | None = None) -> int:
     rows = [{"command": name, **samples.row(name)} for name in ("floor", *commands)]
     org_ratio = round(samples.median("org") / samples.median("alone"), 2)
     payload = {"size": args.size, "task": sc.TASK, "repeat": args.repeat, "warmup": args.warmup,
-               "org_over_alone": org_ratio, "docir_backends_after": backends, "results": rows,
+               "org_over_alone": org_ratio, "docir_backends_after": backends, "peer_open_p50_ms": peer_open,
+               "results": rows,
                "warnings": warnings, "duration_s": round(time.perf_counter() - started, 1), "machine": machine}
     harness.report("org_warm", payload, out=args.out,
                    title=[f"warm context on {args.size:,} documents, alone and with an organisation store of "
                           f"{args.size:,} ({args.repeat} rounds, order alternating)"],
                    columns=[("command", ""), ("p50 ms", ".1f"), ("p90 ms", ".1f"), ("x floor", ".2f")],
                    rows=[[r["command"], r["median_ms"], r["p90_ms"], r.get("ratio", 1.0)] for r in rows],
-                   notes=[f"\norg / alone: {org_ratio}x; docir backends left open after the rounds: {backends}"])
+                   notes=[f"\norg / alone: {org_ratio}x; docir backends left open after the rounds: {backends}",
+                          "OrgPeer.open + close in-process, p50: " + ", ".join(
+                              f"{name} connection {ms:.2f} ms" for name, ms in peer_open.items())])
     return 0
 
 

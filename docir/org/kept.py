@@ -1,16 +1,16 @@
 """The organisation store connections the warm worker keeps between commands (adr-8a976b997594).
 
 A cold command connects, reads and closes. The worker answers many commands in one process, and
-connecting anew for each would cost each one a server backend's start and an authentication: most
-of what an organisation store added to a warm command. So the worker turns keeping on (`start`);
-a command's peer takes an idle connection of its address, when one is kept, and gives it back when
-it closes. Each command still runs its own read-only transaction, in which the schema version and
+connecting anew for each would cost each one a server backend's start and an authentication (about
+10 of the 11 ms that opening the peer took, benchmarks/org_warm.py). So the worker turns keeping on
+(`start`); a command's peer takes an idle connection of its address, when one is kept, and gives it
+back when it closes. Each command still runs its own read-only transaction, in which the schema version and
 the repositories are read again (peer.py): nothing kept can go stale, only the connection is reused.
 
 A taken connection is that command's alone until it is given back, so two commands running side by
 side never share one. At most MOST are kept; one idle for IDLE_SECONDS is closed; one the server
 closed meanwhile fails the command's first statement, and the peer connects anew, once (peer.py).
-psycopg is never imported here: only a connection it made is ever handed in.
+psycopg is imported only once a connection it made is handed in.
 """
 
 from __future__ import annotations
