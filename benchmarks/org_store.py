@@ -209,6 +209,14 @@ def build_key(*parts: object) -> str:
     return digest.hexdigest()[:16]
 
 
+def tables_key() -> str:
+    """What a published database holds: its tables' migrations and publish's row format."""
+    from docir.org.rows import ROW_FORMAT
+    from docir.org.tables import MIGRATIONS
+
+    return hashlib.sha256(json.dumps([ROW_FORMAT, *MIGRATIONS]).encode()).hexdigest()[:16]
+
+
 def marked(path: Path, key: str) -> dict[str, Any] | None:
     try:
         found = json.loads(path.read_text(encoding="utf-8"))
@@ -305,7 +313,7 @@ def publish_in_process(root: Path, url: str, name: str) -> dict[str, Any]:
 
 def publish_org(server: Any, db: str, roots: list[Path]) -> dict[str, Any]:
     """Every repository published into a fresh database `db` by docir's publish (cached by key)."""
-    key = build_key("org", db, len(roots))
+    key = build_key("org", db, len(roots), tables_key())
     marker = CACHE / f"{db}.json"
     found = marked(marker, key)
     if found is not None:

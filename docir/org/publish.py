@@ -292,6 +292,7 @@ def _write(conn: psycopg.Connection[Any], session: Session, where: Target, local
     )
     gone = [*changes.removed, *changes.changed]
     if gone:
+        _count_terms(conn, where.name, gone, -1)
         conn.execute("DELETE FROM docir.documents WHERE repo = %s AND id = ANY(%s)", (where.name, gone))
     due = [local.entries[i] for i in (*changes.added, *changes.changed)]
     for start in range(0, len(due), BATCH):
@@ -299,6 +300,7 @@ def _write(conn: psycopg.Connection[Any], session: Session, where: Target, local
         _insert(conn, session, where.name, local.model, batch, warn)
         if progress is not None:
             progress(start + len(batch), len(due))
+    _count_terms(conn, where.name, [e.state.id for e in due], 1)
     conn.execute(_TOTALS_SQL, {"format": rows.ROW_FORMAT, "repo": where.name})
 
 
@@ -323,6 +325,32 @@ _TOTALS_SQL = (
     " WHERE r.name = %(repo)s"
 )
 _LINK_SQL = "INSERT INTO docir.links (repo, doc_id, kind, target) VALUES (%s, %s, %s, %s)"
+
+
+# Each word's documents and sections among the named documents of a repository, added to (sign 1)
+# or taken from (-1) its counts in docir.terms; words no row holds any more are dropped.
+_TERMS_SQL = """
+    WITH counted AS (
+        SELECT lexeme, sum(d)::integer AS d, sum(s)::integer AS s FROM (
+            SELECT unnest(tsvector_to_array(lex)) AS lexeme, 1 AS d, 0 AS s FROM docir.documents
+            WHERE repo = %(repo)s AND id = ANY(%(ids)s) AND lex IS NOT NULL
+            UNION ALL
+            SELECT unnest(tsvector_to_array(lex)), 0, 1 FROM docir.sections
+            WHERE repo = %(repo)s AND doc_id = ANY(%(ids)s) AND lex IS NOT NULL
+        ) x GROUP BY lexeme
+    )
+    INSERT INTO docir.terms AS t (repo, lexeme, documents, sections)
+    SELECT %(repo)s, lexeme, %(sign)s * d, %(sign)s * s FROM counted
+    ON CONFLICT (lexeme, repo) DO UPDATE
+        SET documents = t.documents + excluded.documents, sections = t.sections + excluded.sections"""
+
+
+def _count_terms(conn: psycopg.Connection[Any], repo: str, ids: Sequence[str], sign: int) -> None:
+    if not ids:
+        return
+    conn.execute(_TERMS_SQL, {"repo": repo, "ids": list(ids), "sign": sign})
+    if sign < 0:
+        conn.execute("DELETE FROM docir.terms WHERE repo = %s AND documents <= 0 AND sections <= 0", (repo,))
 
 
 def _insert(conn: psycopg.Connection[Any], session: Session, repo: str, model: Model | None,

@@ -54,6 +54,7 @@ class Terms(NamedTuple):
     words: tuple[str, ...]  # query_terms, those that have a token
     queries: tuple[str, ...]  # each one's tsquery text
     tokens: tuple[str, ...]  # each one's first token (what NEAR looks for: most terms are one token)
+    phrases: tuple[bool, ...]  # whether it is more than one token (docir.terms counts single words)
 
     @property
     def any(self) -> str:
@@ -65,20 +66,26 @@ def terms_of(text: str) -> Terms:
     found = [(word, tokens) for word, [tokens, *_] in zip(words, lexemes.shared().tokens([[w] for w in words]),
                                                           strict=True) if tokens]
     return Terms(tuple(w for w, _ in found), tuple(lexemes.term_query(t) for _, t in found),
-                 tuple(t[0] for _, t in found))
+                 tuple(t[0] for _, t in found), tuple(len(t) > 1 for _, t in found))
 
 
 def _weights(name: str, table: str, count: str) -> str:
     """Each term's tsquery and FTS5's idf over `table`'s searched rows of the repositories read:
     ln((N - n + 0.5) / (n + 0.5)), floored at 1e-6 as FTS5 floors it; N is `count` (the repositories'
-    kept totals), n one GIN-indexed count per term. MATERIALIZED: inlined, the counts would run again
-    for every row scored."""
+    kept totals), n the repositories' counts in docir.terms (a phrase's, one GIN-indexed count).
+    MATERIALIZED: inlined, the counts would run again for every row scored."""
     return f"""
     {name} AS MATERIALIZED (
         SELECT w.i, w.tq, w.token, greatest(ln((%({count})s - df.n + 0.5) / (df.n + 0.5)), 1e-6) AS idf
-        FROM unnest(%(queries)s::tsquery[], %(tokens)s::text[]) WITH ORDINALITY AS w(tq, token, i)
+        FROM unnest(%(queries)s::tsquery[], %(tokens)s::text[], %(phrases)s::boolean[])
+             WITH ORDINALITY AS w(tq, token, phrase, i)
         CROSS JOIN LATERAL (
-            SELECT count(*)::float8 AS n FROM docir.{table} x WHERE x.lex @@ w.tq AND x.repo = ANY(%(repos)s)
+            SELECT CASE WHEN w.phrase THEN (
+                SELECT count(*) FROM docir.{table} x WHERE x.lex @@ w.tq AND x.repo = ANY(%(repos)s))
+            ELSE (
+                SELECT coalesce(sum(t.{table}), 0) FROM docir.terms t
+                WHERE t.lexeme = w.token AND t.repo = ANY(%(repos)s))
+            END::float8 AS n
         ) df
     )"""
 
@@ -98,7 +105,8 @@ def _bm25(alias: str, weights: str, rank_weights: str, scale: int, average: str)
 
 
 def _params(terms: Terms, totals: LexicalTotals, repos: Sequence[str], **more: Any) -> dict[str, Any]:
-    return {"queries": list(terms.queries), "tokens": list(terms.tokens), "any": terms.any, "repos": list(repos),
+    return {"queries": list(terms.queries), "tokens": list(terms.tokens), "phrases": list(terms.phrases),
+            "any": terms.any, "repos": list(repos),
             "documents": totals.documents, "sections": totals.sections,
             "document_length": totals.document_length, "section_length": totals.section_length, **more}
 

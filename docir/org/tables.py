@@ -91,7 +91,9 @@ MIGRATIONS: tuple[str, ...] = (
     CREATE INDEX links_target ON docir.links (target);
     """,
     # 2: words as the local index has them (org/lexemes.py, adr-8a976b997594): FTS5's tokens in place
-    # of PostgreSQL's english stems, each row's length in tokens, and the totals bm25 averages over.
+    # of PostgreSQL's english stems, each row's length in tokens, and the totals bm25 averages over;
+    # `terms` counts each repository's searched documents and sections holding each word, so a
+    # reader's idf reads a few index rows per word instead of every row holding it.
     # Rows published before keep no words until their repository publishes again (its ROW_FORMAT
     # moved, so every document is rewritten); until then they are found by their vectors alone.
     """
@@ -107,6 +109,14 @@ MIGRATIONS: tuple[str, ...] = (
         ADD COLUMN lex_document_tokens bigint NOT NULL DEFAULT 0,
         ADD COLUMN lex_sections integer NOT NULL DEFAULT 0,
         ADD COLUMN lex_section_tokens bigint NOT NULL DEFAULT 0;
+    CREATE TABLE docir.terms (
+        repo text NOT NULL REFERENCES docir.repos(name) ON DELETE CASCADE,
+        lexeme text NOT NULL,
+        documents integer NOT NULL,          -- its searched documents holding the word
+        sections integer NOT NULL,           -- its searched heading sections holding the word
+        PRIMARY KEY (lexeme, repo)
+    );
+    CREATE INDEX terms_repo ON docir.terms (repo);
     """,
 )
 

@@ -114,6 +114,41 @@ def test_a_status_closed_by_a_schema_edit_rewrites_only_its_activity(cli: Any, r
     assert sql(pg_url, "SELECT active FROM docir.documents WHERE id = %s", (C2,)) == [(False,)]
 
 
+_RECOUNT = """
+    SELECT lexeme, sum(d)::integer, sum(s)::integer FROM (
+        SELECT unnest(tsvector_to_array(lex)) AS lexeme, 1 AS d, 0 AS s FROM docir.documents WHERE lex IS NOT NULL
+        UNION ALL
+        SELECT unnest(tsvector_to_array(lex)), 0, 1 FROM docir.sections WHERE lex IS NOT NULL) x
+    GROUP BY lexeme ORDER BY lexeme"""
+
+
+def test_the_word_counts_follow_every_change_and_bm25s_totals_too(cli: Any, repo: Path, pg_url: str) -> None:
+    """docir.terms and the repository's totals, kept up to date a publish at a time, equal a recount of
+    the rows (ranking_sql's idf and average lengths read them instead of the rows)."""
+    def kept() -> list[Any]:
+        return sql(pg_url, "SELECT lexeme, documents, sections FROM docir.terms ORDER BY lexeme")
+
+    def totals() -> list[Any]:
+        return sql(pg_url, "SELECT lex_documents, lex_document_tokens, lex_sections, lex_section_tokens"
+                           " FROM docir.repos")
+
+    recount_totals = ("SELECT (SELECT count(lex) FROM docir.documents), (SELECT sum(lex_tokens) FROM docir.documents),"
+                      " (SELECT count(lex) FROM docir.sections), (SELECT sum(lex_tokens) FROM docir.sections)")
+    publish(cli, repo, pg_url)
+    first = kept()
+    assert first == sql(pg_url, _RECOUNT) and ("zebracorn", 1, 1) not in first
+    assert totals() == sql(pg_url, recount_totals)
+    path = repo / PATHS[B1]
+    path.write_text(path.read_text() + "\nA zebracorn paragraph.\n")
+    (repo / PATHS[C2]).unlink()
+    publish(cli, repo, pg_url)
+    assert ("zebracorn", 1, 1) in kept() and kept() == sql(pg_url, _RECOUNT) and kept() != first
+    assert totals() == sql(pg_url, recount_totals)
+    path.write_text(path.read_text().replace("zebracorn", "plain"))
+    publish(cli, repo, pg_url)
+    assert "zebracorn" not in [row[0] for row in kept()] and kept() == sql(pg_url, _RECOUNT)
+
+
 def test_a_dry_run_lists_what_would_change_and_writes_nothing(cli: Any, repo: Path, pg_url: str) -> None:
     report = publish(cli, repo, pg_url, "--dry-run")
     assert (report["dry_run"], report["written"], report["tables"]) == (True, False, "would be created")
