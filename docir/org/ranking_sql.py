@@ -96,17 +96,24 @@ def _saturated(tf: str, tokens: str, average: str) -> str:
             f"/ greatest(%({average})s, 1)))")
 
 
-def _bm25(alias: str, weights: str, rank_weights: str, scale: int, average: str) -> str:
+def _bm25(alias: str, weights: str, terms: Terms, rank_weights: str, scale: int, average: str) -> tuple[str, str]:
     """FTS5's bm25 of a row: the sum over the terms of idf x saturated tf, tf the weighed count of the
-    term's occurrences (ts_rank_cd of one term: each occurrence's label weight)."""
-    tf = f"{scale} * ts_rank_cd('{rank_weights}'::float4[], {alias}.lex, w.tq, 0)"
-    return f"""(SELECT coalesce(sum(w.idf * {_saturated("t.tf", f"{alias}.lex_tokens", average)}), 0)
-              FROM {weights} w CROSS JOIN LATERAL (SELECT {tf} AS tf) t WHERE t.tf > 0)"""
+    term's occurrences (ts_rank_cd of one term: each occurrence's label weight). Returns the FROM item
+    that computes the row's tfs once (OFFSET 0: not inlined into each use) and the score over them; the
+    terms are spelt out, so each row costs its function calls and no subquery over `weights` (whose
+    idfs are read once)."""
+    name = f"tf_{alias}"
+    tfs = ", ".join(f"{scale} * ts_rank_cd('{rank_weights}'::float4[], {alias}.lex, %(q{i})s::tsquery, 0) AS t{i}"
+                    for i in range(len(terms.queries)))
+    score = " + ".join(f"(SELECT w.idf FROM {weights} w WHERE w.i = {i + 1}) * "
+                       f"{_saturated(f'{name}.t{i}', f'{alias}.lex_tokens', average)}"
+                       for i in range(len(terms.queries)))
+    return f"CROSS JOIN LATERAL (SELECT {tfs} OFFSET 0) {name}", f"({score})"
 
 
 def _params(terms: Terms, totals: LexicalTotals, repos: Sequence[str], **more: Any) -> dict[str, Any]:
     return {"queries": list(terms.queries), "tokens": list(terms.tokens), "phrases": list(terms.phrases),
-            "any": terms.any, "repos": list(repos),
+            "any": terms.any, "repos": list(repos), **{f"q{i}": query for i, query in enumerate(terms.queries)},
             "documents": totals.documents, "sections": totals.sections,
             "document_length": totals.document_length, "section_length": totals.section_length, **more}
 
@@ -123,18 +130,19 @@ def lexical_sections(peer: OrgPeer, repos: Sequence[str], text: str, *, include_
     gate = weights = ""
     if totals.sections > GATE_FROM_SECTIONS:
         weights = f",{_weights('dweights', 'documents', 'documents')}"
+        tfs, score = _bm25("d", "dweights", terms, lexemes.DOCUMENT_RANK_WEIGHTS, lexemes.DOCUMENT_WEIGHT_SCALE,
+                           "document_length")
         gate = f"""AND (s.repo, s.doc_id) IN (
-                SELECT d.repo, d.id FROM docir.documents d CROSS JOIN q
+                SELECT d.repo, d.id FROM docir.documents d CROSS JOIN q {tfs}
                 WHERE d.lex @@ q.q AND d.repo = ANY(%(repos)s) AND {visible(include_inactive)}
-                ORDER BY {_bm25("d", "dweights", lexemes.DOCUMENT_RANK_WEIGHTS, lexemes.DOCUMENT_WEIGHT_SCALE,
-                                "document_length")} DESC, d.repo, d.id
+                ORDER BY {score} DESC, d.repo, d.id
                 LIMIT %(gate)s)"""
+    tfs, score = _bm25("s", "weights", terms, lexemes.SECTION_RANK_WEIGHTS, 1, "section_length")
     sql = f"""
         WITH q AS (SELECT %(any)s::tsquery AS q), {_weights("weights", "sections", "sections")}{weights},
         scored AS (
-            SELECT s.repo, s.doc_id, s.ord, s.heading, s.start_line, s.end_line,
-                   {_bm25("s", "weights", lexemes.SECTION_RANK_WEIGHTS, 1, "section_length")} AS raw
-            FROM docir.sections s CROSS JOIN q
+            SELECT s.repo, s.doc_id, s.ord, s.heading, s.start_line, s.end_line, {score} AS raw
+            FROM docir.sections s CROSS JOIN q {tfs}
             WHERE s.lex @@ q.q AND s.repo = ANY(%(repos)s) {gate}
             ORDER BY raw DESC, s.repo, s.doc_id, s.ord LIMIT %(cut)s
         ), best AS (
@@ -151,14 +159,11 @@ def lexical_sections(peer: OrgPeer, repos: Sequence[str], text: str, *, include_
             for repo, doc_id, raw, heading, size, coverage in rows]
 
 
-def _near(terms: Terms, pairs: Sequence[tuple[int, int]]) -> str:
-    """A tsquery's text form matching where any pair's words stand within NEAR_DISTANCE words of each
-    other, either first: tsquery's phrase distances are exact, so one phrase per distance, ORed."""
-    out = []
-    for a, b in pairs:
-        qa, qb = terms.queries[a], terms.queries[b]
-        out += [f"({x}) <{k}> ({y})" for k in range(1, NEAR_DISTANCE + 2) for x, y in ((qa, qb), (qb, qa))]
-    return " | ".join(out)
+def _both(terms: Terms, pairs: Sequence[tuple[int, int]]) -> str:
+    """A tsquery's text form matching the documents that hold both words of any pair: the candidates of
+    the pairs list, found by the GIN index alone (a phrase at each distance would make PostgreSQL read
+    every candidate's positions; whether they stand near each other is counted afterwards)."""
+    return " | ".join(f"(({terms.queries[a]}) & ({terms.queries[b]}))" for a, b in pairs)
 
 
 # A position's weight by its label (lexemes.LABEL_WEIGHTS), in SQL.
@@ -166,11 +171,12 @@ _LABEL_WEIGHT = ("CASE {0} " + " ".join(f"WHEN '{label}' THEN {weight}" for labe
                                         lexemes.LABEL_WEIGHTS.items()) + " ELSE 1 END")
 
 
-def _near_tf(mine: str, other: str) -> str:
-    """The weighed count of `mine`'s occurrences that stand within NEAR's reach of one of `other`'s."""
+def _near_tf(positions: str, labels: str, others: str) -> str:
+    """The weighed count of the `positions` (labelled `labels`) that stand within NEAR's reach of one of
+    the `others`."""
     return f"""(SELECT coalesce(sum({_LABEL_WEIGHT.format("x.label")}), 0)
-                FROM unnest({mine}.positions, {mine}.weights) AS x(at, label)
-                WHERE EXISTS (SELECT 1 FROM unnest({other}.positions) AS y(at)
+                FROM unnest({positions}, {labels}) AS x(at, label)
+                WHERE EXISTS (SELECT 1 FROM unnest({others}) AS y(at)
                               WHERE y.at <> x.at AND abs(y.at - x.at) <= {NEAR_DISTANCE + 1}))"""
 
 
@@ -192,16 +198,26 @@ def lexical_pairs(peer: OrgPeer, repos: Sequence[str], text: str, *, include_ina
             FROM unnest(%(firsts)s::int[], %(seconds)s::int[]) WITH ORDINALITY AS p(a, b, n)
             JOIN weights a ON a.i = p.a JOIN weights b ON b.i = p.b
         ), found AS MATERIALIZED (
-            SELECT d.repo, d.id, d.lex, d.lex_tokens FROM docir.documents d
-            WHERE d.lex @@ %(near)s::tsquery AND d.repo = ANY(%(repos)s) AND {visible(include_inactive)}
+            -- Each matching document's tsvector cut to the task's words (ts_delete of every other word:
+            -- a third of the cost of unnesting the whole tsvector).
+            SELECT d.repo, d.id, d.lex_tokens, ts_delete(d.lex, tsvector_to_array(ts_delete(d.lex, %(tokens)s::text[])))
+                   AS mine
+            FROM docir.documents d
+            WHERE d.lex @@ %(both)s::tsquery AND d.repo = ANY(%(repos)s) AND {visible(include_inactive)}
         ), words AS MATERIALIZED (
-            SELECT f.repo, f.id, u.lexeme, u.positions, u.weights
-            FROM found f CROSS JOIN LATERAL unnest(f.lex) u WHERE u.lexeme = ANY(%(tokens)s)
+            SELECT f.repo, f.id, f.lex_tokens, u.lexeme, u.positions, u.weights
+            FROM found f CROSS JOIN LATERAL unnest(f.mine) u
+        ), first_words AS MATERIALIZED (
+            SELECT a.repo, a.id, a.lex_tokens, p.ia, p.ib, p.tb, a.positions AS pa, a.weights AS wa
+            FROM pairs p JOIN words a ON a.lexeme = p.ta
+        ), both_words AS MATERIALIZED (
+            -- Each pair's two words in each document holding both, before any near count is made.
+            SELECT a.repo, a.id, a.lex_tokens, a.ia, a.ib, a.pa, a.wa, b.positions AS pb, b.weights AS wb
+            FROM first_words a JOIN words b ON b.repo = a.repo AND b.id = a.id AND b.lexeme = a.tb
         ), counted AS (
-            SELECT f.repo, f.id, f.lex_tokens, p.ia, p.ib, {_near_tf("a", "b")} AS na, {_near_tf("b", "a")} AS nb
-            FROM found f CROSS JOIN pairs p
-            JOIN words a ON a.repo = f.repo AND a.id = f.id AND a.lexeme = p.ta
-            JOIN words b ON b.repo = f.repo AND b.id = f.id AND b.lexeme = p.tb
+            SELECT c.repo, c.id, c.lex_tokens, c.ia, c.ib, {_near_tf("c.pa", "c.wa", "c.pb")} AS na,
+                   {_near_tf("c.pb", "c.wb", "c.pa")} AS nb
+            FROM both_words c
         ), scored AS (
             SELECT c.repo, c.id, sum(c.ia * {_saturated("c.na", "c.lex_tokens", "document_length")}
                                      + c.ib * {_saturated("c.nb", "c.lex_tokens", "document_length")}) AS raw
@@ -210,7 +226,7 @@ def lexical_pairs(peer: OrgPeer, repos: Sequence[str], text: str, *, include_ina
         SELECT s.repo, s.id, s.raw, {_COVERAGE}
         FROM scored s JOIN docir.documents d ON d.repo = s.repo AND d.id = s.id
         ORDER BY s.raw DESC, s.repo, s.id LIMIT %(limit)s"""
-    params = _params(terms, totals, repos, limit=limit, near=_near(terms, pairs),
+    params = _params(terms, totals, repos, limit=limit, both=_both(terms, pairs),
                      firsts=[a + 1 for a, _ in pairs], seconds=[b + 1 for _, b in pairs])
     rows = peer.run(lambda c: c.execute(sql, params).fetchall())
     return [LexicalRow(repo, doc_id, float(raw), None, None, float(coverage)) for repo, doc_id, raw, coverage in rows]
