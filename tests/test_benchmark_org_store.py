@@ -52,3 +52,18 @@ def test_the_table_has_a_row_per_form_and_the_difference_is_org_minus_local() ->
     assert rows[0] is not None and rows[0][5:8] == [0.9, 0.8, -0.1]
     assert rows[-1] is not None and rows[-1][5:8] == [0.5, 0.75, 0.25]
     assert len(org_store.QUALITY_COLUMNS) == len(rows[0])
+
+
+def test_the_timing_parts_print_publish_then_context_per_setup() -> None:
+    payload = {"config": {"repos": 200, "docs_per_repo": 100, "rounds": 1, "tasks": ["a", "b"], "repeat": 3,
+                          "vectors": "synthetic"},
+               "publish_one": {"p50_s": {"floor": 0.026, "publish": 0.317, "publish-wait": 0.62,
+                                         "publish-unchanged": 0.301}},
+               "context": {"path": "in-process", "results": {
+                   "local-1": {"p50_ms": 10.6, "p95_ms": 18.3, "ratio_p50_to_local": 1.0},
+                   "org-20k": {"p50_ms": 451.0, "p95_ms": 670.2, "ratio_p50_to_local": 42.55}}}}
+    lines = org_store.speed_lines(payload)
+    assert lines[0] == "organisation store: 200 repos x 100 docs, 1 rounds of 2 tasks; vectors synthetic"
+    assert [line.split()[-1] for line in lines[3:7]] == ["s"] * 4
+    assert lines[-2].startswith("  one local store (100 docs, no peers)") and lines[-2].endswith("1.0")
+    assert lines[-1].startswith("  organisation store, 20,000 docs (200 repos)") and lines[-1].endswith("42.55")
