@@ -862,10 +862,11 @@ def run_quality_only(args: argparse.Namespace, corpora: list[str]) -> int:
     if not corpora:
         raise BenchmarkError("--quality-only needs a corpus")
     started = time.perf_counter()
-    measured = commit()  # before the run: what was measured, should the tree change meanwhile
+    # Both before the run: the tree measured (should it change meanwhile) and the load it started in.
+    measured, machine = commit(), machine_info()
     with postgres(CACHE / "pgdata") as server:
         quality = run_quality(server, corpora, os.environ.get("DOCIR_VECTORS"))
-    payload = {"machine": machine_info(), "commit": measured, "quality": quality,
+    payload = {"machine": machine, "commit": measured, "quality": quality,
                "warnings": quality_warnings(quality), "duration_s": round(time.perf_counter() - started, 1)}
     report("org_store_quality", payload, title=quality_title(), columns=QUALITY_COLUMNS,
            rows=quality_rows(quality), notes=quality_notes(quality), out=args.out)
