@@ -31,6 +31,8 @@ benchmarks/.cache/org-store/pgdata for the length of the run. Parts:
    merge of peers' rows left out) and the local corpus read as a folder peer of an empty
    repository (the same merge, no PostgreSQL). The organisation ranking was tuned on the EIPs
    only: the other corpora are held out (madr is 201 EIPs rewritten into another template).
+   `--forms task` leaves the sketches out. All corpora take about 20 minutes on 2 shared cores
+   (Cranfield and the EIPs about 10 each, the others 1-2).
 
 Parts 2 and 3 are measured in-process: open the session, `commands.context` (what `docir
 context` and the warm worker run), close. Vectors there are synthetic: a word-hash embedder
@@ -552,6 +554,14 @@ def parse_corpora(value: str) -> list[str]:
     return names
 
 
+def parse_forms(value: str) -> list[str]:
+    """`--forms`: comma-separated, of FORMS, kept in FORMS' order."""
+    names = {n.strip() for n in value.split(",") if n.strip()}
+    if not names or names - set(FORMS):
+        raise BenchmarkError(f"--forms takes some of {', '.join(FORMS)}, not {value!r}")
+    return [form for form in FORMS if form in names]
+
+
 @contextmanager
 def own_order() -> Iterator[None]:
     """Diagnosis: each group's rows one after another, no merge at all.
@@ -625,7 +635,7 @@ def publish_parts(corpus: str, store: Path, fields: dict[str, Any], parts: int, 
     return published
 
 
-def quality_part(corpus: str, url: str, most: int = MAX_PARTS) -> dict[str, Any]:
+def quality_part(corpus: str, url: str, wanted: Sequence[str] = FORMS, most: int = MAX_PARTS) -> dict[str, Any]:
     """The corpus's queries in every form: one local store vs its documents published as repositories."""
     import run as quality_run  # benchmarks/quality/run.py
     import sketch as quality_sketch  # benchmarks/quality/sketch.py: its sketches and its draw of poor ones
@@ -651,7 +661,7 @@ def quality_part(corpus: str, url: str, most: int = MAX_PARTS) -> dict[str, Any]
     sketches = quality_sketch.load_sketches()
     unsketched = [q.id for q in queries if q.id not in sketches]
     chosen = {} if unsketched else quality_sketch.poor_sketches(queries, sketches)
-    forms = FORMS[:1] if unsketched else FORMS
+    forms = [form for form in wanted if form == "task" or not unsketched]
     options = {"limit": quality_run.CUTOFF, "expand": False, "budget": 0, "refs": False}
     warnings: list[str] = []
     per_query: list[dict[str, Any]] = []
@@ -689,7 +699,8 @@ def quality_part(corpus: str, url: str, most: int = MAX_PARTS) -> dict[str, Any]
             "per_query": per_query, "warnings": warnings}
 
 
-def run_quality(server: Any, corpora: Sequence[str], vectors_env: str | None) -> dict[str, dict[str, Any]]:
+def run_quality(server: Any, corpora: Sequence[str], vectors_env: str | None,
+                forms: Sequence[str] = FORMS) -> dict[str, dict[str, Any]]:
     """The quality part, one child process per corpus with the user's vector vault (the quality
     benchmarks' vectors) and a database of its own."""
     out: dict[str, dict[str, Any]] = {}
@@ -700,7 +711,8 @@ def run_quality(server: Any, corpora: Sequence[str], vectors_env: str | None) ->
         env.pop("DOCIR_VECTORS", None)
         if vectors_env is not None:
             env["DOCIR_VECTORS"] = vectors_env
-        argv = [sys.executable, str(Path(__file__).resolve()), "--part", "quality", "--corpus", corpus, "--url", url]
+        argv = [sys.executable, str(Path(__file__).resolve()), "--part", "quality", "--corpus", corpus, "--url", url,
+                "--forms", ",".join(forms)]
         log(f"quality: {corpus}, split into up to {MAX_PARTS} repositories (child process, real model)")
         started = time.perf_counter()
         proc = subprocess.run(argv, stdout=subprocess.PIPE, stdin=subprocess.DEVNULL, env=env, check=False)
@@ -837,26 +849,33 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quality-only", action="store_true",
                         help="the quality part alone (no publish, context or federation timings), written to "
                         "results/org_store_quality.json unless --out says otherwise")
+    parser.add_argument("--forms", default=",".join(FORMS),
+                        help=f"the forms each query goes in, comma-separated, of {', '.join(FORMS)} (default all): "
+                        "task alone, with its sketch, with another query's")
     parser.add_argument("--out", type=Path)
     parser.add_argument("--part", help=argparse.SUPPRESS)  # internal: the quality child
     parser.add_argument("--url", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     try:
         corpora = parse_corpora(args.corpus or ("eips-ci" if args.quick else "all"))
+        forms = parse_forms(args.forms)
+    except BenchmarkError as exc:
+        parser.error(str(exc))  # a usage error: exit 2
+    try:
         if args.part == "quality":
             if len(corpora) != 1:
                 raise BenchmarkError("the quality child takes one corpus")
-            print(json.dumps(quality_part(corpora[0], str(args.url))))
+            print(json.dumps(quality_part(corpora[0], str(args.url), forms)))
             return 0
         if args.quality_only:
-            return run_quality_only(args, corpora)
-        return run(args, corpora)
+            return run_quality_only(args, corpora, forms)
+        return run(args, corpora, forms)
     except BenchmarkError as exc:
         print(f"org_store: {exc}", file=sys.stderr)
         return 1
 
 
-def run_quality_only(args: argparse.Namespace, corpora: list[str]) -> int:
+def run_quality_only(args: argparse.Namespace, corpora: list[str], forms: list[str]) -> int:
     """Part 4 alone, printed and written to --out (default results/org_store_quality.json): the
     timing parts' figures are left as they are."""
     if not corpora:
@@ -865,7 +884,7 @@ def run_quality_only(args: argparse.Namespace, corpora: list[str]) -> int:
     # Both before the run: the tree measured (should it change meanwhile) and the load it started in.
     measured, machine = commit(), machine_info()
     with postgres(CACHE / "pgdata") as server:
-        quality = run_quality(server, corpora, os.environ.get("DOCIR_VECTORS"))
+        quality = run_quality(server, corpora, os.environ.get("DOCIR_VECTORS"), forms)
     payload = {"machine": machine, "commit": measured, "quality": quality,
                "warnings": quality_warnings(quality), "duration_s": round(time.perf_counter() - started, 1)}
     report("org_store_quality", payload, title=quality_title(), columns=QUALITY_COLUMNS,
@@ -882,7 +901,7 @@ def commit() -> str | None:
     return (found + ("+dirty" if git("status", "--porcelain", "--untracked-files=no") else "")) or None
 
 
-def run(args: argparse.Namespace, corpora: list[str]) -> int:
+def run(args: argparse.Namespace, corpora: list[str], forms: list[str]) -> int:
     from docir.services.vectors.model_registry import register_process_model
 
     started = time.perf_counter()
@@ -921,7 +940,7 @@ def run(args: argparse.Namespace, corpora: list[str]) -> int:
         for name, seen in measured["seen"].items():
             if seen["empty"]:
                 warnings.append(f"{name}: {seen['empty']} tasks returned no ranked rows")
-        quality = run_quality(server, corpora, vectors_env) if corpora else {}
+        quality = run_quality(server, corpora, vectors_env, forms) if corpora else {}
         payload["quality"] = quality
         warnings.extend(quality_warnings(quality))
     payload["config"] = {"repos": REPOS, "docs_per_repo": DOCS_PER_REPO, "sections_kept": SECTIONS_KEPT,

@@ -25,6 +25,12 @@ def test_an_unknown_corpus_is_refused_with_the_known_ones() -> None:
         org_store.parse_corpora("eip")
 
 
+def test_forms_keep_their_order_and_refuse_an_unknown_one() -> None:
+    assert org_store.parse_forms("poor, task") == ["task", "poor"]
+    with pytest.raises(org_store.BenchmarkError, match="some of task, good, poor, not 'sketch'"):
+        org_store.parse_forms("sketch")
+
+
 def test_a_corpus_is_split_into_as_many_repositories_as_leave_none_empty() -> None:
     ids = [f"adr-{n:012x}" for n in range(200)]
     assert org_store.split_parts(ids) == 10
