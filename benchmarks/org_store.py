@@ -664,6 +664,11 @@ def quality_part(corpus: str, url: str, wanted: Sequence[str] = FORMS, most: int
     forms = [form for form in wanted if form == "task" or not unsketched]
     options = {"limit": quality_run.CUTOFF, "expand": False, "budget": 0, "refs": False}
     warnings: list[str] = []
+    # The org figures mean something only if every document went out with its vectors.
+    if sum(int(p["documents"] or 0) for p in published) != len(fields):
+        warnings.append(f"{corpus}: {len(fields)} documents, {[p['documents'] for p in published]} published")
+    warnings += [f"{p['repo']}: published with {p['vectors_missing']} vectors missing" for p in published
+                 if p["vectors_missing"]]
     per_query: list[dict[str, Any]] = []
     started = time.perf_counter()
     for n, q in enumerate(queries, start=1):
