@@ -118,6 +118,21 @@ def _params(terms: Terms, totals: LexicalTotals, repos: Sequence[str], **more: A
             "document_length": totals.document_length, "section_length": totals.section_length, **more}
 
 
+def _weightless(peer: OrgPeer, repos: Sequence[str], terms: Terms, totals: LexicalTotals) -> frozenset[int]:
+    """The terms bm25 gives no weight over the documents read: each in at least half of them, where FTS5
+    floors the idf at 1e-6 (LexicalSearch.weightless). A big store leaves them out of what finds its
+    candidates, as a big local index does (lexical.rank_documents): they change no order among the
+    documents another term finds, and where the vocabulary is small they find most documents."""
+    singles = [token for token, phrase in zip(terms.tokens, terms.phrases, strict=True) if not phrase]
+    if not singles:
+        return frozenset()
+    found = dict(peer.run(lambda c: c.execute(
+        "SELECT lexeme, sum(documents) FROM docir.terms WHERE lexeme = ANY(%s) AND repo = ANY(%s) GROUP BY lexeme",
+        (singles, list(repos))).fetchall()))
+    return frozenset(i for i, (token, phrase) in enumerate(zip(terms.tokens, terms.phrases, strict=True))
+                     if not phrase and 2 * int(found.get(token) or 0) >= totals.documents)
+
+
 def lexical_sections(peer: OrgPeer, repos: Sequence[str], text: str, *, include_inactive: bool,
                      limit: int) -> list[LexicalRow]:
     """Visible documents by their best heading section's bm25, best first: the local
@@ -133,8 +148,8 @@ def lexical_sections(peer: OrgPeer, repos: Sequence[str], text: str, *, include_
         tfs, score = _bm25("d", "dweights", terms, lexemes.DOCUMENT_RANK_WEIGHTS, lexemes.DOCUMENT_WEIGHT_SCALE,
                            "document_length")
         gate = f"""AND (s.repo, s.doc_id) IN (
-                SELECT d.repo, d.id FROM docir.documents d CROSS JOIN q {tfs}
-                WHERE d.lex @@ q.q AND d.repo = ANY(%(repos)s) AND {visible(include_inactive)}
+                SELECT d.repo, d.id FROM docir.documents d {tfs}
+                WHERE d.lex @@ %(gated)s::tsquery AND d.repo = ANY(%(repos)s) AND {visible(include_inactive)}
                 ORDER BY {score} DESC, d.repo, d.id
                 LIMIT %(gate)s)"""
     tfs, score = _bm25("s", "weights", terms, lexemes.SECTION_RANK_WEIGHTS, 1, "section_length")
@@ -153,10 +168,26 @@ def lexical_sections(peer: OrgPeer, repos: Sequence[str], text: str, *, include_
         WHERE {visible(include_inactive)}
         ORDER BY s.raw DESC, s.repo, s.doc_id LIMIT %(limit)s"""
     params = _params(terms, totals, repos, limit=limit, cut=limit * SECTIONS_PER_DOCUMENT,
-                     gate=max(2 * limit, SECTION_GATE))
+                     gate=max(2 * limit, SECTION_GATE), gated=terms.any)
+    if gate:
+        params["gated"] = _gate_words(peer, repos, terms, totals, include_inactive, params["gate"])
     rows = peer.run(lambda c: c.execute(sql, params).fetchall())
     return [LexicalRow(repo, doc_id, float(raw), tuple(heading or ()), size, float(coverage))
             for repo, doc_id, raw, heading, size, coverage in rows]
+
+
+def _gate_words(peer: OrgPeer, repos: Sequence[str], terms: Terms, totals: LexicalTotals, include_inactive: bool,
+                gate: int) -> str:
+    """What finds the gate's candidates: the task's weighed terms when they find a whole gate of visible
+    documents (then the first `gate` by bm25 are the same), else every term (lexical._filled)."""
+    weightless = _weightless(peer, repos, terms, totals)
+    lean = " | ".join(f"({q})" for i, q in enumerate(terms.queries) if i not in weightless)
+    if not lean or not weightless:
+        return terms.any
+    found = peer.run(lambda c: c.execute(
+        f"SELECT count(*) FROM (SELECT 1 FROM docir.documents d WHERE d.lex @@ %s::tsquery AND d.repo = ANY(%s)"
+        f" AND {visible(include_inactive)} LIMIT %s) x", (lean, list(repos), gate)).fetchone())
+    return lean if found is not None and int(found[0]) >= gate else terms.any
 
 
 def _both(terms: Terms, pairs: Sequence[tuple[int, int]]) -> str:
@@ -191,6 +222,18 @@ def lexical_pairs(peer: OrgPeer, repos: Sequence[str], text: str, *, include_ina
     if not pairs or not repos:
         return []
     totals = peer.lexical_totals(repos)
+    if totals.sections > GATE_FROM_SECTIONS:  # a big store reads the pairs of weighed words first
+        weightless = _weightless(peer, repos, terms, totals)
+        lean = [(a, b) for a, b in pairs if a not in weightless or b not in weightless]
+        if lean and lean != pairs:
+            rows = _pairs(peer, repos, terms, totals, lean, include_inactive=include_inactive, limit=limit)
+            if len(rows) >= limit:
+                return rows
+    return _pairs(peer, repos, terms, totals, pairs, include_inactive=include_inactive, limit=limit)
+
+
+def _pairs(peer: OrgPeer, repos: Sequence[str], terms: Terms, totals: LexicalTotals,
+           pairs: Sequence[tuple[int, int]], *, include_inactive: bool, limit: int) -> list[LexicalRow]:
     sql = f"""
         WITH {_weights("weights", "documents", "documents")},
         pairs AS (

@@ -442,6 +442,7 @@ def test_the_full_text_lists_score_what_a_local_index_scores(org: Org, monkeypat
         # every document inside the gate, the same list.
         monkeypatch.setattr(ranking_sql, "GATE_FROM_SECTIONS", 0)
         gated = ranking_sql.lexical_sections(peer, peer.names, task, include_inactive=False, limit=60)
+        big_pairs = ranking_sql.lexical_pairs(peer, peer.names, task, include_inactive=False, limit=60)
     finally:
         session.close()
         peer.close()
@@ -450,7 +451,7 @@ def test_the_full_text_lists_score_what_a_local_index_scores(org: Org, monkeypat
     assert len(by_section) == 2 and len(by_near) == 2  # both documents, each with a pair close together
     assert [(row.id, row.coverage) for row in sections] == [(ids[c.rowid], c.coverage) for c in by_section]
     assert [row.raw for row in sections] == pytest.approx([c.section.raw for c in by_section])  # type: ignore[union-attr]
-    assert gated == sections
+    assert gated == sections and big_pairs == pairs
     assert [row.id for row in pairs] == [ids[c.rowid] for c in by_near]
     assert [row.raw for row in pairs] == pytest.approx([c.near.raw for c in by_near])  # type: ignore[union-attr]
 
