@@ -60,16 +60,19 @@ class Invocation(NamedTuple):
         self.stdout.write(text + "\n")
 
     def sizes(self) -> tuple[tuple[int, int, int], ...]:
-        if self.terminal is not None:
-            return self.terminal
-        found = []
-        for fd in STD_FDS:
-            try:
-                columns, lines = os.get_terminal_size(fd)
-            except (OSError, ValueError):
-                continue
-            found.append((fd, columns, lines))
-        return tuple(found)
+        return self.terminal if self.terminal is not None else terminal_sizes()
+
+
+def terminal_sizes() -> tuple[tuple[int, int, int], ...]:
+    """(fd, columns, lines) of each of stdin, stdout and stderr that is a terminal (a few ioctls)."""
+    found = []
+    for fd in STD_FDS:
+        try:
+            columns, lines = os.get_terminal_size(fd)
+        except (OSError, ValueError):
+            continue
+        found.append((fd, columns, lines))
+    return tuple(found)
 
 
 def here(*, own_process: bool = False) -> Invocation:

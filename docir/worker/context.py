@@ -37,6 +37,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import IO, Any
 
+from docir.invocation import STD_FDS
 from docir.worker import protocol
 
 
@@ -190,7 +191,7 @@ def _getcwd() -> str:
 
 def _get_terminal_size(fd: int = 1) -> os.terminal_size:
     ctx = _CURRENT.get()
-    if ctx is None or fd not in protocol.STD_FDS:
+    if ctx is None or fd not in STD_FDS:
         return _real_get_terminal_size(fd)
     if fd in ctx.terminal:
         return ctx.terminal[fd]

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import json
-import os
 import struct
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
+
+from docir import invocation
 
 if TYPE_CHECKING:  # the sockets are the caller's: the cold client path never imports socket
     import socket
@@ -16,20 +17,9 @@ MAX_FRAME = 256 * 1024 * 1024
 # name rich reads to size and colour its output (rich/console.py), so the worker prints what the caller would.
 TERMINAL_ENV = ("COLUMNS", "LINES", "NO_COLOR", "FORCE_COLOR", "TERM", "COLORTERM", "TTY_COMPATIBLE",
                 "TTY_INTERACTIVE")
-# The descriptors whose terminal size rich asks for, in its order; in the worker they are not the client's.
-STD_FDS = (0, 1, 2)
-
-
 def terminal_sizes() -> list[list[int]]:
-    """[fd, columns, lines] of each of stdin, stdout and stderr that is a terminal (a few ioctls)."""
-    sizes = []
-    for fd in STD_FDS:
-        try:
-            columns, lines = os.get_terminal_size(fd)
-        except (OSError, ValueError):
-            continue
-        sizes.append([fd, columns, lines])
-    return sizes
+    """[fd, columns, lines] of each of stdin, stdout and stderr that is a terminal, as the request carries them."""
+    return [list(size) for size in invocation.terminal_sizes()]
 
 
 def is_forwarded(name: str) -> bool:
