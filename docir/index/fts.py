@@ -31,6 +31,12 @@ SECTION_TEXT_COLUMNS = "{title about heading body}"
 NEAR_DISTANCE = 10  # tokens between two adjacent query words for them to count as "close"
 
 
+def weightless(holding: int, rows: int) -> bool:
+    """Whether bm25 gives a term held by `holding` of `rows` rows no weight: FTS5's idf,
+    log((N - n + 0.5) / (n + 0.5)), is floored at 1e-6 once n >= N / 2."""
+    return 2 * holding >= rows
+
+
 def identifier_parts(token: str) -> list[str]:
     """The words inside an identifier: `snake_case` -> snake, case; `CamelCase` -> camel, case."""
     parts: list[str] = []

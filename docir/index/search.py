@@ -6,7 +6,7 @@ import json
 import sqlite3
 from collections.abc import Sequence
 
-from docir.index.fts import BM25_WEIGHTS, SECTION_BM25_WEIGHTS, SECTION_TEXT_COLUMNS, quoted
+from docir.index.fts import BM25_WEIGHTS, SECTION_BM25_WEIGHTS, SECTION_TEXT_COLUMNS, quoted, weightless
 from docir.index.migrations import FTS_TOKENIZER
 from docir.index.records import Hit, SectionHit
 
@@ -42,7 +42,7 @@ class LexicalSearch:
             wanted))
         rows = int(self.conn.execute("SELECT count(*) FROM documents_fts_docsize").fetchone()[0])
         return frozenset(words[index] for index, found in terms.items()
-                         if all(2 * frequency.get(term, 0) >= rows for term in found))
+                         if all(weightless(frequency.get(term, 0), rows) for term in found))
 
     def _prepare_vocabulary(self) -> None:
         # Temporary tables: a read-only connection (a peer's index) may create them too.

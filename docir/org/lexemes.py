@@ -21,23 +21,29 @@ from collections import defaultdict
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from docir.index.fts import NEAR_DISTANCE
+from docir.index.fts import BM25_WEIGHTS, NEAR_DISTANCE, SECTION_BM25_WEIGHTS
 from docir.index.migrations import FTS_TOKENIZER
 
 COLUMN_GAP = NEAR_DISTANCE + 2  # positions between two columns: never within NEAR's reach
 COLUMNS = 5  # the most columns a tokenized row has (a document's)
 # A document's columns and their labels: title, description, tags, headings, body, weighed as the
-# local documents' bm25 weighs them (fts.BM25_WEIGHTS 10, 5, 4, 3, 1) with four labels: the tags share
-# the description's label (5 where locally 4).
+# local documents' bm25 weighs them (fts.BM25_WEIGHTS) with four labels: the tags share the
+# description's label, so weigh what it weighs (5 where locally 4).
 DOCUMENT_LABELS = ("A", "B", "B", "C", "D")
-# ts_rank_cd's weights of the D, C, B and A labels (at most 1 each): the document weights over ten.
-DOCUMENT_RANK_WEIGHTS = "{0.1, 0.3, 0.5, 1.0}"
-DOCUMENT_WEIGHT_SCALE = 10
-LABEL_WEIGHTS = {"A": 10, "B": 5, "C": 3, "D": 1}
-# A section's columns, each weighed 1 (fts.SECTION_BM25_WEIGHTS): its document's title, what the
-# document is about (description and tags), the section's heading path and its text.
+LABEL_WEIGHTS = {label: BM25_WEIGHTS[DOCUMENT_LABELS.index(label)] for label in "ABCD"}
+# A section's columns (its document's title, what the document is about, its heading path, its text)
+# all weigh alike (fts.SECTION_BM25_WEIGHTS), so one label serves.
 SECTION_LABELS = ("D", "D", "D", "D")
-SECTION_RANK_WEIGHTS = "{1, 1, 1, 1}"
+
+
+def _rank_weights(weights: dict[str, float], scale: float) -> str:
+    """ts_rank_cd's weights of the D, C, B and A labels (at most 1 each): the label weights over `scale`."""
+    return "{" + ", ".join(str(weights[label] / scale) for label in "DCBA") + "}"
+
+
+DOCUMENT_WEIGHT_SCALE = max(LABEL_WEIGHTS.values())
+DOCUMENT_RANK_WEIGHTS = _rank_weights(LABEL_WEIGHTS, DOCUMENT_WEIGHT_SCALE)
+SECTION_RANK_WEIGHTS = _rank_weights(dict.fromkeys("ABCD", SECTION_BM25_WEIGHTS[0]), 1.0)
 # The local section rows have a fifth column, the document's rowid, weighed 0 but counted in the
 # row's length: one token.
 SECTION_EXTRA_TOKENS = 1

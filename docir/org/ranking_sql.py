@@ -27,7 +27,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
-from docir.index.fts import NEAR_DISTANCE, query_terms, word_pairs
+from docir.index.fts import NEAR_DISTANCE, query_terms, weightless, word_pairs
 from docir.org import lexemes
 from docir.org.peer import LexicalTotals, OrgPeer, visible
 from docir.org.records import LexicalRow, VectorRow
@@ -96,7 +96,7 @@ def _saturated(tf: str, tokens: str, average: str) -> str:
             f"/ greatest(%({average})s, 1)))")
 
 
-def _bm25(alias: str, weights: str, terms: Terms, rank_weights: str, scale: int, average: str) -> tuple[str, str]:
+def _bm25(alias: str, weights: str, terms: Terms, rank_weights: str, scale: float, average: str) -> tuple[str, str]:
     """FTS5's bm25 of a row: the sum over the terms of idf x saturated tf, tf the weighed count of the
     term's occurrences (ts_rank_cd of one term: each occurrence's label weight). Returns the FROM item
     that computes the row's tfs once (OFFSET 0: not inlined into each use) and the score over them; the
@@ -130,7 +130,7 @@ def _weightless(peer: OrgPeer, repos: Sequence[str], terms: Terms, totals: Lexic
         "SELECT lexeme, sum(documents) FROM docir.terms WHERE lexeme = ANY(%s) AND repo = ANY(%s) GROUP BY lexeme",
         (singles, list(repos))).fetchall()))
     return frozenset(i for i, (token, phrase) in enumerate(zip(terms.tokens, terms.phrases, strict=True))
-                     if not phrase and 2 * int(found.get(token) or 0) >= totals.documents)
+                     if not phrase and weightless(int(found.get(token) or 0), totals.documents))
 
 
 def lexical_sections(peer: OrgPeer, repos: Sequence[str], text: str, *, include_inactive: bool,
