@@ -6,8 +6,8 @@ import json
 import sqlite3
 from collections.abc import Sequence
 
+from docir.index import tokens
 from docir.index.fts import BM25_WEIGHTS, SECTION_BM25_WEIGHTS, SECTION_TEXT_COLUMNS, quoted, weightless
-from docir.index.migrations import FTS_TOKENIZER
 from docir.index.records import Hit, SectionHit
 
 
@@ -27,13 +27,9 @@ class LexicalSearch:
         if not words:
             return frozenset()
         self._prepare_vocabulary()
-        # The words are tokenized exactly as the index was (stemmed, identifiers kept whole) by writing
-        # them to a temporary FTS5 table of the same tokenizer and reading back its terms.
-        self.conn.execute("DELETE FROM temp.docir_words")
-        self.conn.executemany("INSERT INTO temp.docir_words (rowid, word) VALUES (?, ?)", enumerate(words))
-        terms: dict[int, set[str]] = {}
-        for index, term in self.conn.execute("SELECT doc, term FROM temp.docir_word_terms"):
-            terms.setdefault(int(index), set()).add(str(term))
+        # The words are tokenized exactly as the index was (stemmed, identifiers kept whole).
+        terms = {index: set(found[0]) for index, found in enumerate(tokens.shared().tokens([[w] for w in words]))
+                 if found[0]}
         wanted = sorted(set().union(*terms.values())) if terms else []
         if not wanted:
             return frozenset()
@@ -48,14 +44,8 @@ class LexicalSearch:
         # Temporary tables: a read-only connection (a peer's index) may create them too.
         if self._vocabulary_ready:
             return
-        # One statement at a time: executescript would commit a transaction the caller holds.
-        for statement in (
-            f'CREATE VIRTUAL TABLE IF NOT EXISTS temp.docir_words USING fts5(word, tokenize = "{FTS_TOKENIZER}")',
-            "CREATE VIRTUAL TABLE IF NOT EXISTS temp.docir_word_terms USING fts5vocab(temp, docir_words, instance)",
-            "CREATE VIRTUAL TABLE IF NOT EXISTS temp.docir_documents_vocabulary"
-            " USING fts5vocab(main, documents_fts, row)",
-        ):
-            self.conn.execute(statement)
+        self.conn.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.docir_documents_vocabulary"
+                          " USING fts5vocab(main, documents_fts, row)")
         self._vocabulary_ready = True
 
     def lexical_hits(self, match: str, limit: int = -1) -> list[Hit]:

@@ -2,8 +2,7 @@
 
 PostgreSQL's text search would stem, drop stopwords and split identifiers its own way, so a
 published document would be ranked by other words than the same document in a local index. So
-publish tokenizes each searched column with the tokenizer of the local FTS tables
-(index/migrations.FTS_TOKENIZER, read back through fts5vocab) and writes the tokens as a tsvector;
+publish tokenizes each searched column as the local index does (index/tokens.py) and writes the tokens as a tsvector;
 a reader tokenizes its task's terms the same way. bm25 over those lexemes (org/ranking_sql.py)
 then counts what FTS5 counts (adr-8a976b997594).
 
@@ -15,17 +14,13 @@ tail words all stand at the last position.
 
 from __future__ import annotations
 
-import sqlite3
-import threading
 from collections import defaultdict
 from collections.abc import Sequence
 from typing import NamedTuple
 
 from docir.index.fts import BM25_WEIGHTS, NEAR_DISTANCE, SECTION_BM25_WEIGHTS
-from docir.index.migrations import FTS_TOKENIZER
 
 COLUMN_GAP = NEAR_DISTANCE + 2  # positions between two columns: never within NEAR's reach
-COLUMNS = 5  # the most columns a tokenized row has (a document's)
 # A document's columns and their labels: title, description, tags, headings, body, weighed as the
 # local documents' bm25 weighs them (fts.BM25_WEIGHTS) with four labels: the tags share the
 # description's label, so weigh what it weighs (5 where locally 4).
@@ -59,38 +54,6 @@ class Lexical(NamedTuple):
     tokens: int
 
 
-class Tokenizer:
-    """FTS5's tokenizer over an in-memory table: the exact tokens the local index stores."""
-
-    def __init__(self) -> None:
-        # One table per process, used by one thread at a time (the worker answers commands on threads).
-        self._conn = sqlite3.connect(":memory:", check_same_thread=False)
-        self._lock = threading.Lock()
-        names = ", ".join(f"c{i}" for i in range(COLUMNS))
-        self._conn.execute(f'CREATE VIRTUAL TABLE t USING fts5({names}, tokenize = "{FTS_TOKENIZER}")')
-        self._conn.execute("CREATE VIRTUAL TABLE v USING fts5vocab(t, instance)")
-
-    def tokens(self, rows: Sequence[Sequence[str]]) -> list[list[list[str]]]:
-        """Each row's columns' tokens, in order."""
-        out: list[list[list[str]]] = [[[] for _ in range(COLUMNS)] for _ in rows]
-        if not rows:
-            return out
-        with self._lock, self._conn:
-            self._conn.executemany(
-                f"INSERT INTO t (rowid, {', '.join(f'c{i}' for i in range(COLUMNS))}) VALUES (?{', ?' * COLUMNS})",
-                [(n + 1, *row, *([""] * (COLUMNS - len(row)))) for n, row in enumerate(rows)])
-            found: dict[tuple[int, int], list[tuple[int, str]]] = defaultdict(list)
-            for doc, column, offset, term in self._conn.execute("SELECT doc, col, offset, term FROM v"):
-                found[(int(doc) - 1, int(str(column)[1:]))].append((int(offset), str(term)))
-            self._conn.execute("DELETE FROM t")
-        for (row, column), tokens in found.items():
-            out[row][column] = [term for _, term in sorted(tokens)]
-        return out
-
-    def close(self) -> None:
-        self._conn.close()
-
-
 def lexical(columns: Sequence[list[str]], labels: Sequence[str], extra_tokens: int = 0) -> Lexical:
     """The tsvector of a row's tokenized columns, laid out COLUMN_GAP apart, each labelled."""
     positions: dict[str, list[str]] = defaultdict(list)
@@ -113,14 +76,3 @@ def quoted(token: str) -> str:
 def term_query(tokens: Sequence[str]) -> str:
     """A tsquery's text form for one task term: its tokens as a phrase (most terms are one token)."""
     return " <-> ".join(quoted(token) for token in tokens)
-
-
-_shared: Tokenizer | None = None
-
-
-def shared() -> Tokenizer:
-    """This process's tokenizer (a reader tokenizes its task's terms with it)."""
-    global _shared
-    if _shared is None:
-        _shared = Tokenizer()
-    return _shared

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from docir.documents.globs import FIELD, as_globs
 from docir.embed.resolve import resolve
 from docir.errors import DocirError, UsageError
+from docir.index import tokens
 from docir.index.fts import index_text
 from docir.index.records import DocRow
 from docir.index.vector_store import dim_of
@@ -404,9 +405,9 @@ def _words(batch: Sequence[rows.Local], full: dict[int, DocRow],
                 texts.append([title, about, index_text(" ".join(section.heading)),
                               index_text(section.searched[:SEARCHED_MAX])])
                 labels.append((lexemes.SECTION_LABELS, lexemes.SECTION_EXTRA_TOKENS))
-    tokens = lexemes.shared().tokens(texts)
-    return {key: lexemes.lexical(columns, names, extra) for key, columns, (names, extra) in zip(keys, tokens, labels,
-                                                                                              strict=True)}
+    tokenized = tokens.shared().tokens(texts)
+    return {key: lexemes.lexical(columns, names, extra)
+            for key, columns, (names, extra) in zip(keys, tokenized, labels, strict=True)}
 
 
 def _document_params(repo: str, entry: rows.Local, row: DocRow, words: lexemes.Lexical | None,

@@ -27,6 +27,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
+from docir.index import tokens
 from docir.index.fts import NEAR_DISTANCE, query_terms, weightless, word_pairs
 from docir.org import lexemes
 from docir.org.peer import LexicalTotals, OrgPeer, visible
@@ -63,7 +64,7 @@ class Terms(NamedTuple):
 
 def terms_of(text: str) -> Terms:
     words = query_terms(text)
-    found = [(word, tokens) for word, [tokens, *_] in zip(words, lexemes.shared().tokens([[w] for w in words]),
+    found = [(word, tokens) for word, [tokens, *_] in zip(words, tokens.shared().tokens([[w] for w in words]),
                                                           strict=True) if tokens]
     return Terms(tuple(w for w, _ in found), tuple(lexemes.term_query(t) for _, t in found),
                  tuple(t[0] for _, t in found), tuple(len(t) > 1 for _, t in found))
