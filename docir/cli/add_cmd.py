@@ -10,12 +10,16 @@ from docir.services.writing.store_writes import AddResult
 
 
 def run(request: requests.AddRequest, result: AddResult, call: Invocation) -> int:
-    """Create a document; prints its new id and path."""
+    """Create a document; prints its new id and path.
+
+    A document it supersedes (--related supersedes:ID) is marked superseded in the same write,
+    unless --keep-status."""
     if call.wants_json():
         render.emit_json(result, call)
     else:
         call.print(f"{result['id']} {result['path']}")
         call.print(next_step(result["id"], result["path"], bool(request.body.strip())))
+        render.superseded(result["superseded"], result["id"], call)
     return 0
 
 

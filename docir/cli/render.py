@@ -41,6 +41,13 @@ def note(message: str) -> None:
     sys.stderr.write(f"docir: {message}\n")
 
 
+def superseded(ids: Sequence[str], successor: str, call: Invocation) -> None:
+    """The one stderr line a terminal gets when a write marked the documents it replaces superseded."""
+    if ids:
+        call.note(f"marked {', '.join(ids)} superseded: {successor} replaces {'it' if len(ids) == 1 else 'them'} "
+                  "(--keep-status leaves the status as it is)")
+
+
 def _console(call: Invocation | None = None) -> Any:
     from rich.console import Console
 

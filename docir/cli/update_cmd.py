@@ -10,12 +10,16 @@ from docir.services.writing.store_writes import UpdateResult
 
 
 def run(request: requests.UpdateRequest, result: UpdateResult, call: Invocation) -> int:
-    """Change a document in place: only the lines of what changed are rewritten."""
+    """Change a document in place: only the lines of what changed are rewritten.
+
+    A document it comes to supersede (--add-related supersedes:ID) is marked superseded in the same
+    write, unless --keep-status."""
     if call.wants_json():
         render.emit_json(result, call)
     else:
         what = ", ".join(result["changed"]) or "nothing (already so)"
         call.print(f"{result['id']} {result['path']}: {what}")
+        render.superseded(result["superseded"], result["id"], call)
     return 0
 
 

@@ -48,7 +48,7 @@ class ContextRequest(NamedTuple):
         "At most this many tokens (4 bytes each) of results; omitted counts the rest. 0: none.",
         min=0, max=_BUDGET_MAX, metavar="TOKENS")] = budget.DEFAULT_BUDGET
     full_links: Annotated[bool, Option(
-        "Full skeletons for linked documents, not compact entries.")] = False
+        "Full skeletons for linked documents.")] = False
     # An agent's paths are relative to the repository root (an MCP client has no current folder); typed at
     # a terminal, a path is relative to the current folder, like git's.
     path: Annotated[tuple[str, ...], Option(

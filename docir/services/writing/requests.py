@@ -20,10 +20,15 @@ from docir.services.writing import store_writes as writes
 
 Warn = Callable[[str], None]
 TODAY = "today"
-WAIT = "Return once its vectors are computed."
-FIELD = "Any other frontmatter field, KEY=VALUE (repeatable); with update, KEY= removes it."
+WAIT = "Return once its vectors exist."
+FIELD = "Another frontmatter field, KEY=VALUE (repeatable)."
+UPDATE_FIELD = "Another frontmatter field, KEY=VALUE (repeatable); KEY= removes it."
 BODY_HELP = "text, '-' for stdin, '@FILE' for a file"  # what a terminal may give as --body
 RELATED = "KIND:ID"
+# The terminal's help says what the default does; an agent's tool list pays for every word (adr-9fa8dcd099b0).
+KEEP_STATUS = Option("Leave what it supersedes as it is.",
+                     cli_help="Leave the status of the documents it supersedes as it is (default: they are "
+                              "marked superseded in the same write).")
 
 
 class AddRequest(NamedTuple):
@@ -34,34 +39,35 @@ class AddRequest(NamedTuple):
     tags: Annotated[tuple[str, ...], Option("Tags, e.g. ranking, context.", typed="commas",
                                             cli_help="Comma-separated tags, e.g. ranking,context.")] = ()
     related: Annotated[tuple[str, ...], Option(
-        "A typed edge KIND:ID, e.g. supersedes:adr-4c21693aac55 (repeatable).", metavar=RELATED)] = ()
+        "An edge KIND:ID, e.g. supersedes:adr-4c21693aac55 (repeatable).", metavar=RELATED)] = ()
     owner: Annotated[str | None, Option(
         "Who answers for it, e.g. @team (default where required: the git user).")] = None
     body: Annotated[str, Option("The Markdown body.", typed="body", cli_help=f"The Markdown body: {BODY_HELP}.")] = ""
     path: Annotated[str | None, Option(
-        "Where to write it under docs/. Default: the type's folder and a slug of the title.")] = None
+        "Its path under docs/; default: the type's folder and the title's slug.")] = None
     field: Annotated[tuple[str, ...], Option(FIELD, metavar="KEY=VALUE")] = ()
     wait_embeddings: Annotated[bool, Option(WAIT)] = False
     applies_to: Annotated[tuple[str, ...], Option(
-        "A glob of the files it governs, from the repository root, e.g. src/auth/** (repeatable).",
+        "A glob of files it governs, from the repository root, e.g. src/auth/** (repeatable).",
         metavar="GLOB")] = ()
+    keep_status: Annotated[bool, KEEP_STATUS] = False
 
 
 class UpdateRequest(NamedTuple):
     id: Annotated[str, Option("The document to change.", positional=True, metavar="ID")]
     title: Annotated[str | None, Option("New title.")] = None
     description: Annotated[str | None, Option("New description.")] = None
-    status: Annotated[str | None, Option("New status; must be allowed for the type.")] = None
-    tags: Annotated[tuple[str, ...] | None, Option("Replace the tags (an empty list clears them).", typed="commas",
+    status: Annotated[str | None, Option("New status, one the type allows.")] = None
+    tags: Annotated[tuple[str, ...] | None, Option("Replace the tags; [] clears them.", typed="commas",
                                                    cli_help="Replace the tags (comma-separated; '' clears).")] = None
     add_related: Annotated[tuple[str, ...], Option("Add an edge KIND:ID (repeatable).", metavar=RELATED)] = ()
     remove_related: Annotated[tuple[str, ...], Option("Remove an edge KIND:ID (repeatable).", metavar=RELATED)] = ()
     owner: Annotated[str | None, Option("New owner.")] = None
-    verified: Annotated[str | None, Option("Mark as verified on this date (YYYY-MM-DD), or 'today'.",
+    verified: Annotated[str | None, Option("Mark verified on this date (YYYY-MM-DD) or 'today'.",
                                            metavar="[DATE]", alone_means=TODAY,
                                            cli_help="Mark as verified on DATE (YYYY-MM-DD); alone, today.")] = None
-    append_section: Annotated[str | None, Option("Add a '## HEADING' section with body at the end.", metavar="HEADING",
-                                                 cli_help="Add a '## HEADING' section with --body at the end.")] = None
+    append_section: Annotated[str | None, Option("Append a '## HEADING' section with body.", metavar="HEADING",
+                                                 cli_help="Append a '## HEADING' section with --body.")] = None
     replace_section: Annotated[str | None, Option(
         "Replace the '## HEADING' section's content with body.", metavar="HEADING",
         cli_help="Replace the '## HEADING' section's content with --body.")] = None
@@ -69,11 +75,12 @@ class UpdateRequest(NamedTuple):
                                          cli_help="Replace the whole body with --body.")] = False
     body: Annotated[str | None, Option("Text for the section or body edit.", typed="body",
                                        cli_help=f"Text for the section or body edit: {BODY_HELP}.")] = None
-    field: Annotated[tuple[str, ...], Option(FIELD, metavar="KEY=VALUE")] = ()
+    field: Annotated[tuple[str, ...], Option(UPDATE_FIELD, metavar="KEY=VALUE")] = ()
     wait_embeddings: Annotated[bool, Option(WAIT)] = False
     applies_to: Annotated[tuple[str, ...] | None, Option(
-        "Replace the globs of the files it governs (repeatable); --field applies_to= removes them.",
+        "New applies_to globs (repeatable); --field applies_to= removes them.",
         metavar="GLOB")] = None
+    keep_status: Annotated[bool, KEEP_STATUS] = False
 
 
 class ArchiveRequest(NamedTuple):
@@ -86,13 +93,14 @@ def add(session: Session, request: AddRequest, warn: Warn) -> writes.AddResult:
     tags = tuple(t.strip() for t in request.tags if t.strip())
     result = writes.add(session, request.type, title=request.title, description=request.description,
                         status=request.status, tags=tags, related=edges, owner=request.owner, body=request.body,
-                        path=request.path, fields=fields, applies_to=tuple(request.applies_to), warn=warn)
+                        path=request.path, fields=fields, applies_to=tuple(request.applies_to), warn=warn,
+                        keep_status=request.keep_status)
     after_write(session, request.wait_embeddings, warn)
     return result
 
 
 def update(session: Session, request: UpdateRequest, warn: Warn) -> writes.UpdateResult:
-    result = writes.update(session, request.id, changes(request))
+    result = writes.update(session, request.id, changes(request), keep_status=request.keep_status)
     if result["embedding"] == "scheduled":
         after_write(session, request.wait_embeddings, warn)
     return result

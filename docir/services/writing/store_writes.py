@@ -14,13 +14,13 @@ import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, TypedDict
+from typing import Any, Literal, NamedTuple, TypedDict
 
 from docir.documents import frontmatter, globs, line_endings, sections
 from docir.documents.files import atomic_write, read_text
 from docir.documents.ids import check_ids, new_id
 from docir.documents.model import EMBEDDED_FIELDS
-from docir.errors import InputError, NotFound, UsageError
+from docir.errors import InputError, NotFound, StorageError, UsageError, refusal
 from docir.index.records import DocRow, FileState
 from docir.schema import TypeSpec
 from docir.services.indexing import sync
@@ -28,11 +28,16 @@ from docir.services.indexing.convert import is_archived_path
 from docir.services.indexing.session import Session
 from docir.store import ARCHIVE_DIR, DOCS_DIR
 
+# The status a document takes when an active one replaces it through a successor edge (supersedes), where
+# its type has it among its inactive statuses (adr-8f1dd17f77a9).
+SUPERSEDED = "superseded"
+
 
 class AddResult(TypedDict):
     id: str
     path: str
     embedding: Literal["scheduled"]
+    superseded: list[str]  # the documents it replaces that were marked superseded by this write
 
 
 class UpdateResult(TypedDict):
@@ -40,6 +45,7 @@ class UpdateResult(TypedDict):
     path: str
     changed: list[str]  # the names of what changed: title, status, body, ...
     embedding: Literal["scheduled", "unchanged"]
+    superseded: list[str]  # the documents it now replaces that were marked superseded by this write
 
 
 class ArchiveResult(TypedDict):
@@ -109,9 +115,12 @@ def git_user(root: Path) -> str | None:
 def add(session: Session, doc_type: str, *, title: str, description: str, status: str | None = None,
         tags: tuple[str, ...] = (), related: tuple[tuple[str, str], ...] = (), owner: str | None = None,
         body: str = "", path: str | None = None, fields: tuple[tuple[str, Any], ...] = (),
-        applies_to: tuple[str, ...] = (), warn: Callable[[str], None] | None = None) -> AddResult:
+        applies_to: tuple[str, ...] = (), warn: Callable[[str], None] | None = None,
+        keep_status: bool = False) -> AddResult:
     """Create a document file and index it; return its id and path. A type that requires an owner
-    gets the git user when none is given (said through `warn`), so a first `add` needs no --owner."""
+    gets the git user when none is given (said through `warn`), so a first `add` needs no --owner.
+    The active documents it replaces through a successor edge are marked superseded, unless
+    `keep_status` (see _replacements)."""
     spec = _type_spec(session, doc_type)
     status = status or spec.default_status
     _check_status(spec, status)
@@ -142,15 +151,18 @@ def add(session: Session, doc_type: str, *, title: str, description: str, status
     body_text = sections.replace_body(body) if body.strip() else ""
     text = "---\n" + "\n".join(lines) + "\n---\n" + body_text
     with session.locked():
+        replaced = [] if keep_status else _replacements(session, meta["id"], spec, status, related)
         relpath = _new_path(session, spec, title, path)
         target = session.store.root / relpath
         atomic_write(target, text)
         sync.index_file(session.store.root, session.catalog, relpath)
-    return {"id": meta["id"], "path": relpath, "embedding": "scheduled"}
+        superseded = _mark_superseded(session, meta["id"], replaced)
+    return {"id": meta["id"], "path": relpath, "embedding": "scheduled", "superseded": superseded}
 
 
-def update(session: Session, doc_id: str, changes: Changes) -> UpdateResult:
-    """Apply `changes` to the document's file in place; only the touched lines change."""
+def update(session: Session, doc_id: str, changes: Changes, *, keep_status: bool = False) -> UpdateResult:
+    """Apply `changes` to the document's file in place; only the touched lines change. The active
+    documents its added successor edges point at are marked superseded, unless `keep_status`."""
     check_ids([doc_id])
     with session.locked():
         row = _locate(session, doc_id)
@@ -160,11 +172,78 @@ def update(session: Session, doc_id: str, changes: Changes) -> UpdateResult:
         # Edits run on LF text; the file keeps its CRLF lines and BOM (adr-3e8b51d07a4c).
         original = line_endings.read(text)
         edited, changed = _apply(session, spec, original.lf_text, changes)
+        status = changes.status if changes.status is not None else row.status
+        replaced = [] if keep_status else _replacements(session, doc_id, spec, status, changes.add_related)
         if edited != original.lf_text:
             atomic_write(file, line_endings.restore(original, edited))
             sync.index_file(session.store.root, session.catalog, row.path)
+        superseded = _mark_superseded(session, doc_id, replaced)
     scheduled = bool(set(EMBEDDED_FIELDS).intersection(changed))
-    return {"id": doc_id, "path": row.path, "changed": changed, "embedding": "scheduled" if scheduled else "unchanged"}
+    return {"id": doc_id, "path": row.path, "changed": changed, "embedding": "scheduled" if scheduled else "unchanged",
+            "superseded": superseded}
+
+
+class _Replacement(NamedTuple):
+    """A document a write replaces, with its file's text as it will be once marked superseded."""
+
+    row: DocRow
+    text: str
+
+
+def _replacements(session: Session, successor: str, spec: TypeSpec | None, status: str,
+                  edges: tuple[tuple[str, str], ...]) -> list[_Replacement]:
+    """The documents that `successor`, of this type and status, replaces through `edges` of a successor
+    kind and that are still active, each with its edit prepared: everything that can refuse is checked
+    before either file is written. An inactive successor (rejected, say) replaces nothing, as for lint's
+    DOC015; an archived or already closed target is left as it is. UsageError when a target's type has
+    no inactive `superseded` status (or the edge points at `successor` itself)."""
+    if spec is not None and status in spec.inactive_statuses:
+        return []
+    kinds = session.schema.successor_kinds
+    out: list[_Replacement] = []
+    for kind, target in dict.fromkeys(edges):
+        if kind not in kinds or target in (r.row.id for r in out):
+            continue
+        if target == successor:
+            raise UsageError(f"--related {kind}:{target}: a document cannot replace itself")
+        row = _locate(session, target)
+        target_spec = session.schema.type_spec(row.type)
+        if row.archived or (target_spec is not None and row.status in target_spec.inactive_statuses):
+            continue
+        if target_spec is None or SUPERSEDED not in target_spec.inactive_statuses:
+            closed = sorted(target_spec.inactive_statuses) if target_spec is not None else []
+            raise UsageError(
+                f"{kind}:{target}: type '{row.type}' has no inactive status '{SUPERSEDED}' to mark {target} "
+                f"with; pass --keep-status and close it yourself (docir update {target} --status "
+                f"{closed[0] if closed else 'STATUS'}), or add '{SUPERSEDED}' to the type's statuses and "
+                "inactive_statuses in docs-schema.yaml")
+        text, _sha = read_text(session.store.root / row.path)
+        original = line_endings.read(text)
+        edited, _changed = _apply(session, target_spec, original.lf_text, Changes(status=SUPERSEDED))
+        out.append(_Replacement(row, line_endings.restore(original, edited)))
+    return out
+
+
+def _mark_superseded(session: Session, successor: str, replaced: list[_Replacement]) -> list[str]:
+    """Write each replaced document with its superseded status and index it; return their ids.
+
+    Called after the successor is written, never before: should this write fail, the store holds the
+    successor's edge and the replaced document still active, as a two-step supersede leaves it between
+    its steps (lint's DOC015 says so), and never a document hidden as superseded with no successor
+    naming it (adr-8f1dd17f77a9). Each file is written atomically, so neither is ever half-written."""
+    done: list[str] = []
+    for item in replaced:
+        try:
+            atomic_write(session.store.root / item.row.path, item.text)
+        except OSError as exc:
+            cause = refusal(exc.errno or 0) or exc.strerror or str(exc)
+            marked = f" and marked {', '.join(done)} superseded" if done else ""
+            raise StorageError(f"wrote {successor}{marked}, but could not mark {item.row.id} superseded "
+                               f"({item.row.path}: {cause}); then run: docir update {item.row.id} "
+                               f"--status {SUPERSEDED}") from None
+        sync.index_file(session.store.root, session.catalog, item.row.path)
+        done.append(item.row.id)
+    return done
 
 
 def archive(session: Session, doc_id: str) -> ArchiveResult:
