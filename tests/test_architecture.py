@@ -26,6 +26,7 @@ SERVICES_MAY_IMPORT = {
     "writing": {"indexing", "vectors"},
     "lint": {"indexing", "retrieval", "vectors"},
     "integrations": {"indexing", "retrieval", "writing", "lint", "vectors"},
+    "adoption": {"indexing", "lint"},
 }
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Iterable
 from pathlib import Path
 
 from docir.errors import InputError
@@ -81,6 +82,58 @@ def atomic_write(path: Path, text: str) -> None:
             raise OSError(exc.errno, exc.strerror, str(path)) from None
         raise
     _fsync_dir(path.parent)
+
+
+def write_all(files: list[tuple[Path, str, str | None]]) -> None:
+    """Write each (path, text, before) so that every file is written, or none is.
+
+    Every new text is first staged in a temp file on the target's file system (where a full disk
+    fails, with nothing in place yet), then renamed over its target. A failure while renaming puts
+    back the files already renamed: `before` is each file's text now, None where it does not exist
+    yet. A kill at any point leaves each file whole, old or new, never torn.
+    """
+    import tempfile
+
+    staged: list[tuple[Path, Path]] = []
+    try:
+        for path, text, _ in files:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=_temp_folder(path.parent))
+            staged.append((Path(name), path))
+            with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
+                handle.write(text)
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.chmod(name, path.stat().st_mode & 0o7777 if path.exists() else 0o644)
+    except BaseException as exc:
+        _discard(tmp for tmp, _ in staged)
+        if isinstance(exc, OSError):
+            raise OSError(exc.errno, exc.strerror, str(staged[-1][1] if staged else files[0][0])) from None
+        raise
+    done: list[int] = []
+    try:
+        for index, (tmp, path) in enumerate(staged):
+            os.replace(tmp, path)
+            done.append(index)
+    except BaseException:
+        for index in reversed(done):
+            path, _, before = files[index]
+            if before is None:
+                path.unlink(missing_ok=True)
+            else:
+                atomic_write(path, before)
+        _discard(tmp for index, (tmp, _) in enumerate(staged) if index not in done)
+        raise
+    for folder in {path.parent for _, path in staged}:
+        _fsync_dir(folder)
+
+
+def _discard(paths: Iterable[Path]) -> None:
+    for path in paths:
+        try:
+            path.unlink()
+        except OSError:
+            pass
 
 
 def _temp_folder(folder: Path) -> Path:

@@ -88,7 +88,17 @@ def parse(text: str) -> tuple[dict[str, Any], Split]:
         data = {}
     if not isinstance(data, dict):
         raise FrontmatterError("frontmatter must be a mapping of field: value", yaml_line + 1, 1)
-    return {str(k): v for k, v in data.items()}, parts
+    return {str(k): _string_keys(v) for k, v in data.items()}, parts
+
+
+def _string_keys(value: Any) -> Any:
+    """`value` with every mapping key a string, at any depth: YAML keys may be dates or numbers
+    (`date: { 2024-05-02 }`), and every reader after this one (JSON, the index) needs strings."""
+    if isinstance(value, dict):
+        return {k if isinstance(k, str) else str(k): _string_keys(v) for k, v in value.items()}
+    if isinstance(value, list) and any(isinstance(v, (dict, list)) for v in value):
+        return [_string_keys(v) for v in value]
+    return value
 
 
 def field_lines(text: str, parts: Split | None = None) -> dict[str, int]:
@@ -130,6 +140,21 @@ def set_field(text: str, key: str, value: Any) -> str:
     if value is not None and _normal(meta.get(key)) != _normal(value):
         raise InputError(f"cannot rewrite field '{key}' safely; edit the file by hand")
     return result
+
+
+def raw_value(text: str, key: str) -> str | None:
+    """The value of top-level `key` as written in the file (`0032`, `{ 2024-05-02 }`, a block's lines
+    dedented), for keeping a value YAML would read as something else; None when the key is absent."""
+    lines = split(text).yaml_text.splitlines()
+    start, end = _key_block([line + "\n" for line in lines], key)
+    if start is None:
+        return None
+    first = lines[start].split(":", 1)[1].strip()
+    rest = [line for line in lines[start + 1 : end]]
+    if not rest:
+        return first
+    indent = min((len(line) - len(line.lstrip()) for line in rest if line.strip()), default=0)
+    return "\n".join(([first] if first else []) + [line[indent:] for line in rest]).strip("\n")
 
 
 def set_body(text: str, body: str) -> str:

@@ -1,0 +1,182 @@
+"""A description of whole sentences for an adopted record, from what its source already says.
+
+In order: a description, summary or abstract the source has (frontmatter or a Summary/Abstract section),
+else the first real paragraph of its context or problem statement, else of its decision, else of its
+body. A real paragraph is prose: not a heading, list, table, quote, fenced block, link list or a
+metadata line ("**Parent Requirement**: ...", "Technical Story: ..."). Its sentences are taken whole, up
+to a length a listing can show; a lead-in that ends in ":" is left out, since what it introduces is not.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import NamedTuple
+
+from docir.services.adoption.reading import SECTION_NAMES, Foreign
+
+# Sections whose first paragraph says what a record is about, best first.
+SUMMARY_SECTIONS = ("summary", "tl;dr", "tldr", "abstract", "simple summary", "executive summary")
+CONTEXT_SECTIONS = ("context and problem statement", "context", "problem statement", "problem", "motivation",
+                    "background", "overview", "introduction", "issue", "description")
+DECISION_SECTIONS = ("decision outcome", "decision", "proposal", "solution")
+TARGET_LENGTH = 300  # characters: enough for two or three sentences a judge reads at a glance
+
+_LINK_RE = re.compile(r"!?\[((?:[^\[\]]|\[[^\]]*\])*)\]\([^)]*\)")
+_REF_LINK_RE = re.compile(r"\[([^\[\]]+)\]\[[^\]]*\]|\[([^\[\]]+)\](?!\()")
+_AUTOLINK_RE = re.compile(r"<(?:https?|ftp|mailto):[^>]*>|\(\s*https?://[^)\s]*\s*\)|\bhttps?://\S+")
+_TAG_RE = re.compile(r"</?[A-Za-z][^>]*>")
+_EMPHASIS_RE = re.compile(r"(\*\*|__)(.+?)\1|(?<![\w*])\*(?!\s)(.+?)(?<!\s)\*(?![\w*])"
+                          r"|(?<!\w)_(?!\s)(.+?)(?<!\s)_(?!\w)")
+# A metadata line ("**Parent Requirement**: ...", "Technical Story: ...") or a bold label alone; MADR's
+# "Chosen option: X, because Y" is the decision itself, not metadata.
+_META_RE = re.compile(r"^(?!\s*(?:\*\*|__)?(?i:chosen option))\s*(?:\*\*|__)?[A-Z][\w ()/'-]{0,30}?(?:\*\*|__)?"
+                      r"\s*:(?:\*\*|__)?\s+\S|^\s*(?:\*\*|__)[^*_]{1,40}(?:\*\*|__)\s*$")
+_NOTE_RE = re.compile(r"^\s*(?:note|nb|todo|fixme|warning|tip|important|disclaimer)\b\s*[:!-]", re.I)
+_SENTENCE_END_RE = re.compile(r"(?<=[.!?])[\"')\]]*(?=\s+[\"'(\[`]?[A-Z0-9])")
+_TERMINAL_RE = re.compile(r"[.!?][\"')\]]*$")
+_LIST_ITEM_RE = re.compile(r"^\s{0,3}(?:[-*+]|\d+[.)])\s+")
+
+
+class Described(NamedTuple):
+    text: str
+    source: str  # where it came from: "frontmatter", "section: Context", "body", "title"
+    derived: bool  # written by adopt from the body (a person should review it), not the source's own
+
+
+def describe(src: Foreign, min_length: int, max_length: int) -> Described:
+    """The record's description; never empty, never longer than `max_length`."""
+    if src.summary:
+        text = sentences(_plain(src.summary), min_length, max_length) or _clip(_plain(src.summary), max_length)
+        if text and len(text) >= min_length:
+            return Described(text, "frontmatter", text != src.summary.strip())
+    for names in (SUMMARY_SECTIONS, CONTEXT_SECTIONS, DECISION_SECTIONS):
+        for name in names:
+            found = _from_section(src, name, min_length, max_length)
+            if found:
+                return Described(found[1], f"section: {found[0]}", True)
+    for paragraph in _prose(_after_preamble(src)):
+        text = sentences(paragraph, min_length, max_length)
+        if text:
+            return Described(text, "body", True)
+    title = (src.title or src.path.stem).rstrip(".")
+    return Described(_clip(f"Records the decision: {title}.", max_length), "title", True)
+
+
+def sentences(paragraph: str, min_length: int, max_length: int) -> str:
+    """Whole sentences of `paragraph`, from its start, up to TARGET_LENGTH (at least `min_length`, at most
+    `max_length` characters); "" when it has none (a lead-in ending in ':' is none)."""
+    parts = [p.strip() for p in _SENTENCE_END_RE.split(paragraph) if p.strip()]
+    fragment = ""
+    if parts and not _TERMINAL_RE.search(parts[-1]) and not parts[-1].endswith((":", ",", ";")) \
+            and len(parts[-1].split()) >= 4:
+        fragment = parts[-1].rstrip() + "."  # the paragraph's last sentence, written without its stop
+    if parts and not _TERMINAL_RE.search(parts[-1]):
+        last = parts.pop()  # a fragment, or a lead-in to a list ("The key reasoning was:")
+        if not parts and not last.endswith(":") and len(last.split()) >= 6 and len(paragraph.split("\n")) == 1:
+            parts = [last.rstrip(",;") + "."]  # one unpunctuated line of prose: a sentence without its stop
+    taken: list[str] = []
+    for part in parts:
+        candidate = " ".join([*taken, part])
+        if len(candidate) > max_length:
+            break
+        taken.append(part)
+        if len(candidate) >= TARGET_LENGTH:
+            break
+    text = " ".join(taken)
+    if len(text) < min_length and fragment and len(f"{text} {fragment}") <= max_length:
+        text = f"{text} {fragment}".strip()
+    if not text and parts:
+        return _clip(parts[0], max_length)
+    return text if len(text) >= min_length else ""
+
+
+def _from_section(src: Foreign, name: str, min_length: int, max_length: int) -> tuple[str, str] | None:
+    headings = src.headings
+    for index, heading in enumerate(headings):
+        if heading is src.title_heading or _name(heading.text) != name:
+            continue
+        end = len(src.analysis)
+        for later in headings[index + 1:]:
+            if later.level <= heading.level or _name(later.text) in SECTION_NAMES:
+                end = later.start
+                break
+        for paragraph in _prose(src.analysis[heading.end:end]):
+            text = sentences(paragraph, min_length, max_length)
+            if text:
+                return heading.text, text
+    return None
+
+
+def _name(text: str) -> str:
+    return " ".join(re.sub(r"[:.]+$", "", text.replace("*", "").strip()).lower().split())
+
+
+def _after_preamble(src: Foreign) -> str:
+    """The body after its title and metadata lines: where prose starts."""
+    start = src.title_heading.end if src.title_heading is not None else 0
+    return src.analysis[start:]
+
+
+def _prose(text: str) -> list[str]:
+    """The plain paragraphs of `text`, in order, Markdown taken out."""
+    found: list[str] = []
+    block: list[str] = []
+    fence: str | None = None
+
+    def close() -> None:
+        if block:
+            paragraph = " ".join(line.strip() for line in block)
+            plain = _plain(paragraph)
+            if plain and re.search(r"[A-Za-z]{3}", plain) and not _META_RE.match(paragraph) \
+                    and not _NOTE_RE.match(plain) and not _links_only(paragraph):
+                found.append(plain)
+            block.clear()
+
+    in_list = False  # inside a list item: its wrapped lines and indented paragraphs are the list's
+    for line in text.split("\n"):
+        stripped = line.strip()
+        if fence is None and in_list:
+            if not stripped or line.startswith((" ", "\t")) or _LIST_ITEM_RE.match(line):
+                continue
+            in_list = False
+        if fence is not None:
+            if stripped.startswith(fence):
+                fence = None
+            continue
+        if stripped.startswith(("```", "~~~")):
+            close()
+            fence = stripped[:3]
+            continue
+        if (not stripped or stripped.startswith(("#", "|", ">", "<", "---", "***", "===", "![", "[!"))
+                or _LIST_ITEM_RE.match(line) or line.startswith(("    ", "\t")) and not block):
+            close()
+            in_list = bool(_LIST_ITEM_RE.match(line))
+            continue
+        if _META_RE.match(line) and not block:
+            continue  # a metadata line of its own ("**Parent Requirement**: ..."), not prose
+        block.append(line)
+    close()
+    return found
+
+
+def _links_only(paragraph: str) -> bool:
+    rest = _LINK_RE.sub("", paragraph)
+    return len(_LINK_RE.findall(paragraph)) >= 2 and len(re.sub(r"[\W_]+", "", rest)) < 20
+
+
+def _plain(text: str) -> str:
+    """Text as a reader reads it: link text without targets, no bare URLs, tags or emphasis marks."""
+    text = _AUTOLINK_RE.sub("", text)
+    text = _LINK_RE.sub(lambda m: m.group(1), text)
+    text = _REF_LINK_RE.sub(lambda m: m.group(1) or m.group(2), text)
+    text = _TAG_RE.sub("", text)
+    text = _EMPHASIS_RE.sub(lambda m: next(g for g in m.groups()[1:] if g is not None), text)
+    text = " ".join(text.split())
+    return re.sub(r"\s+([,.;:!?])", r"\1", text).strip()
+
+
+def _clip(text: str, limit: int) -> str:
+    text = " ".join(text.split())
+    if len(text) <= limit:
+        return text
+    return text[: limit - 1].rsplit(" ", 1)[0].rstrip(",;:") + "…"

@@ -1,0 +1,542 @@
+"""One foreign file, read by the conventions of the format it is written in.
+
+A decision record states its facts in one of a few places, by format:
+- frontmatter (MADR 3/4, Docusaurus, log4brains' YAML variant): `status`, `date`, `title`, `description`;
+- a preamble between the title and the first section (MADR 2 `* Status:` bullets, log4brains `- Status:`,
+  adr-tools' `Date:` line, a bold `**Status**: ...` line, a `| Status | Date | Author(s) |` table, RFC
+  headers `- Start Date:`);
+- a `Status` section whose first words give the status (adr-tools/Nygard), with its link lines
+  ("Superseded by [..](..)", "Amends [..](..)");
+- a closing `Links` list (log4brains: "- Superseded by [..](..)").
+Only those places are read: a `Status: accepted` inside a fenced example or deep in the body is not the
+document's status. What the file is not (a template, a README, an index page) is told here too.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from docir.documents import frontmatter
+from docir.documents.fences import FENCE_RE, closes
+from docir.documents.files import decode
+from docir.documents.headings import Heading, find_headings
+from docir.documents.visible import hidden_spans
+from docir.errors import InputError
+from docir.services.adoption import dates, statuses
+
+Kind = Literal["adr", "other", "unreadable"]
+
+# Headings that open a section of a record, never its title.
+SECTION_NAMES = frozenset((
+    "status", "state", "context", "decision", "decisions", "consequences", "summary", "abstract", "motivation",
+    "background", "problem", "problem statement", "overview", "links", "references", "introduction", "rationale",
+    "options", "proposal", "drawbacks", "alternatives", "notes", "date", "authors", "deciders", "related",
+    "prior art", "unresolved questions", "future possibilities", "detailed design", "guide-level explanation",
+    "reference-level explanation", "considered options", "decision drivers", "decision outcome",
+    "context and problem statement", "pros and cons of the options", "more information", "confirmation",
+    "table of contents", "contents", "changelog", "change log", "history", "discussion", "assumptions",
+    "constraints", "implications", "positive consequences", "negative consequences", "goals", "non-goals",
+    "scope", "description", "solution", "technical story", "validation", "compliance"))
+_SECTION_WORDS = frozenset(" ".join(SECTION_NAMES).split())
+
+# File names that are a folder's furniture, not a decision.
+_FURNITURE_RE = re.compile(r"^(?:readme|index|_index|summary|changelog|contributing|license|licence|toc|"
+                           r"table-of-contents|glossary|nav|sidebar|_sidebar|_toc)(?:\.[a-z]+)?$", re.I)
+_TEMPLATE_NAME_RE = re.compile(r"(?:^|[-_.])template(?:$|[-_.](?:minimal|bare|full|short|long|lite|simple|en|madr|"
+                               r"nygard|adr|example)$)", re.I)
+_PLACEHOLDER_RE = re.compile(r"\{\{[^}]*\}\}|\{[a-z][^}]*\}|\[short title|<title>|\bTITLE\b|^[.…]+$", re.I)
+
+# "**Status:** Accepted", "* Status: accepted", "- Start Date: 2018-01-02", "Date: 2021-05-11".
+_META_LINE_RE = re.compile(
+    r"^\s{0,3}(?:[-*+]\s+)?(?:\*\*|__)?([A-Za-z][A-Za-z ()/'-]{0,30}?)\s*(?::\s*(?:\*\*|__)|(?:\*\*|__)\s*:|:)"
+    r"(?!//)\s*(.*?)\s*$")
+_TABLE_ROW_RE = re.compile(r"^\s*\|(.*)\|\s*$")
+_TABLE_RULE_RE = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(?:\|\s*:?-{2,}:?\s*)*\|?\s*$")
+_LINK_RE = re.compile(r"\[((?:[^\[\]]|\[[^\]]*\])*)\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
+_LIST_ITEM_RE = re.compile(r"^\s{0,3}(?:[-*+]|\d+[.)])\s+(.*)$")
+
+# Metadata keys -> what they state.
+STATUS_KEYS = frozenset({"status", "state", "decision status", "adr status"})
+DATE_KEYS = frozenset({"date", "start date", "decision date", "date created", "created", "accepted on",
+                       "last updated", "updated"})
+DECIDER_KEYS = frozenset({"deciders", "decision makers", "decision-makers", "decided by", "author", "authors",
+                          "author(s)", "owner", "owners", "participants"})
+# Frontmatter keys that name a link, and the direction they name from this document's side.
+LINK_KEYS = {"supersedes": "supersedes", "superseded_by": "superseded-by", "superseded-by": "superseded-by",
+             "supersededby": "superseded-by", "replaces": "supersedes", "replaced_by": "superseded-by",
+             "replaced-by": "superseded-by", "amends": "amends", "amended_by": "amended-by",
+             "amended-by": "amended-by"}
+SUMMARY_KEYS = ("description", "summary", "abstract", "excerpt")
+LINKS_SECTIONS = frozenset({"links", "related", "related decisions", "related adrs", "related records",
+                            "see also", "supersedes", "superseded by"})
+
+
+@dataclass
+class Reference:
+    """A link another document is named by: its sibling file, else its number or title in the text."""
+
+    direction: str  # statuses.LINK_VERBS' directions
+    text: str  # as written: "[20. User models](./0020-user-models.md)", "ADR-0057"
+    file: str | None  # the linked file's name, when the link gives a Markdown file
+
+
+@dataclass
+class Foreign:
+    """What one file states, read by its format's conventions; nothing here is a guess."""
+
+    path: Path
+    text: str  # the file as it is
+    kind: Kind = "adr"
+    reason: str = ""  # why it is not adopted (kind other or unreadable)
+    meta: dict[str, Any] = field(default_factory=dict)
+    has_frontmatter: bool = False
+    body: str = ""
+    format: str = "plain"  # where its status was read: frontmatter, status-section, preamble, table, links
+    title: str | None = None  # clean: no number, no markers
+    title_written: str | None = None  # as written, where cleaning changed it
+    number: int | None = None
+    status: statuses.ReadStatus | None = None
+    superseded_in_links: bool = False  # a closing Links list says what replaced it, whatever its status says
+    date: dt.date | None = None
+    date_written: str | None = None  # as written, where it is not a plain YYYY-MM-DD
+    deciders: str | None = None  # from a preamble line; frontmatter keeps its own
+    summary: str | None = None  # a description the source already has
+    references: list[Reference] = field(default_factory=list)
+    sibling_links: list[str] = field(default_factory=list)  # every Markdown file the body links to
+    analysis: str = ""  # the body as a reader sees it: comments blanked, offsets kept
+    headings: list[Heading] = field(default_factory=list)
+    title_heading: Heading | None = None
+
+    def has_date_in_meta(self) -> bool:
+        return "date" in self.meta and self.meta["date"] is not None
+
+
+def read(path: Path) -> Foreign:
+    """The file at `path`, read; a file that cannot be read is a Foreign of kind unreadable."""
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        return Foreign(path, "", "unreadable", f"cannot be read ({exc.strerror or exc})")
+    if b"\x00" in data[:8192]:
+        return Foreign(path, "", "unreadable", "binary, not Markdown")
+    try:
+        text = decode(data, path.name)
+    except InputError:
+        return Foreign(path, "", "unreadable", "not UTF-8 text; re-save it as UTF-8")
+    return parse(path, text)
+
+
+def parse(path: Path, text: str) -> Foreign:
+    src = Foreign(path, text)
+    lf = text.replace("\r\n", "\n")
+    if not lf.strip():
+        return _other(src, "an empty file")
+    try:
+        meta, parts = frontmatter.parse(lf)
+        src.meta, src.has_frontmatter, src.body = meta, True, parts.body
+    except frontmatter.FrontmatterError as exc:
+        if not exc.message.startswith("no frontmatter"):
+            src.kind, src.reason = "unreadable", f"frontmatter: {exc.message} (line {exc.line})"
+            return src
+        src.body = lf.lstrip("\ufeff")
+    src.analysis = _blank_comments(src.body)
+    src.headings = find_headings(src.analysis)
+    _read_title(src)
+    _read_number(src)
+    _read_frontmatter(src)
+    preamble = _preamble(src)
+    _read_preamble(src, preamble)
+    _read_status_section(src)
+    _read_links_section(src)
+    src.sibling_links = [target for _, target in _links(_without_fences(src.analysis))
+                         if _is_markdown_file(target)]
+    _judge_kind(src)
+    return src
+
+
+def _other(src: Foreign, reason: str) -> Foreign:
+    src.kind, src.reason = "other", reason
+    return src
+
+
+def _blank_comments(body: str) -> str:
+    """`body` with its HTML comments blanked out (newlines kept): what a reader sees, at the same offsets."""
+    spans = hidden_spans(body)
+    if not spans:
+        return body
+    out, pos = [], 0
+    for start, end in spans:
+        out.append(body[pos:start])
+        out.append(re.sub(r"[^\n]", " ", body[start:end]))
+        pos = end
+    out.append(body[pos:])
+    return "".join(out)
+
+
+def _without_fences(text: str) -> str:
+    """`text` with fenced code blocks blanked: an example in a fence states nothing about the document."""
+    lines = text.split("\n")
+    fence: str | None = None
+    for index, line in enumerate(lines):
+        if fence is not None:
+            if closes(fence, line):
+                fence = None
+            lines[index] = ""
+            continue
+        match = FENCE_RE.match(line)
+        if match:
+            fence = match.group(1)
+            lines[index] = ""
+    return "\n".join(lines)
+
+
+# --- title and number ---------------------------------------------------------------------------------------
+
+_MARKER_RE = re.compile(r"^\s*\[(?:superseded|superceded|deprecated|rejected|obsolete|draft|proposed|accepted)"
+                        r"[^\]]*\]\s*[:\-–—]?\s*", re.I)
+_SUFFIX_RE = re.compile(r"\s*(?:[-–—:|]\s*|\(\s*|\[\s*)(?:ADR|RFC)[\s#_-]*\d+\s*[)\]]?\s*$", re.I)
+_NUMBERED_RE = re.compile(r"^(?:(?:ADR|RFC|DR|Decision)[\s#_-]*)?#?(\d{1,6})\s*[:.)\-–—]\s*(\S.*)$", re.I)
+_PREFIXED_RE = re.compile(r"^(?:ADR|RFC)[\s#_-]*(\d{1,6})\s+(\S.*)$", re.I)
+_PLACEHOLDER_NUMBER_RE = re.compile(r"^[nNx#]\.\s+(\S.*)$")
+_FILE_NUMBER_RE = re.compile(r"^(?:adr|rfc|dr|decision)?[-_ ]?(\d{1,6})(?=[-_. ]|$)", re.I)
+_DATED_NAME_RE = re.compile(r"^(?:19|20)\d{6}(?:[-_]|$)")
+
+
+def split_title(written: str) -> tuple[int | None, str]:
+    """The number a title carries and the title without it, markers and suffixes:
+    "21. Multi-cluster" -> (21, "Multi-cluster"); "ADR001: ADR log" -> (1, "ADR log");
+    "[Superseded by ADR-7] Use X - ADR 008" -> (8, "Use X")."""
+    title = " ".join(written.split())
+    title = _MARKER_RE.sub("", title)
+    number = None
+    suffix = _SUFFIX_RE.search(title)
+    if suffix and suffix.start() > 0:
+        number = int(re.findall(r"\d+", suffix.group(0))[-1])
+        title = title[: suffix.start()].rstrip()
+    for pattern in (_NUMBERED_RE, _PREFIXED_RE):
+        match = pattern.match(title)
+        if match:
+            return int(match.group(1)), match.group(2).strip()
+    placeholder = _PLACEHOLDER_NUMBER_RE.match(title)
+    if placeholder:
+        return number, placeholder.group(1).strip()
+    return number, title
+
+
+def _read_title(src: Foreign) -> None:
+    """The first heading, where it is a title and not a section; else a frontmatter title; else the file name."""
+    heading = _title_heading(src)
+    written: str | None = None
+    if heading is not None:
+        src.title_heading, written = heading, heading.text
+    elif isinstance(src.meta.get("title"), (str, int, float)) and str(src.meta["title"]).strip():
+        written = str(src.meta["title"]).strip()
+    if written is None:
+        src.title = _title_from_name(src.path)
+        return
+    _, clean = split_title(_plain_heading(written))
+    src.title = clean or _title_from_name(src.path)
+    if src.title != written:
+        src.title_written = written
+
+
+def _plain_heading(text: str) -> str:
+    """A heading's text without a trailing anchor ({#id}) or emphasis around the whole of it."""
+    text = re.sub(r"\s*\{#[^}]*\}\s*$", "", text).strip()
+    if len(text) > 4 and text[:2] in ("**", "__") and text.endswith(text[:2]):
+        text = text[2:-2]
+    return text
+
+
+def _title_heading(src: Foreign) -> Heading | None:
+    if not src.headings:
+        return None
+    first = src.headings[0]
+    name = _normal(first.text)
+    if name in SECTION_NAMES or (len(name.split()) <= 3 and set(name.split()) <= _SECTION_WORDS):
+        return None
+    if first.level == 1:
+        return first
+    before = src.analysis[: first.start]
+    text_before = [line for line in before.split("\n") if line.strip() and not _META_LINE_RE.match(line)
+                   and not _TABLE_ROW_RE.match(line) and not line.lstrip().startswith(">")]
+    return first if first.level == 2 and not text_before else None
+
+
+def _title_from_name(path: Path) -> str:
+    stem = path.stem
+    stem = re.sub(r"^(?:(?:19|20)\d{6}|(?:adr|rfc|dr)?[-_ ]?\d{1,6})[-_ ]+", "", stem, flags=re.I)
+    words = re.sub(r"[-_]+", " ", stem).strip()
+    return (words[:1].upper() + words[1:]) if words else path.stem
+
+
+def _read_number(src: Foreign) -> None:
+    for written in (src.title_written, src.meta.get("title") if isinstance(src.meta.get("title"), str) else None):
+        if written:
+            number, _ = split_title(_plain_heading(written))
+            if number is not None:
+                src.number = number
+                return
+    if _DATED_NAME_RE.match(src.path.stem):
+        return  # log4brains names files by date: YYYYMMDD is no sequence number
+    match = _FILE_NUMBER_RE.match(src.path.stem)
+    if match:
+        src.number = int(match.group(1))
+
+
+def _normal(text: str) -> str:
+    text = statuses.clean(text)
+    return " ".join(re.sub(r"[:.]+$", "", text).lower().split())
+
+
+# --- frontmatter --------------------------------------------------------------------------------------------
+
+def _read_frontmatter(src: Foreign) -> None:
+    meta = src.meta
+    if "status" in meta and meta["status"] is not None:
+        raw = meta["status"]
+        if isinstance(raw, list) and len(raw) == 1:
+            raw = raw[0]
+        if isinstance(raw, (str, int, float, bool)):
+            src.status, src.format = statuses.read(str(raw)), "frontmatter"
+        else:
+            src.status = statuses.ReadStatus(None, str(raw), (), True, False)
+            src.format = "frontmatter"
+        src.references.extend(_status_references(src.status))
+    for key, direction in LINK_KEYS.items():
+        for value in _listed(_field(meta, key)):
+            src.references.append(_reference(direction, value))
+    if "date" in meta and meta["date"] is not None:
+        read = dates.read(meta["date"])
+        src.date = read.date
+    for key in SUMMARY_KEYS:
+        summary = meta.get(key)
+        if isinstance(summary, str) and summary.strip():
+            src.summary = summary.strip()
+            break
+
+
+def _field(meta: dict[str, Any], key: str) -> Any:
+    for name, value in meta.items():
+        if name.lower() == key:
+            return value
+    return None
+
+
+def _listed(value: Any) -> list[str]:
+    if value is None:
+        return []
+    if isinstance(value, list):
+        return [str(v) for v in value if v is not None and str(v).strip()]
+    if isinstance(value, (str, int, float)):
+        return [v.strip() for v in re.split(r"[,;]", str(value)) if v.strip()]
+    return []
+
+
+# --- preamble: the lines between the title and the first section --------------------------------------------
+
+def _preamble(src: Foreign) -> list[str]:
+    """The lines before the first section heading: before and after the title, outside fences."""
+    sections = [h for h in src.headings if h is not src.title_heading]
+    end = sections[0].start if sections else len(src.analysis)
+    text = _without_fences(src.analysis[:end])
+    if src.title_heading is not None:
+        heading = src.title_heading
+        text = text[: heading.start] + "\n" * text.count("\n", heading.start, heading.end) + text[heading.end:]
+    return text.split("\n")
+
+
+def _read_preamble(src: Foreign, lines: list[str]) -> None:
+    fields = _meta_lines(lines)
+    fields.update({k: v for k, v in _table(lines).items() if k not in fields})
+    for key, value in fields.items():
+        if key in STATUS_KEYS and src.status is None:
+            read = statuses.read(value)
+            if read.original:
+                src.status, src.format = read, "preamble"
+                src.references.extend(_status_references(read))
+        elif key in DATE_KEYS and src.date is None and not src.has_date_in_meta():
+            found = dates.read(value)
+            if found.date is not None or value.strip():
+                src.date = found.date
+                if found.date is None or found.swapped or value.strip() != found.date.isoformat():
+                    src.date_written = f"{value.strip()}"
+        elif key in DECIDER_KEYS and src.deciders is None and value.strip():
+            src.deciders = statuses.clean(value)
+        elif key.replace("_", " ") in ("superseded by", "supersedes", "amends", "amended by", "replaced by"):
+            link = statuses.link_of(f"{key} {value}")
+            if link is not None:
+                src.references.append(_reference(link.direction, link.ref))
+                if link.direction == statuses.REPLACED and (src.status is None or src.status.word != "superseded"):
+                    src.superseded_in_links = True
+
+
+def _meta_lines(lines: list[str]) -> dict[str, str]:
+    """`key: value` lines (bulleted, bold or plain), a value wrapped onto indented lines joined to it."""
+    found: dict[str, str] = {}
+    last: str | None = None
+    for line in lines:
+        if not line.strip():
+            last = None
+            continue
+        match = _META_LINE_RE.match(line)
+        if match and not _TABLE_ROW_RE.match(line):
+            key = " ".join(statuses.clean(match.group(1)).lower().split())
+            if key not in found:
+                found[key] = match.group(2).strip()
+                last = key
+            else:
+                last = None
+            continue
+        if last is not None and line.startswith((" ", "\t")) and not _LIST_ITEM_RE.match(line):
+            found[last] = f"{found[last]} {line.strip()}"
+            continue
+        last = None
+    return found
+
+
+def _table(lines: list[str]) -> dict[str, str]:
+    """The first table's header cells mapped to its first row's: `| Status | Date | Author(s) |`."""
+    rows = [line for line in lines if _TABLE_ROW_RE.match(line)]
+    if len(rows) < 2:
+        return {}
+    header = _cells(rows[0])
+    body = [row for row in rows[1:] if not _TABLE_RULE_RE.match(row)]
+    if not body:
+        return {}
+    return {" ".join(statuses.clean(h).lower().split()): v for h, v in zip(header, _cells(body[0]), strict=False)}
+
+
+def _cells(row: str) -> list[str]:
+    inner = _TABLE_ROW_RE.match(row)
+    assert inner is not None
+    cells, depth, current = [], 0, ""
+    for char in inner.group(1):
+        if char in "[(":
+            depth += 1
+        elif char in "])":
+            depth = max(0, depth - 1)
+        if char == "|" and depth == 0:
+            cells.append(current.strip())
+            current = ""
+        else:
+            current += char
+    cells.append(current.strip())
+    return cells
+
+
+# --- the Status section (adr-tools) and a closing Links list (log4brains) -------------------------------------
+
+def _section(src: Foreign, names: frozenset[str]) -> str | None:
+    """The text of the first section whose heading is one of `names`, up to the next heading of any level."""
+    for index, heading in enumerate(src.headings):
+        if heading is src.title_heading or _normal(heading.text) not in names:
+            continue
+        end = src.headings[index + 1].start if index + 1 < len(src.headings) else len(src.analysis)
+        return _without_fences(src.analysis[heading.end : end])
+    return None
+
+
+def _paragraphs(text: str) -> list[str]:
+    """Blocks of text, a list item each on its own, lines of one paragraph joined by spaces."""
+    blocks: list[str] = []
+    current: list[str] = []
+    for line in text.split("\n"):
+        item = _LIST_ITEM_RE.match(line)
+        if not line.strip() or item:
+            if current:
+                blocks.append(" ".join(current))
+                current = []
+            if item:
+                current = [item.group(1).strip()]
+            continue
+        current.append(line.strip())
+    if current:
+        blocks.append(" ".join(current))
+    return [block for block in blocks if block]
+
+
+def _read_status_section(src: Foreign) -> None:
+    section = _section(src, frozenset({"status", "state", "decision status"}))
+    if section is None:
+        return
+    paragraphs = [p.lstrip("> ").strip() for p in _paragraphs(section)]
+    paragraphs = [p for p in paragraphs if p]
+    if not paragraphs:
+        return
+    read = statuses.read("\n".join(paragraphs))
+    if src.status is None or src.status.word is None:
+        src.status, src.format = read, "status-section"
+        src.references.extend(_status_references(read))
+    else:  # a frontmatter or preamble status came first; the section may still link
+        src.references.extend(_status_references(statuses.ReadStatus(None, "", read.links, False, False)))
+        if any(link.direction == statuses.REPLACED for link in read.links):
+            src.superseded_in_links = True
+
+
+def _read_links_section(src: Foreign) -> None:
+    section = _section(src, LINKS_SECTIONS)
+    if section is None:
+        return
+    for paragraph in _paragraphs(section):
+        link = statuses.link_of(statuses.clean(paragraph))
+        if link is None:
+            continue
+        src.references.append(_reference(link.direction, link.ref))
+        if link.direction == statuses.REPLACED and (src.status is None or src.status.word != "superseded"):
+            src.superseded_in_links = True
+
+
+def _status_references(read: statuses.ReadStatus) -> list[Reference]:
+    return [_reference(link.direction, link.ref) for link in read.links]
+
+
+def _reference(direction: str, text: str) -> Reference:
+    files = [target for _, target in _links(text) if _is_markdown_file(target)]
+    return Reference(direction, text.strip(), file_name(files[0]) if files else None)
+
+
+def _links(text: str) -> list[tuple[str, str]]:
+    return [(m.group(1), m.group(2)) for m in _LINK_RE.finditer(text)]
+
+
+def _is_markdown_file(target: str) -> bool:
+    if re.match(r"^[a-z][a-z0-9+.-]*://", target, re.I) or target.startswith(("#", "mailto:")):
+        return False
+    return bool(re.search(r"\.(?:md|markdown|mdx)(?:#.*)?$", target, re.I)) or "/" not in target and "." not in target
+
+
+def file_name(target: str) -> str:
+    from urllib.parse import unquote
+
+    return unquote(target.split("#", 1)[0].rstrip("/").rsplit("/", 1)[-1])
+
+
+# --- what the file is -----------------------------------------------------------------------------------------
+
+def _judge_kind(src: Foreign) -> None:
+    name = src.path.name
+    if _FURNITURE_RE.match(name):
+        _other(src, "an index or README page, not a decision")
+    elif _TEMPLATE_NAME_RE.search(src.path.stem):
+        _other(src, "a template, not a decision")
+    elif src.status is not None and src.status.template:
+        _other(src, "a template: its status lists the choices")
+    elif src.title_heading is not None and _PLACEHOLDER_RE.search(src.title_heading.text):
+        _other(src, "a template: its title is a placeholder")
+    elif src.meta.get("has_children") is True:
+        _other(src, "an index page (has_children), not a decision")
+    elif src.status is None and _mostly_links(src):
+        _other(src, "an index page: it lists other files")
+
+
+def _mostly_links(src: Foreign) -> bool:
+    """A page of links to sibling files with little text of its own: a hand-kept index."""
+    if len(src.sibling_links) < 3:
+        return False
+    prose = [p for p in _paragraphs(_without_fences(src.analysis)) if not _LINK_RE.search(p) and len(p) > 80]
+    return len(prose) <= 1
