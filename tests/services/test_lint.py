@@ -194,3 +194,19 @@ def test_a_lint_of_one_file_reads_that_file_and_sees_the_others_as_the_walk_does
     read.clear()
     assert _findings(broken, [a]) == []  # the stat walk saw the other file change and re-read it, alone
     assert sorted(read) == [a, b]
+
+
+def test_archiving_what_a_document_supersedes_leaves_it_no_warning(cli, sample_store: Path) -> None:  # type: ignore[no-untyped-def]
+    """A successor edge to an archived document is history (supersedes); another edge still warns (DOC012)."""
+    root = str(sample_store)
+    a1 = "docs/decisions/keep-sessions-in-the-database.md"  # supersedes adr-...a0, relates-to arch-...b1
+    assert cli("archive", "adr-0000000000a0", "--root", root).code == 0
+    for args in ((), (a1,)):  # the whole store, and the one file a commit hook would hand over
+        report = json.loads(cli("lint", "--root", root, "--format", "json", *args).out)
+        assert [f for f in report["findings"] if f["code"] == "DOC012"] == [], args
+    assert cli("archive", "arch-0000000000b1", "--root", root).code == 0
+    for args in ((), (a1,)):
+        report = json.loads(cli("lint", "--root", root, "--format", "json", *args).out)
+        linked = [(f["path"], f["message"]) for f in report["findings"] if f["code"] == "DOC012"]
+        assert linked == [(a1, "relates-to: arch-0000000000b1 is archived "
+                               "(docs/archive/architecture/session-service.md)")], args

@@ -31,13 +31,19 @@ def broken_link(s: Subject) -> Iterator[Hit]:
 
 @rule("DOC012", "link-to-archived", "warning", "A related entry points at an archived document.",
       "Archived documents are out of search and the graph, so the edge is never followed. Point it at "
-      "the current document, or keep it deliberately and suppress this warning.",
+      "the current document, or keep it deliberately and suppress this warning. A successor edge "
+      "(supersedes) to an archived document is history, not a reference, and is never reported.",
       bad="related:\n  - depends-on: adr-4c21693aac55   # docs/archive/use-mysql.md",
       good="related:\n  - depends-on: adr-9d0e6f1a2b3c   # docs/decisions/use-postgres.md")
 def link_to_archived(s: Subject) -> Iterator[Hit]:
     if s.archived:
         return
+    successor_kinds = s.schema.successor_kinds
     for edge, line in s.edges():
+        # What a document replaced is meant to be archived in time: that edge records history and
+        # nothing reads through it (adr-0ba8bd6cdc13).
+        if edge.kind in successor_kinds:
+            continue
         targets = s.facts.by_id.get(edge.target)
         if targets and all(is_archived_path(p) for p in targets):
             yield s.path, line, 1, f"{edge.kind}: {edge.target} is archived ({targets[0]})"
