@@ -24,17 +24,9 @@ class Size(TypedDict):
     hidden: NotRequired[int]  # bytes of it in HTML comments, which a reader does not see; absent when none
 
 
-# What a row's `store` says of this store's own rows, when a read spans several stores.
-LOCAL_STORE = "."
-
-
 class Link(TypedDict):
     kind: str
     id: str
-
-
-# What a row's `store` says of this store's own rows, when a read spans several stores.
-LOCAL_STORE = "."
 
 
 class _Frontmatter(TypedDict):
@@ -55,28 +47,16 @@ class _Frontmatter(TypedDict):
     repo: NotRequired[str]  # only from an organisation store: the repository that published it
 
 
-# What a row's `store` says of this store's own rows, when a read spans several stores.
-LOCAL_STORE = "."
-
-
 class Skeleton(_Frontmatter):
     """What every listing shows of a document: frontmatter and description, never the body."""
 
     related: list[Link]
 
 
-# What a row's `store` says of this store's own rows, when a read spans several stores.
-LOCAL_STORE = "."
-
-
 class SearchHit(Skeleton):
     score: float  # rank-derived, see fusion.rank_score
     similarity: None  # search uses no model
     fts_score: float
-
-
-# What a row's `store` says of this store's own rows, when a read spans several stores.
-LOCAL_STORE = "."
 
 
 class Via(TypedDict):
@@ -88,10 +68,6 @@ class Via(TypedDict):
     store: NotRequired[str]  # the store of the result it hangs off, when that is not its own
 
 
-# What a row's `store` says of this store's own rows, when a read spans several stores.
-LOCAL_STORE = "."
-
-
 class ContextHit(Skeleton):
     kind: Literal["document"]
     score: float | None  # the fused sum of z-scores (fusion.py); None for a document that came in along a link
@@ -101,18 +77,10 @@ class ContextHit(Skeleton):
     via: Via | None
 
 
-# What a row's `store` says of this store's own rows, when a read spans several stores.
-LOCAL_STORE = "."
-
-
 class ExplainedHit(ContextHit):
     """With --explain: why it placed where it did."""
 
     explain: dict[str, Any]
-
-
-# What a row's `store` says of this store's own rows, when a read spans several stores.
-LOCAL_STORE = "."
 
 
 class _Reference(TypedDict):
@@ -126,10 +94,6 @@ class _Reference(TypedDict):
     source_uri: str
 
 
-# What a row's `store` says of this store's own rows, when a read spans several stores.
-LOCAL_STORE = "."
-
-
 class ReferenceHit(_Reference):
     """A reference chunk ranked beside documents."""
 
@@ -140,10 +104,6 @@ class ReferenceHit(_Reference):
     via: None
     explain: NotRequired[dict[str, Any]]
     store: NotRequired[str]
-
-
-# What a row's `store` says of this store's own rows, when a read spans several stores.
-LOCAL_STORE = "."
 
 
 class BriefHit(_Frontmatter):
@@ -159,10 +119,6 @@ class BriefHit(_Frontmatter):
     via: None
     matched_glob: NotRequired[str]  # with --path/--changed: the applies_to glob that matched
     explain: NotRequired[dict[str, Any]]
-
-
-# What a row's `store` says of this store's own rows, when a read spans several stores.
-LOCAL_STORE = "."
 
 
 class LinkedDoc(TypedDict):
@@ -182,10 +138,6 @@ class LinkedDoc(TypedDict):
 ContextRow = ContextHit | ReferenceHit | BriefHit | LinkedDoc
 
 
-# What a row's `store` says of this store's own rows, when a read spans several stores.
-LOCAL_STORE = "."
-
-
 class FullDocument(Skeleton):
     """A skeleton plus what `get` adds."""
 
@@ -194,18 +146,10 @@ class FullDocument(Skeleton):
     body: str
 
 
-# What a row's `store` says of this store's own rows, when a read spans several stores.
-LOCAL_STORE = "."
-
-
 class DocumentSection(FullDocument):
     """`get --section`: `body` holds only that heading's span."""
 
     section: str
-
-
-# What a row's `store` says of this store's own rows, when a read spans several stores.
-LOCAL_STORE = "."
 
 
 class ReferenceText(_Reference):
@@ -220,10 +164,6 @@ class ReferenceText(_Reference):
 Fetched = FullDocument | ReferenceText
 
 
-# What a row's `store` says of this store's own rows, when a read spans several stores.
-LOCAL_STORE = "."
-
-
 class Budget(TypedDict):
     """What `context` may spend (tokens of its result entries) and what it spent; limit 0 = no budget."""
 
@@ -231,17 +171,9 @@ class Budget(TypedDict):
     used: int
 
 
-# What a row's `store` says of this store's own rows, when a read spans several stores.
-LOCAL_STORE = "."
-
-
 class GetJSON(TypedDict):
     documents: list[Fetched]
     missing: list[str]
-
-
-# What a row's `store` says of this store's own rows, when a read spans several stores.
-LOCAL_STORE = "."
 
 
 class QueryJSON(TypedDict):
@@ -249,18 +181,10 @@ class QueryJSON(TypedDict):
     count: int
 
 
-# What a row's `store` says of this store's own rows, when a read spans several stores.
-LOCAL_STORE = "."
-
-
 class SearchJSON(TypedDict):
     query: str
     results: list[SearchHit]
     count: int
-
-
-# What a row's `store` says of this store's own rows, when a read spans several stores.
-LOCAL_STORE = "."
 
 
 class ContextJSON(TypedDict):
@@ -275,10 +199,6 @@ class ContextJSON(TypedDict):
     count: int
     omitted: int
     budget: Budget | None
-
-
-# What a row's `store` says of this store's own rows, when a read spans several stores.
-LOCAL_STORE = "."
 
 
 class GetResult:
@@ -296,19 +216,11 @@ class GetResult:
         return {"documents": self.documents, "missing": self.missing}
 
 
-# What a row's `store` says of this store's own rows, when a read spans several stores.
-LOCAL_STORE = "."
-
-
 class QueryResult(NamedTuple):
     results: list[Skeleton]
 
     def to_json(self) -> QueryJSON:
         return {"results": self.results, "count": len(self.results)}
-
-
-# What a row's `store` says of this store's own rows, when a read spans several stores.
-LOCAL_STORE = "."
 
 
 class SearchResult(NamedTuple):
@@ -317,10 +229,6 @@ class SearchResult(NamedTuple):
 
     def to_json(self) -> SearchJSON:
         return {"query": self.query, "results": self.results, "count": len(self.results)}
-
-
-# What a row's `store` says of this store's own rows, when a read spans several stores.
-LOCAL_STORE = "."
 
 
 class ContextResult:
