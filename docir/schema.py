@@ -66,6 +66,8 @@ class Schema(NamedTuple):
     model_path: str | None
     # A vector file or folder CI publishes (`docir embed --export`): a fresh clone imports it, not embeds.
     vectors_from: str | None = None
+    # Globs relative to docs/ naming files the store does not own (documents/ownership.py, adr-547a50927c6b).
+    exclude: tuple[str, ...] = ()
 
     def type_spec(self, name: str) -> TypeSpec | None:
         return self.types.get(name)
@@ -133,7 +135,7 @@ def parsed_schema(text: str, cache: Path | None = None) -> tuple[Schema | None, 
 
 # --- the parsed schema kept across commands ------------------------------------------------------
 
-CACHE_FORMAT = 1  # bump when the JSON below changes shape
+CACHE_FORMAT = 2  # bump when the JSON below changes shape
 
 
 def _parser_stamp() -> list[list[int]]:
@@ -177,7 +179,8 @@ def _from_json(data: dict[str, Any]) -> Schema:
                                "required": tuple(spec["required"]), "optional": tuple(spec["optional"])})
              for name, spec in data["types"].items()}
     relations = {name: RelationKind(**kind) for name, kind in data["relations"].items()}
-    return Schema(**{**data, "types": types, "relations": relations, "lint": LintSettings(**data["lint"])})
+    return Schema(**{**data, "types": types, "relations": relations, "lint": LintSettings(**data["lint"]),
+                     "exclude": tuple(data["exclude"])})
 
 
 def _write_cache(cache: Path, text: str, schema: Schema) -> None:
@@ -201,6 +204,19 @@ def parse_schema(text: str) -> tuple[Schema | None, list[SchemaProblem]]:
     checker = _Checker(text)
     schema = checker.build(data)
     return (schema if not checker.problems else None), checker.problems
+
+
+def readable_exclude(text: str) -> tuple[str, ...]:
+    """The usable globs of the exclude list of schema text that may be wrong elsewhere; () when there is
+    none to read. A lint of a broken schema still leaves out the files the store does not own, so the
+    schema's one error is not buried under theirs (adr-547a50927c6b)."""
+    from docir import yamltext
+
+    try:
+        data = yamltext.load(text)
+    except yamltext.YamlProblem:
+        return ()
+    return _Checker(text)._exclude(data.get("exclude")) if isinstance(data, dict) else ()
 
 
 class _Checker:
@@ -234,7 +250,7 @@ class _Checker:
         if not isinstance(data, dict):
             self.problem((), "the schema must be a mapping with 'types' and 'relations'")
             return Schema({}, {}, LintSettings(), None)
-        known = {"version", "types", "relations", "lint", "embedding"}
+        known = {"version", "types", "relations", "lint", "embedding", "exclude"}
         for key in data:
             if key not in known:
                 self.problem((str(key),), f"unknown top-level key '{key}' (expected one of {', '.join(sorted(known))})")
@@ -253,7 +269,7 @@ class _Checker:
         if vectors_from is not None and not isinstance(vectors_from, str):
             self.problem(("embedding", "vectors_from"), "embedding.vectors_from must be a file or folder path or null")
             vectors_from = None
-        return Schema(types, relations, lint, model_path, vectors_from)
+        return Schema(types, relations, lint, model_path, vectors_from, self._exclude(data.get("exclude")))
 
     def _named(self, raw: Any, section: str, what: str, noun: str,
                *, empty_ok: bool) -> Iterator[tuple[str, Any, tuple[str, ...]]]:
@@ -368,6 +384,24 @@ class _Checker:
             severity = {}
         return LintSettings(lo, hi, float(threshold), {str(k): str(v) for k, v in severity.items()})
 
+    def _exclude(self, raw: Any) -> tuple[str, ...]:
+        """The files under docs/ the store does not own: a list of globs relative to docs/ (empty or null: none)."""
+        from docir.documents.ownership import problem  # parsing only: a cached schema needs no glob code
+
+        if raw is None:
+            return ()
+        if not isinstance(raw, list):
+            self.problem(("exclude",), "exclude must be a list of globs relative to docs/, e.g. [api/**, /README.md]")
+            return ()
+        kept: list[str] = []
+        for index, glob in enumerate(raw):
+            why = f"{glob!r} is not a glob (quote it)" if not isinstance(glob, str) else problem(glob)
+            if why is not None:
+                self.problem(("exclude", str(index)), f"exclude: {why}")
+                continue
+            kept.append(glob)
+        return tuple(kept)
+
     def _str_list(self, raw: Any, path: tuple[str, ...], what: str) -> list[str]:
         if raw is None:
             return []
@@ -386,3 +420,6 @@ def _collect_marks(node: yaml.Node, path: tuple[str, ...], out: dict[tuple[str, 
             sub = path + (str(key.value),)
             out[sub] = (key.start_mark.line + 1, key.start_mark.column + 1)
             _collect_marks(value, sub, out)
+    elif isinstance(node, yaml.SequenceNode):
+        for index, item in enumerate(node.value):
+            _collect_marks(item, path + (str(index),), out)

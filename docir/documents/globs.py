@@ -7,6 +7,9 @@ because that is the syntax people who write them already know:
 - `**` spans any number of segments (`src/**/test_*.py`, `src/auth/**`);
 - a glob without a `/` matches a file name at any depth (`*.proto`);
 - a glob that names a folder matches everything under it (`src/auth`, `src/auth/`).
+
+The `exclude:` list of docs-schema.yaml reads the same globs relative to docs/
+(documents/ownership.py), where, as in .gitignore, a leading `/` anchors a name to docs/.
 """
 
 from __future__ import annotations
@@ -39,7 +42,8 @@ def as_globs(value: object) -> list[str] | None:
 
 
 @lru_cache(maxsize=4096)
-def _compiled(glob: str) -> re.Pattern[str]:
+def compiled(glob: str) -> re.Pattern[str]:
+    """The pattern a path (relative to where the glob is read from, '/'-separated) must fullmatch."""
     text = glob.strip().replace("\\", "/").removeprefix("./")
     anchored = "/" in text.rstrip("/")
     text = text.strip("/")
@@ -81,7 +85,7 @@ def _compiled(glob: str) -> re.Pattern[str]:
 def matches(glob: str, path: str) -> bool:
     if problem(glob) is not None:
         return False
-    return _compiled(glob).fullmatch(path.replace("\\", "/").removeprefix("./")) is not None
+    return compiled(glob).fullmatch(path.replace("\\", "/").removeprefix("./")) is not None
 
 
 def first_match(globs: Iterable[str], paths: Iterable[str]) -> tuple[str, str] | None:

@@ -7,6 +7,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Literal
 
+from docir.documents.ownership import EVERYTHING, Ownership
+
 # A file's (size, mtime_ns): what tells a changed file from an unchanged one. A plain tuple, not a
 # NamedTuple: one is made for every file on every command, and making NamedTuples shows in a cold
 # command's time (adr-d5e80517405b); a plain one also compares equal to the index's (size, mtime_ns)
@@ -98,14 +100,15 @@ def walk(folder: Path, on_skip: Callable[[str, str], None] | None = None,
 
 def walk_folders(folder: Path, on_skip: Callable[[str, str], None] | None = None,
                  on_folder: Callable[[str], None] | None = None, links: Links | None = None,
-                 on_link: Callable[[str, int], None] | None = None) -> Iterator[tuple[str, list[os.DirEntry[str]]]]:
+                 on_link: Callable[[str, int], None] | None = None,
+                 skip: Callable[[str], bool] | None = None) -> Iterator[tuple[str, list[os.DirEntry[str]]]]:
     """Every folder below `folder` (itself first) with its regular files.
 
-    Dotfiles and dot-folders are skipped. Without `links`, symlinks are never followed, so a
-    link loop cannot hang the walk and nothing outside the tree is read. With it, a link it
-    lets through is walked under its own path (a linked file is among the files; a linked
-    folder is listed as `folder/link/...`), and `on_link` is told each other one with its
-    LINK_* code. `on_folder` is told each folder before it is listed.
+    Dotfiles and dot-folders are skipped, and the folders `skip` is true of (by their path). Without
+    `links`, symlinks are never followed, so a link loop cannot hang the walk and nothing outside the
+    tree is read. With it, a link it lets through is walked under its own path (a linked file is among
+    the files; a linked folder is listed as `folder/link/...`), and `on_link` is told each other one
+    with its LINK_* code. `on_folder` is told each folder before it is listed.
     """
     # Most entries are files, so that is asked first: this runs for every file on every command.
     stack = [str(folder)]
@@ -128,6 +131,8 @@ def walk_folders(folder: Path, on_skip: Callable[[str, str], None] | None = None
             if entry.is_file(follow_symlinks=False):  # False for a symlink, whatever it points at
                 files.append(entry)
             elif entry.is_dir(follow_symlinks=False):
+                if skip is not None and skip(entry.path):
+                    continue
                 stack.append(entry.path)
                 if chains and current in chains:
                     chains[entry.path] = chains[current]
@@ -143,6 +148,8 @@ def walk_folders(folder: Path, on_skip: Callable[[str, str], None] | None = None
                     if on_folder is not None:  # a watch of docs/ alone would not see the target change
                         on_folder(os.path.dirname(target))
                 elif verdict == "dir":
+                    if skip is not None and skip(entry.path):
+                        continue
                     stack.append(entry.path)
                     chains[entry.path] = chain | {target}
                 elif isinstance(verdict, int) and on_link is not None:
@@ -150,9 +157,10 @@ def walk_folders(folder: Path, on_skip: Callable[[str, str], None] | None = None
         yield current, files
 
 
-def scan_docs(root: Path, docs_dir: Path, on_folder: Callable[[str], None] | None = None) -> dict[str, FileStat]:
-    """Every `*.md` under docs_dir keyed by store-relative path, with its stat; `on_folder` is told
-    each folder before it is listed.
+def scan_docs(root: Path, docs_dir: Path, on_folder: Callable[[str], None] | None = None,
+              owned: Ownership = EVERYTHING) -> dict[str, FileStat]:
+    """Every `*.md` under docs_dir that `owned` leaves in (the schema's exclude list), keyed by
+    store-relative path, with its stat; `on_folder` is told each folder before it is listed.
 
     A symlink that stays in the repository is followed and keyed by the path the user sees; one
     that is not followed (it leaves the repository, loops, or points at nothing) is keyed by its
@@ -163,14 +171,23 @@ def scan_docs(root: Path, docs_dir: Path, on_folder: Callable[[str], None] | Non
         return found
     # String slicing, not Path objects, and one prefix per folder: this runs for every file on every command.
     base, prefix = str(docs_dir), docs_dir.relative_to(root).as_posix()
+    start = len(base) + 1  # a path inside docs/ without the `docs/`, as the exclude globs read it
+    excluding = bool(owned.exclude)
 
     def on_link(path: str, code: int) -> None:
-        found[prefix + path[len(base):].replace(os.sep, "/")] = (code, 0)
+        if not (excluding and owned.excluded(path[start:].replace(os.sep, "/"))):
+            found[prefix + path[len(base):].replace(os.sep, "/")] = (code, 0)
 
-    for folder, files in walk_folders(docs_dir, on_folder=on_folder, links=Links(root, docs_dir), on_link=on_link):
+    def skip(path: str) -> bool:
+        return owned.skips_folder(path[start:].replace(os.sep, "/"))
+
+    for folder, files in walk_folders(docs_dir, on_folder=on_folder, links=Links(root, docs_dir), on_link=on_link,
+                                      skip=skip if excluding else None):
         inside = prefix + folder[len(base):].replace(os.sep, "/") + "/"
         for entry in files:
             if entry.name.endswith(".md"):
+                if excluding and owned.excluded(inside[len(prefix) + 1:] + entry.name):
+                    continue
                 try:
                     st = entry.stat()  # the lstat already made for a regular file; the target's for a link
                 except OSError:  # a link's target removed since the walk judged it: gone, as the next walk says

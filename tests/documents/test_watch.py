@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from docir.documents.ownership import EVERYTHING, Ownership
 from docir.documents.scan import FileStat, scan_docs
 from docir.documents.watch import FolderWatch
 from docir.services.indexing import shared_walk
@@ -30,9 +31,10 @@ def walks(monkeypatch: pytest.MonkeyPatch) -> Callable[[], int]:
     """How many walks of docs/ were actually done: the rest were vouched for by the watch."""
     done: list[Path] = []
 
-    def counted(root: Path, docs_dir: Path, on_folder: Callable[[str], None] | None = None) -> dict[str, FileStat]:
+    def counted(root: Path, docs_dir: Path, on_folder: Callable[[str], None] | None = None,
+                owned: Ownership = EVERYTHING) -> dict[str, FileStat]:
         done.append(docs_dir)
-        return scan_docs(root, docs_dir, on_folder)
+        return scan_docs(root, docs_dir, on_folder, owned)
 
     monkeypatch.setattr(shared_walk, "scan_docs", counted)
     return lambda: len(done)
@@ -75,6 +77,18 @@ def test_a_quiet_store_is_walked_once_and_each_change_is_seen_by_the_next_walk(
     walk()
     (root / "docs" / "new" / "b.md").write_text("in a folder born after the first walk\n", encoding="utf-8")
     assert "docs/new/b.md" in walk()  # the new folder is watched too
+
+
+def test_a_folder_the_exclude_list_names_is_not_watched(tmp_path: Path, walks: Callable[[], int]) -> None:
+    """adr-547a50927c6b: what happens in a folder the store does not own never costs the next read a walk."""
+    root = _store(tmp_path)
+    (root / "docs" / "site").mkdir()
+    walk = WatchedWalk(root, root / "docs", watch=True, owned=Ownership(["site"]))
+    first = walk()
+    (root / "docs" / "site" / "index.md").write_text("# the site's home page\n", encoding="utf-8")
+    assert walk() is first and walks() == 1
+    (root / "docs" / "guides" / "b.md").write_text("a document\n", encoding="utf-8")
+    assert "docs/guides/b.md" in walk() and walks() == 2
 
 
 def test_without_docs_or_without_a_watch_every_call_walks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,

@@ -284,6 +284,25 @@ def test_the_staged_schema_is_the_one_documents_are_checked_against(repo: Path) 
     assert commit(repo, "pilot with its status").returncode == 0
 
 
+def test_the_staged_exclude_list_says_which_files_a_commit_leaves_unlinted(repo: Path) -> None:
+    """adr-547a50927c6b: a file the store does not own never blocks a commit; the staged schema says which."""
+    install(repo)
+    (repo / "docs/notes").mkdir()
+    (repo / "docs/notes/meeting.md").write_text("# Notes from Tuesday\n\nstatus: nonsense\n")
+    schema = repo / "docs-schema.yaml"
+    schema.write_text(schema.read_text() + "exclude: [notes/**]\n")
+    git(repo, "add", "docs/notes/meeting.md")  # the list that leaves it out stays unstaged
+    blocked = commit(repo, "notes")
+    assert blocked.returncode == 1, blocked.stdout + blocked.stderr
+    assert "docs/notes/meeting.md:1:1: DOC002" in blocked.stdout + blocked.stderr
+    git(repo, "add", "docs-schema.yaml")
+    done = commit(repo, "notes, left out of the store")
+    assert done.returncode == 0, done.stdout + done.stderr
+    (repo / "docs/notes/meeting.md").write_text("edited, still no frontmatter\n")
+    git(repo, "add", "docs/notes/meeting.md")
+    assert commit(repo, "more notes").returncode == 0
+
+
 def test_lint_staged_by_hand_reads_git_s_index(repo: Path) -> None:
     bad = repo / "docs/decisions/bad.md"
     bad.write_text(GOOD.format(id="adr-00000000dead", title="Bad").replace("status: accepted", "status: nonsense"))

@@ -13,12 +13,14 @@ import subprocess
 import sys
 from pathlib import Path
 
+from docir.documents.ownership import Ownership
 from docir.services.indexing import session as sessions
 from docir.services.indexing import sync
 
 SCRIPT = """
 import json, os, sys
 from pathlib import Path
+from docir.documents.ownership import Ownership
 from docir.services.indexing import prewalk
 root = Path(sys.argv[1])
 case = sys.argv[2]
@@ -33,8 +35,8 @@ if case == "index replaced":
             os.rename(root / ".docir" / f"index.db{suffix}", root / ".docir" / f"old.db{suffix}")
     from docir.cli.main import main
     sys.exit(main(["query", "--limit", "100", "--json", "--root", str(root)]))
-begun = prewalk.take(root, root / "docs")
-again = prewalk.take(root, root / "docs")
+begun = prewalk.take(root, root / "docs", Ownership())
+again = prewalk.take(root, root / "docs", Ownership())
 print(json.dumps(None if begun is None else {
     "files": begun.files, "disk": sorted(begun.disk), "again": again is not None,
     "planned": None if begun.planned is None else {
@@ -105,7 +107,7 @@ def test_a_plan_made_before_another_process_synced_is_empty_once_checked(sample_
     edited.write_text(edited.read_text() + "\nOne more line.\n")
     mine = sessions.open_session(sample_store, refresh=False)
     try:
-        planned = sync.scan(mine.store.root, mine.store.docs_dir, mine.catalog)
+        planned = sync.scan(mine.store.root, mine.store.docs_dir, mine.catalog, Ownership())
         assert planned.plan.to_read == ("docs/issues/login-loop.md",)
         sessions.open_session(sample_store).close()  # another process syncs first
         assert sync.rescan(mine.catalog, planned).plan.empty

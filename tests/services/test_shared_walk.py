@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from docir.documents.ownership import EVERYTHING
 from docir.services.indexing import shared_walk
 from docir.services.indexing.session import open_session
 from docir.services.indexing.shared_walk import SharedWalk
@@ -110,8 +111,8 @@ def test_a_refresh_sees_an_edit_made_while_an_earlier_walk_was_running(sample_st
     passed, release = threading.Event(), threading.Event()
     walks: list[int] = []
 
-    def slow_first_scan(root: Path, docs_dir: Path, on_folder=None) -> dict:  # type: ignore[no-untyped-def, type-arg]
-        found = real_scan(root, docs_dir, on_folder)
+    def slow_first_scan(root: Path, docs_dir: Path, on_folder=None, owned=EVERYTHING) -> dict:  # type: ignore[no-untyped-def, type-arg]
+        found = real_scan(root, docs_dir, on_folder, owned)
         walks.append(1)
         if len(walks) == 1:
             passed.set()  # every file's stat is taken: an edit now is one this walk cannot see

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 
+from docir.documents.ownership import Ownership
 from docir.documents.scan import repository_root
 from docir.store import Store
 
@@ -31,9 +32,10 @@ def is_sparse(store: Store) -> bool:
     return os.path.isfile(os.path.join(git_dir, "info", "sparse-checkout"))
 
 
-def outside_checkout(store: Store) -> dict[str, str]:
-    """id -> store-relative path of each `*.md` under docs/ that git's index holds with the
-    skip-worktree bit and that is not on disk. Empty outside git or when git cannot answer.
+def outside_checkout(store: Store, owned: Ownership | None = None) -> dict[str, str]:
+    """id -> store-relative path of each document that git's index holds with the skip-worktree bit
+    and that is not on disk, of those `owned` (by default the store's schema) leaves in
+    (adr-547a50927c6b). Empty outside git or when git cannot answer.
 
     Not kept between calls: a long-lived worker would miss a `git sparse-checkout add`.
     """
@@ -41,6 +43,10 @@ def outside_checkout(store: Store) -> dict[str, str]:
     from docir import gitio
     from docir.documents.frontmatter import declared_id
 
+    if owned is None:
+        from docir.schema import load_schema
+
+        owned = Ownership(load_schema(store.schema_path, cache=store.schema_cache_path).exclude)
     root = store.root
     listed = gitio.run(["ls-files", "-s", "-t", "-z", "--", store.docs_dir.relative_to(root).as_posix()], root)
     if listed is None:
@@ -50,7 +56,7 @@ def outside_checkout(store: Store) -> dict[str, str]:
         tag, _, rest = record.partition(" ")
         info, _, path = rest.partition("\t")
         fields = info.split()
-        if tag == _SKIP_WORKTREE and path.endswith(".md") and len(fields) == 3 and not (root / path).exists():
+        if tag == _SKIP_WORKTREE and owned.owns(path) and len(fields) == 3 and not (root / path).exists():
             blobs.setdefault(fields[1], path)
     found: dict[str, str] = {}
     reader = gitio.BlobReader(root)

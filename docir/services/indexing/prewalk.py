@@ -4,10 +4,11 @@ Without a warm worker (a git hook, a CI job, a sandbox) a command spends most of
 imports, on one core, and then walks docs/ and compares every file's stat with the index: one
 system call per file, after the imports and on the same core (adr-b4d840c5ec82 measures it). So a
 command that runs in a process of its own forks at its start, before any thread exists. The
-child walks, opens the index read-only and plans against it (planning.plan_scan), and sends back the
-count, the plan and the stats of the files the plan names: nothing but a count when nothing
-changed. The parent takes it at its first walk of that folder, once, and only if the child read
-the very index file the parent opened; a plan that names files is checked under the write lock
+child reads the schema's exclude list (adr-547a50927c6b), walks, opens the index read-only and plans
+against it (planning.plan_scan), and sends back the count, the plan and the stats of the files the
+plan names: nothing but a count when nothing changed. The parent takes it at its first walk of that
+folder, once, and only if the child read the very index file the parent opened and left out the
+files the parent's schema leaves out; a plan that names files is checked under the write lock
 against the parent's connection (sync.rescan), as any plan is.
 
 The walk still begins after the command was asked, so what it finds is as fresh as a walk the
@@ -25,6 +26,7 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from docir.documents.ownership import Ownership
 from docir.documents.scan import FileStat, scan_docs
 
 if TYPE_CHECKING:
@@ -85,15 +87,18 @@ def _cores() -> int:
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
-def take(root: Path, docs_dir: Path) -> Begun | None:
-    """The walk begun for this command, once; None when there is none of this folder or it failed."""
+def take(root: Path, docs_dir: Path, owned: Ownership) -> Begun | None:
+    """The walk begun for this command, once; None when there is none of this folder, it failed, or it
+    read another exclude list than `owned`'s (the schema was edited meanwhile)."""
     if not _PENDING or _PENDING[0].key != (str(root), str(docs_dir)):
         return None
     child = _PENDING.pop()
     message = _receive(child)
     if message is None:
         return None
-    files, disk, planned = message
+    exclude, files, disk, planned = message
+    if tuple(exclude) != owned.exclude:
+        return None
     if planned is None:
         return Begun(files, disk, None)
     from docir.services.indexing.planning import StatPlan
@@ -127,13 +132,15 @@ def _child(root: Path, docs_dir: Path, fd: int) -> int:
     """In the child: walk, plan, send; the exit code. Nothing of the parent's runs here, not even atexit."""
     try:
         _detach()
-        disk = scan_docs(root, docs_dir)
+        owned = _owned(root)
+        disk = scan_docs(root, docs_dir, owned=owned)
         planned = _plan(root, disk)
         if planned is None:
-            message: tuple[Any, ...] = (len(disk), disk, None)
+            message: tuple[Any, ...] = (owned.exclude, len(disk), disk, None)
         else:
             index, scan = planned
-            message = (scan.files, {p: disk[p] for p in scan.plan.to_read}, (index, tuple(scan.plan)))
+            message = (owned.exclude, scan.files, {p: disk[p] for p in scan.plan.to_read},
+                       (index, tuple(scan.plan)))
         view = memoryview(marshal.dumps(message))
         while view:
             view = view[os.write(fd, view):]
@@ -148,6 +155,16 @@ def _detach() -> None:
     for fd in (0, 1, 2):
         os.dup2(devnull, fd)
     os.close(devnull)
+
+
+def _owned(root: Path) -> Ownership:
+    """What the command will leave out: its schema's exclude list, read as it reads it (a broken schema
+    raises, and the command, walking for itself, says why)."""
+    from docir.schema import load_schema
+    from docir.store import Store
+
+    store = Store(root)
+    return Ownership(load_schema(store.schema_path, cache=store.schema_cache_path).exclude)
 
 
 def _plan(root: Path, disk: dict[str, FileStat]) -> tuple[FileIdentity, Scan] | None:

@@ -16,6 +16,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 
+from docir.documents.ownership import Ownership
 from docir.errors import DocirError, StorageError, storage_error
 from docir.index.catalog import Catalog
 from docir.index.db import (
@@ -78,7 +79,7 @@ class Session:
         """Stat-walk docs/ and apply what changed; cheap when nothing did."""
         if self.read_only:
             raise RuntimeError("a peer store is never refreshed: its index is read-only")
-        current = sync.scan(self.store.root, self.store.docs_dir, self.catalog)
+        current = sync.scan(self.store.root, self.store.docs_dir, self.catalog, Ownership(self.schema.exclude))
         unresolved = current.plan.unresolved
         if current.plan.empty:
             report = sync.SyncReport(unchanged=current.files)
@@ -191,7 +192,7 @@ def _checked_peer(peer: Session) -> Session:
     files, with one warning (adr-9a41c6e2f7d3).
     """
     store = peer.store
-    current = sync.scan(store.root, store.docs_dir, peer.catalog)
+    current = sync.scan(store.root, store.docs_dir, peer.catalog, Ownership(peer.schema.exclude))
     if current.plan.empty:
         return peer
     copy = Catalog(copy_to_memory(peer.catalog.conn))

@@ -24,6 +24,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Generic, TypeVar
 
+from docir.documents.ownership import EVERYTHING, Ownership
 from docir.documents.scan import FileStat, scan_docs
 from docir.documents.watch import FolderWatch
 
@@ -71,10 +72,12 @@ class SharedWalk(Generic[T]):
 
 class WatchedWalk:
     """scan_docs of one docs/ folder, done again only when something in it changed since the last
-    walk began (or when nothing can tell: no inotify, a folder left unwatched, no docs/ yet)."""
+    walk began (or when nothing can tell: no inotify, a folder left unwatched, no docs/ yet).
 
-    def __init__(self, root: Path, docs_dir: Path, watch: bool) -> None:
-        self._root, self._docs_dir = root, docs_dir
+    A folder the exclude list leaves out is never listed, so never watched: nothing in it counts."""
+
+    def __init__(self, root: Path, docs_dir: Path, watch: bool, owned: Ownership = EVERYTHING) -> None:
+        self._root, self._docs_dir, self._owned = root, docs_dir, owned
         self._watch = FolderWatch.open() if watch else None
         self._last: dict[str, FileStat] | None = None
 
@@ -86,7 +89,8 @@ class WatchedWalk:
             # Each folder is watched before it is listed, so a later change in it is an event; a walk
             # that listed nothing (no docs/ yet) watched nothing, and is not kept.
             added = 0 if watch is None else watch.added
-            result = scan_docs(self._root, self._docs_dir, on_folder=None if watch is None else watch.add)
+            result = scan_docs(self._root, self._docs_dir, on_folder=None if watch is None else watch.add,
+                               owned=self._owned)
             if watch is not None and watch.whole and watch.added > added:
                 self._last = result
             return result
@@ -95,7 +99,7 @@ class WatchedWalk:
 
 # Per docs/ folder. A long-lived process serves one store, or a few (tests): keep the last few.
 _KEEP = 8
-_WALKS: OrderedDict[tuple[str, str], SharedWalk[dict[str, FileStat]]] = OrderedDict()
+_WALKS: OrderedDict[tuple[str, str, tuple[str, ...]], SharedWalk[dict[str, FileStat]]] = OrderedDict()
 _WALKS_LOCK = threading.Lock()
 _WATCHING = [False]  # set once by a long-lived process: keep_watch
 
@@ -105,16 +109,17 @@ def keep_watch() -> None:
     _WATCHING[0] = True
 
 
-def scan_docs_shared(root: Path, docs_dir: Path) -> dict[str, FileStat]:
-    """scan_docs(root, docs_dir), shared with the commands that ask at the same time.
+def scan_docs_shared(root: Path, docs_dir: Path, owned: Ownership = EVERYTHING) -> dict[str, FileStat]:
+    """scan_docs(root, docs_dir, owned=owned), shared with the commands that ask at the same time.
 
-    The dict may be handed to several commands at once: read it, never change it.
+    The dict may be handed to several commands at once: read it, never change it. An edited exclude
+    list is another walk, begun afresh: the last one's result leaves out other files.
     """
-    key = (str(root), str(docs_dir))
+    key = (str(root), str(docs_dir), owned.exclude)
     with _WALKS_LOCK:
         shared = _WALKS.get(key)
         if shared is None:
-            shared = _WALKS[key] = SharedWalk(WatchedWalk(root, docs_dir, _WATCHING[0]))
+            shared = _WALKS[key] = SharedWalk(WatchedWalk(root, docs_dir, _WATCHING[0], owned))
             while len(_WALKS) > _KEEP:
                 _WALKS.popitem(last=False)  # its watch closes when the last walk using it returns
         _WALKS.move_to_end(key)

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from docir.documents.files import MAX_DOCUMENT_BYTES
+from docir.documents.ownership import Ownership
 from docir.documents.scan import link_reason
 from docir.errors import InputError
 from docir.index.catalog import Catalog
@@ -31,18 +32,19 @@ class SyncReport(NamedTuple):
     skipped: tuple[tuple[str, str], ...] = ()  # newly skipped (path, reason)
 
 
-def scan(root: Path, docs_dir: Path, catalog: Catalog) -> Scan:
-    """Walk docs/ and plan against the index as it is now.
+def scan(root: Path, docs_dir: Path, catalog: Catalog, owned: Ownership) -> Scan:
+    """Walk docs/ for the documents `owned` leaves in and plan against the index as it is now: a file
+    newly excluded is gone from the index, one newly taken back is new (adr-547a50927c6b).
 
     The walk is shared with the commands that ask at the same time, and always begins after this call,
     or is the one a cold command began when it started (prewalk.py, adr-b4d840c5ec82), taken once.
     """
-    begun = prewalk.take(root, docs_dir)
+    begun = prewalk.take(root, docs_dir, owned)
     if begun is not None and begun.planned is not None:
         index, plan = begun.planned
         if index == catalog.identity:  # planned against this very file; rescan checks it under the lock
             return Scan(begun.files, begun.disk, {}, plan)
-    disk = begun.disk if begun is not None and begun.planned is None else scan_docs_shared(root, docs_dir)
+    disk = begun.disk if begun is not None and begun.planned is None else scan_docs_shared(root, docs_dir, owned)
     return plan_scan(disk, catalog.docs)
 
 

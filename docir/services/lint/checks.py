@@ -19,10 +19,11 @@ from docir.documents.conflicts import conflict_markers, ours
 from docir.documents.files import MAX_DOCUMENT_BYTES, decode, read_text
 from docir.documents.frontmatter import FrontmatterError, declared_id
 from docir.documents.model import Document
+from docir.documents.ownership import Ownership
 from docir.documents.scan import Links, scan_docs
 from docir.errors import InputError
 from docir.index.records import Identity
-from docir.schema import Schema, parsed_schema
+from docir.schema import Schema, parsed_schema, readable_exclude
 from docir.services.indexing.convert import is_archived_path
 from docir.services.lint.registry import Collector, Facts, Finding, Parsed, Subject
 from docir.services.lint.rules import DOCUMENT_RULES, files, links
@@ -61,26 +62,39 @@ class LintReport:
 def lint_store(store: Store, paths: list[str] | None = None, today: dt.date | None = None,
                staged: Staged | None = None) -> tuple[LintReport, Schema | None, dict[str, Parsed]]:
     """Lint the schema and every document, or, given `paths` (store-relative), those documents only,
-    or, given `staged`, the documents and schema a commit would hold (`paths` is then ignored)."""
+    or, given `staged`, the documents and schema a commit would hold (`paths` is then ignored).
+
+    A file the schema's exclude list names is no document: never read, never reported (adr-547a50927c6b)."""
     today = today or dt.date.today()
     if staged is not None:
         return _lint_staged(store, staged, today)
-    schema, out = _schema_checked(store, _read(store.schema_path))
+    schema_text = _read(store.schema_path)
+    schema, out = _schema_checked(store, schema_text)
+    owned = ownership(schema, schema_text)
     if paths is None:
-        disk = scan_docs(store.root, store.docs_dir)
+        disk = scan_docs(store.root, store.docs_dir, owned=owned)
         out.run(files.unfollowed_symlink, disk)
         corpus = _load_corpus(store, sorted(p for p, (size, _) in disk.items() if size >= 0), out)
         facts = None  # check() takes them from the corpus
     else:
-        corpus = _load_corpus(store, [p for p in sorted(set(paths)) if _is_document(store, p)], out)
+        corpus = _load_corpus(store, [p for p in sorted(set(paths)) if _is_document(store, p, owned)], out)
         facts = None if schema is None else _facts_from_index(store, schema, corpus)
     if schema is not None:
-        out.found.extend(check(schema, corpus, today, out.severities, facts, _outside_lookup(store)))
+        out.found.extend(check(schema, corpus, today, out.severities, facts, _outside_lookup(store, owned)))
     _check_applies_to(store, corpus, out)
     wanted = None if paths is None else set(paths)
     report = LintReport(files=len(corpus))
     report.findings = [f for f in out.found if wanted is None or f.path in wanted]
     return report, schema, corpus
+
+
+def ownership(schema: Schema | None, schema_text: str | None) -> Ownership:
+    """Which files the store owns, by the schema's exclude list; when the schema is wrong elsewhere, by
+    what can be read of that list (its one error is then not buried under the findings of files the
+    store does not own)."""
+    if schema is not None:
+        return Ownership(schema.exclude)
+    return Ownership(readable_exclude(schema_text) if schema_text is not None else ())
 
 
 def _schema_checked(store: Store, schema_text: str | None) -> tuple[Schema | None, Collector]:
@@ -93,7 +107,7 @@ def _schema_checked(store: Store, schema_text: str | None) -> tuple[Schema | Non
     return schema, out
 
 
-def _outside_lookup(store: Store) -> Callable[[str], bool]:
+def _outside_lookup(store: Store, owned: Ownership) -> Callable[[str], bool]:
     """Whether an id is a document's that a sparse checkout left off disk: it exists in the repository,
     so a link to it is not broken (adr-5d0b7e31c9a6). Git is asked once, at the first link that is
     otherwise broken, and only in a sparse checkout."""
@@ -104,7 +118,7 @@ def _outside_lookup(store: Store) -> Callable[[str], bool]:
         if found is None:
             from docir.services.indexing.checkout import is_sparse, outside_checkout
 
-            found = outside_checkout(store) if is_sparse(store) else {}
+            found = outside_checkout(store, owned) if is_sparse(store) else {}
         return doc_id in found
 
     return outside
@@ -115,9 +129,10 @@ def _lint_staged(store: Store, staged: Staged,
     """The staged documents, checked against the staged schema and, for the rest of the store, the
     index limited to what git tracks; documents linking to one the commit deletes are checked for
     those links only (adr-b6dd1c2330ab)."""
-    schema, out = _schema_checked(store, _decoded(staged.schema) if staged.schema is not None
-                                  else _read(store.schema_path))
-    texts = {p: data for p, data in staged.texts.items() if _is_document_path(store, p)}
+    schema_text = _decoded(staged.schema) if staged.schema is not None else _read(store.schema_path)
+    schema, out = _schema_checked(store, schema_text)
+    owned = ownership(schema, schema_text)
+    texts = {p: data for p, data in staged.texts.items() if owned.owns(p)}
     corpus = _load_corpus(store, sorted(texts), out, texts)
     gone = {declared_id(data) for data in staged.deleted.values()} - {None}
     linkers: set[str] = set()
@@ -128,7 +143,7 @@ def _lint_staged(store: Store, staged: Staged,
             found = {p: staged.read(p) for p in sorted(linkers)}
             corpus.update(_load_corpus(store, sorted(p for p, d in found.items() if d is not None), Collector({}),
                                        {p: d for p, d in found.items() if d is not None}))
-        out.found.extend(check(schema, corpus, today, out.severities, facts, _outside_lookup(store)))
+        out.found.extend(check(schema, corpus, today, out.severities, facts, _outside_lookup(store, owned)))
     _check_applies_to(store, {p: v for p, v in corpus.items() if p not in linkers}, out)
     wanted = set(texts) | {SCHEMA_FILE}
     report = LintReport(files=len(corpus) - len(linkers))
@@ -169,16 +184,11 @@ def _decoded(data: bytes) -> str | None:
         return None
 
 
-def _is_document_path(store: Store, path: str) -> bool:
-    """Whether the walk of docs/ would take this store-relative path for a document, by its name alone."""
-    prefix = store.docs_dir.relative_to(store.root).as_posix() + "/"
-    return path.startswith(prefix) and path.endswith(".md") and not any(p.startswith(".") for p in path.split("/"))
-
-
-def _is_document(store: Store, path: str) -> bool:
-    """Whether the walk of docs/ would find this store-relative path: a regular `*.md` file below docs/,
-    through no dot-folder and only symlinks the walk follows (docir/documents/scan.py walks the same way)."""
-    if not _is_document_path(store, path):
+def _is_document(store: Store, path: str, owned: Ownership) -> bool:
+    """Whether the walk of docs/ would find this store-relative path: a regular `*.md` file below docs/
+    that the exclude list leaves in, through no dot-folder and only symlinks the walk follows
+    (docir/documents/scan.py walks the same way)."""
+    if not owned.owns(path):
         return False
     links: Links | None = None
     chain: frozenset[str] = frozenset()

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 from docir import gitio
+from docir.documents.ownership import Ownership
 from docir.gitio import BlobReader
 from docir.store import DOCS_DIR, SCHEMA_FILE, Store
 
@@ -72,15 +73,23 @@ def staged_store(store: Store, repo: Path, changes: list[Change], reader: BlobRe
                  named: list[str] | None = None) -> Staged | None:
     """The store's part of the commit, or None when the commit touches none of its files. `named`
     (top-level paths, as the pre-commit framework passes them, `--all-files` too): check the staged
-    text of these documents rather than of the ones the commit changes; deletions still count."""
+    text of these documents rather than of the ones the commit changes; deletions still count.
+
+    A file the staged schema's exclude list names is not the store's: it neither counts as touched
+    nor is read (adr-547a50927c6b)."""
     prefix = top_level_prefix(repo, store.root)
     if prefix is None:
         return None
     docs = f"{prefix}{DOCS_DIR}/"
     schema_path = f"{prefix}{SCHEMA_FILE}"
+    owned: list[Ownership] = []  # read from the staged schema at the first Markdown path under docs/
 
     def document(path: str) -> bool:  # by name: checks decides which of them the walk would take
-        return path.startswith(docs) and path.endswith(".md")
+        if not (path.startswith(docs) and path.endswith(".md")):
+            return False
+        if not owned:
+            owned.append(staged_ownership(store, reader.read(f":{schema_path}")))
+        return owned[0].owns(path[len(prefix):])
 
     texts: dict[str, bytes] = {}
     deleted: dict[str, bytes] = {}
@@ -122,6 +131,18 @@ def staged_store(store: Store, repo: Path, changes: list[Change], reader: BlobRe
         return {p[len(prefix):] for p in listed if p.startswith(prefix) and p}
 
     return Staged(texts, read(SCHEMA_FILE), deleted, read, tracked)
+
+
+def staged_ownership(store: Store, schema: bytes | None) -> Ownership:
+    """What the store owns by the staged schema's exclude list (the file on disk when git does not track it)."""
+    from docir.schema import parsed_schema, readable_exclude
+
+    try:
+        text = schema.decode("utf-8") if schema is not None else store.schema_path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return Ownership()
+    parsed, _problems = parsed_schema(text, store.schema_cache_path)
+    return Ownership(parsed.exclude if parsed is not None else readable_exclude(text))
 
 
 def lint_commit(store: Store, repo: Path, changes: list[Change], reader: BlobReader,

@@ -1,0 +1,75 @@
+"""Which files under docs/ are the store's documents: the one answer the walk, lint, the hooks and init share.
+
+A document is a `*.md` file below docs/, reached through no dot-file or dot-folder, that the
+schema's `exclude:` list leaves in. A repository's README, its API pages or a site generator's
+pages may sit in docs/ beside the documents; listed there, they are never indexed, linted or
+returned (adr-547a50927c6b). The list holds gitignore-style globs relative to docs/, read by
+documents/globs.py: a glob without `/` matches a name at any depth, a leading `/` anchors it to
+docs/, a folder's glob covers what is inside it, and the last glob that matches a path decides,
+so `!GLOB` takes back a path an earlier glob left out.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from docir.documents import globs
+from docir.store import DOCS_DIR
+
+PREFIX = f"{DOCS_DIR}/"
+
+
+def problem(glob: str) -> str | None:
+    """Why an exclude glob can never name a path under docs/, or None when it is usable."""
+    body = glob[1:] if glob.startswith("!") else glob
+    if not body.strip().strip("/"):
+        return f"'{glob}' is an empty glob"
+    if re.match(r"^[A-Za-z]:[\\/]", body) or body.startswith("\\"):
+        return f"'{glob}' is absolute; write it relative to docs/"
+    if ".." in body.replace("\\", "/").split("/"):
+        return f"'{glob}' leaves docs/ ('..')"
+    if body.startswith(PREFIX):
+        return f"'{glob}' starts with {PREFIX}; the globs are relative to docs/ (write '{body[len(PREFIX):]}')"
+    return None
+
+
+class Ownership:
+    """Whether a path under docs/ is one of the store's documents, from the schema's exclude globs.
+
+    A plain class with slots: the walk of every command asks it of every file (adr-d5e80517405b).
+    """
+
+    __slots__ = ("exclude", "_rules", "_prunable")
+
+    def __init__(self, exclude: Iterable[str] = ()) -> None:
+        self.exclude = tuple(exclude)
+        self._rules = tuple((glob.startswith("!"), globs.compiled(glob.removeprefix("!")))
+                            for glob in self.exclude if problem(glob) is None)
+        # Without a '!' glob nothing inside an excluded folder comes back, so the walk need not list it.
+        self._prunable = bool(self._rules) and not any(negated for negated, _ in self._rules)
+
+    def excluded(self, inside: str) -> bool:
+        """Whether the list leaves out this path relative to docs/ ('/'-separated): the last glob that
+        matches it decides."""
+        verdict = False
+        for negated, pattern in self._rules:
+            if pattern.fullmatch(inside) is not None:
+                verdict = not negated
+        return verdict
+
+    def skips_folder(self, inside: str) -> bool:
+        """Whether a walk may leave out this folder (relative to docs/) and all it holds."""
+        return self._prunable and self.excluded(inside)
+
+    def owns(self, relpath: str) -> bool:
+        """Whether a store-relative path names one of the store's documents, by the name alone."""
+        if not (relpath.startswith(PREFIX) and relpath.endswith(".md")):
+            return False
+        inside = relpath[len(PREFIX):]
+        if any(part.startswith(".") for part in inside.split("/")):
+            return False
+        return not self._rules or not self.excluded(inside)
+
+
+EVERYTHING = Ownership()  # a store with no exclude list owns every Markdown file under docs/
