@@ -12,7 +12,7 @@ from docir.cli import render
 from docir.cli.options import JsonOption
 from docir.services.integrations import githooks
 from docir.services.integrations.setup import init_store
-from docir.store import find_root
+from docir.store import SCHEMA_FILE, find_root
 
 
 def command(
@@ -32,11 +32,19 @@ def command(
     # Like every command, init finds an enclosing store first, so running it from a
     # sub-folder completes that store instead of nesting a new one; --root is explicit.
     home = root.expanduser().resolve() if root is not None else (find_root() or Path.cwd().resolve())
-    created = init_store(home)
+    report = init_store(home)
+    created = report.created
     hook_changes = (githooks.install(githooks.repo_root(home), githooks.interpreter_command(sys.executable))
                     if hooks else [])
+    if report.excluded_files:
+        render.note(f"left {_files(len(report.excluded_files))} under docs/ out of the store "
+                    f"(exclude: in {SCHEMA_FILE}); 'docir adopt PATH' brings ADRs in")
+    elif report.plain:
+        render.note(f"lint reports {_files(len(report.plain))} under docs/ without docir frontmatter: list them "
+                    f"under exclude: in {SCHEMA_FILE}, or bring them in with 'docir adopt PATH'")
     if render.wants_json(json_out):
-        payload: dict[str, object] = {"root": str(home), "created": created}
+        payload: dict[str, object] = {"root": str(home), "created": created, "exclude": report.excluded,
+                                      "excluded": report.excluded_files, "plain_markdown": report.plain}
         if hooks:
             payload["hooks"] = [{"name": c.name, "action": c.action} for c in hook_changes]
         render.emit_json(payload)
@@ -48,3 +56,7 @@ def command(
         for change in hook_changes:
             print(f"git hook {change.name}: {change.action}")
     return 0
+
+
+def _files(count: int) -> str:
+    return f"{count} existing Markdown file{'s' if count != 1 else ''}"

@@ -288,8 +288,11 @@ def configuration_page(repo: Path) -> str:
     return _page(
         "Configuration",
         f"## {SCHEMA_FILE}\n\nThe store's types, statuses, fields, relation kinds, lint settings and embedding "
-        f"model. `docir init` writes this default; an invalid schema is reported as `{SCHEMA_FILE}:LINE:COL: "
-        "message` (DOC020). Its comments say which fields every document has.\n\n"
+        "model, and `exclude:`, the files under docs/ that are not its documents (never indexed, linted or "
+        "returned). `docir init` writes this default, with the Markdown it finds in docs/ without docir "
+        "frontmatter listed under `exclude:`; `docir adopt PATH` takes what it adopts off that list. An invalid "
+        f"schema is reported as `{SCHEMA_FILE}:LINE:COL: message` (DOC020). Its comments say which fields every "
+        "document has.\n\n"
         f"```yaml\n{schema.default_schema_text().rstrip()}\n```",
         f"## {STATE_DIR}/stores.yaml\n\nPeer stores whose documents `get`, `query`, `search` and `context` also "
         "read (never write): a list of home folders, relative to this store's, each a path or `{path: ...}`, "
@@ -308,15 +311,19 @@ def configuration_page(repo: Path) -> str:
 
 def docs_index(repo: Path) -> str:
     from docir.documents import frontmatter
+    from docir.documents.ownership import Ownership
     from docir.schema import parse_schema
     from docir.store import DOCS_DIR, SCHEMA_FILE
 
     parsed, _problems = parse_schema((repo / SCHEMA_FILE).read_text(encoding="utf-8"))
     assert parsed is not None, f"{SCHEMA_FILE} is invalid: run docir lint"
+    owned = Ownership(parsed.exclude)
     docs = repo / DOCS_DIR
     rows: dict[tuple[str, str], list[tuple[str, str, str]]] = {}
     archived: list[tuple[str, str, str]] = []
     for path in sorted(docs.rglob("*.md")):
+        if not owned.owns(path.relative_to(repo).as_posix()):
+            continue
         meta, _ = frontmatter.parse(path.read_text(encoding="utf-8"))
         rel = path.relative_to(docs).as_posix()
         entry = (str(meta.get("title", "")), str(meta.get("id", "")), rel)

@@ -83,3 +83,25 @@ def test_lint_hook_checks_links_against_what_the_commit_holds(consumer: tuple[Pa
     run(root, "git", "add", "docs/decisions/target.md", env=env)
     passed = try_repo(root, env, "docir-lint")
     assert passed.returncode == 0, passed.stdout + passed.stderr
+
+
+def test_lint_hook_never_blocks_markdown_docir_init_left_out(tmp_path: Path,
+                                                              pre_commit_home: Path) -> None:
+    """adr-547a50927c6b: a repository whose docs/ held plain Markdown before `docir init`."""
+    root = tmp_path / "plain"
+    (root / "docs" / "api").mkdir(parents=True)
+    (root / "docs" / "README.md").write_text("# Our docs\n")
+    (root / "docs" / "api" / "orders.md").write_text("# Orders API\n")
+    env = {**os.environ, "PRE_COMMIT_HOME": str(pre_commit_home), "DOCIR_WORKER": "0",
+           "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com",
+           "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com"}
+    run(root, "git", "init", "-q", "-b", "main", env=env)
+    assert run(root, sys.executable, "-m", "docir", "init", env=env).returncode == 0
+    (root / "docs" / "decisions").mkdir()
+    (root / "docs" / "decisions" / "good.md").write_text(GOOD)
+    (root / "docs" / "api" / "orders.md").write_text("# Orders API\n\nstatus: whatever\n")
+    run(root, "git", "add", "-A", env=env)
+    staged = try_repo(root, env, "docir-lint")
+    assert staged.returncode == 0, staged.stdout + staged.stderr
+    every = try_repo(root, env, "docir-lint", "--all-files")
+    assert every.returncode == 0, every.stdout + every.stderr

@@ -3,17 +3,33 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import NamedTuple
 
 from docir.documents.files import atomic_write
-from docir.schema import default_schema_text
+from docir.documents.ownership import PREFIX, Ownership
+from docir.errors import DocirError
+from docir.schema import default_schema_text, load_schema, parse_schema
 from docir.services.integrations import agents
-from docir.store import DOCS_DIR, SCHEMA_FILE, STATE_DIR, ensure_state_dir
+from docir.store import ARCHIVE_DIR, DOCS_DIR, SCHEMA_FILE, STATE_DIR, ensure_state_dir
 
 STORES_TEMPLATE = "# Peer stores whose documents docir reads (never writes), one home folder per line.\nstores: []\n"
 
 
-def init_store(root: Path) -> list[str]:
-    """Create what is missing (docs/, the schema, .docir/ and its .gitignore); return what was created."""
+class InitReport(NamedTuple):
+    created: list[str]  # what was made, store-relative
+    excluded: list[str]  # the globs written into the new schema's exclude list (relative to docs/)
+    excluded_files: list[str]  # the files they name (store-relative)
+    plain: list[str]  # in a store set up before: Markdown without docir frontmatter its exclude list leaves in
+
+
+def init_store(root: Path) -> InitReport:
+    """Create what is missing (docs/, the schema, .docir/ and its .gitignore) and say what was created.
+
+    A new schema lists under `exclude:` the Markdown already in docs/ that docir did not write, so
+    that no command indexes it and no lint blocks a commit for it (adr-547a50927c6b). A schema that
+    exists is never rewritten: its exclude list may have been edited by hand; the plain Markdown it
+    leaves in is only reported.
+    """
     created: list[str] = []
     root.mkdir(parents=True, exist_ok=True)
     docs = root / DOCS_DIR
@@ -21,9 +37,27 @@ def init_store(root: Path) -> list[str]:
         docs.mkdir()
         created.append(f"{DOCS_DIR}/")
     schema = root / SCHEMA_FILE
+    excluded: list[str] = []
+    excluded_files: list[str] = []
+    plain: list[str] = []
     if not schema.exists():
-        atomic_write(schema, default_schema_text())
+        text = default_schema_text()
+        markdown, foreign = plain_markdown(root, Ownership())
+        parsed, _problems = parse_schema(text)
+        if foreign and parsed is not None:
+            from docir.schema_edit import edited
+
+            reserved = {spec.folder.strip("/") for spec in parsed.types.values()} | {ARCHIVE_DIR}
+            excluded = exclude_globs(markdown, foreign, reserved)
+            excluded_files = sorted(foreign)
+            text = edited(text, (), excluded)
+        atomic_write(schema, text)
         created.append(SCHEMA_FILE)
+    else:
+        try:
+            plain = sorted(plain_markdown(root, Ownership(load_schema(schema).exclude))[1])
+        except DocirError:  # a broken schema is lint's to report; init says what it made
+            pass
     state = root / STATE_DIR
     if not state.is_dir():
         created.append(f"{STATE_DIR}/")
@@ -36,4 +70,55 @@ def init_store(root: Path) -> list[str]:
         created.append(f"{STATE_DIR}/stores.yaml")
     if agents.write_block(root / "AGENTS.md") != "unchanged":
         created.append("AGENTS.md")
-    return created
+    return InitReport(created, excluded, excluded_files, plain)
+
+
+def plain_markdown(root: Path, owned: Ownership) -> tuple[list[str], set[str]]:
+    """Every Markdown file under docs/ that `owned` leaves in (store-relative), and those of them docir
+    did not write: no frontmatter, or frontmatter without docir's `id` and `type`."""
+    from docir.documents.files import read_text
+    from docir.documents.frontmatter import FrontmatterError, field_lines
+    from docir.documents.scan import scan_docs
+    from docir.errors import InputError
+
+    markdown = sorted(path for path, (size, _) in scan_docs(root, root / DOCS_DIR, owned=owned).items() if size >= 0)
+    foreign: set[str] = set()
+    for path in markdown:
+        try:
+            # The keys as written, not the YAML's value: a document of docir's whose frontmatter is
+            # broken (a merge left half of it) is still docir's, for lint to report.
+            keys = field_lines(read_text(root / path)[0])
+        except (FrontmatterError, InputError, OSError):
+            keys = {}
+        if not {"id", "type"} <= set(keys):
+            foreign.add(path)
+    return markdown, foreign
+
+
+def exclude_globs(markdown: list[str], foreign: set[str], reserved: set[str]) -> list[str]:
+    """The fewest globs (relative to docs/) naming the `foreign` files of `markdown` (store-relative) and
+    no other: a folder holding nothing but foreign Markdown as `folder/**`, any other file by its path.
+
+    A folder docir writes into (`reserved`: the types' folders and archive/) or one above such a folder
+    is never named whole: a document added there later would be left out with it.
+    """
+    inside = [path[len(PREFIX):] for path in markdown]
+    mixed: set[str] = set()  # folders holding a document of docir's, at any depth
+    for path in inside:
+        if PREFIX + path not in foreign:
+            parts = path.split("/")[:-1]
+            mixed.update("/".join(parts[:depth]) for depth in range(1, len(parts) + 1))
+    for folder in reserved:
+        parts = folder.split("/")
+        mixed.update("/".join(parts[:depth]) for depth in range(1, len(parts) + 1))
+    globs: list[str] = []
+    for path in inside:
+        if PREFIX + path not in foreign:
+            continue
+        parts = path.split("/")
+        folders = ["/".join(parts[:depth]) for depth in range(1, len(parts))]
+        whole = next((folder for folder in folders if folder not in mixed), None)
+        glob = f"{whole}/**" if whole is not None else (path if "/" in path else f"/{path}")
+        if glob not in globs:
+            globs.append(glob)
+    return sorted(globs)
