@@ -184,7 +184,8 @@ def load_truth(path: Path) -> list[TruthFolder]:
 
 # --- reading a file -------------------------------------------------------------------------------
 
-_OPEN_RE = re.compile(r"\A---[ \t]*\r?\n")
+# Blank lines above the opening `---` do not make it something else (the truth reads such a block as frontmatter).
+_OPEN_RE = re.compile(r"\A(?:[ \t]*\r?\n)*---[ \t]*\r?\n")
 _CLOSE_RE = re.compile(r"^(?:---|\.\.\.)[ \t]*(?:\r?\n|\Z)", re.MULTILINE)
 
 

@@ -142,6 +142,27 @@ def set_field(text: str, key: str, value: Any) -> str:
     return result
 
 
+def copy_field(text: str, key: str, new_key: str) -> str:
+    """Return `text` with top-level `key`'s lines, exactly as written, repeated at the end of the block
+    under `new_key`: a value kept byte for byte, whatever YAML would make of it (`0032`, `{ 2024-05-02 }`)."""
+    parts = split(text)
+    nl = parts.newline
+    lines = parts.yaml_text.splitlines(keepends=True)
+    start, end = _key_block(lines, key)
+    if start is None:
+        raise InputError(f"cannot copy field '{key}': the frontmatter has none")
+    copied = [new_key + lines[start][len(key):]] + lines[start + 1 : end]
+    copied = [line if line.endswith(("\n", "\r")) else line + nl for line in copied]
+    if lines and not lines[-1].endswith(("\n", "\r")):
+        lines[-1] += nl
+    result = text[: parts.yaml_start] + "".join(lines + copied) + text[parts.yaml_end :]
+    before, _ = parse(text)
+    after, _ = parse(result)
+    if _normal(after.get(new_key)) != _normal(before.get(key)):
+        raise InputError(f"cannot copy field '{key}' safely; edit the file by hand")
+    return result
+
+
 def raw_value(text: str, key: str) -> str | None:
     """The value of top-level `key` as written in the file (`0032`, `{ 2024-05-02 }`, a block's lines
     dedented), for keeping a value YAML would read as something else; None when the key is absent."""

@@ -46,15 +46,19 @@ class Described(NamedTuple):
 def describe(src: Foreign, min_length: int, max_length: int) -> Described:
     """The record's description; never empty, never longer than `max_length`."""
     if src.summary:
-        text = sentences(_plain(src.summary), min_length, max_length) or _clip(_plain(src.summary), max_length)
-        if text and len(text) >= min_length:
-            return Described(text, "frontmatter", text != src.summary.strip())
+        text = _plain(src.summary)
+        if text and not _TERMINAL_RE.search(text) and not text.endswith((":", ",", ";")):
+            text += "."  # the source's own sentence, written without its stop
+        if len(text) > max_length:
+            text = sentences(text, min_length, max_length) or _clip(text, max_length)
+        if len(text) >= min_length:
+            return Described(text, "frontmatter", False)
     for names in (SUMMARY_SECTIONS, CONTEXT_SECTIONS, DECISION_SECTIONS):
         for name in names:
             found = _from_section(src, name, min_length, max_length)
             if found:
                 return Described(found[1], f"section: {found[0]}", True)
-    for paragraph in _prose(_after_preamble(src)):
+    for paragraph in _prose(_after_preamble(src), max_length):
         text = sentences(paragraph, min_length, max_length)
         if text:
             return Described(text, "body", True)
@@ -100,7 +104,7 @@ def _from_section(src: Foreign, name: str, min_length: int, max_length: int) -> 
             if later.level <= heading.level or _name(later.text) in SECTION_NAMES:
                 end = later.start
                 break
-        for paragraph in _prose(src.analysis[heading.end:end]):
+        for paragraph in _prose(src.analysis[heading.end:end], max_length):
             text = sentences(paragraph, min_length, max_length)
             if text:
                 return heading.text, text
@@ -117,10 +121,14 @@ def _after_preamble(src: Foreign) -> str:
     return src.analysis[start:]
 
 
-def _prose(text: str) -> list[str]:
-    """The plain paragraphs of `text`, in order, Markdown taken out."""
+def _prose(text: str, max_length: int = 400) -> list[str]:
+    """The plain paragraphs of `text`, in order, Markdown taken out. A lead-in that ends in ":" and the
+    short list it introduces make one sentence ("We need to decide X: a; b; or c."); a lead-in whose list
+    is too long to say in a description is left out."""
     found: list[str] = []
     block: list[str] = []
+    items: list[list[str]] = []  # the list after a lead-in, item by item
+    lead: list[str] = []  # a closed paragraph ending in ":", waiting for its list
     fence: str | None = None
 
     def close() -> None:
@@ -129,33 +137,67 @@ def _prose(text: str) -> list[str]:
             plain = _plain(paragraph)
             if plain and re.search(r"[A-Za-z]{3}", plain) and not _META_RE.match(paragraph) \
                     and not _NOTE_RE.match(plain) and not _links_only(paragraph):
-                found.append(plain)
+                if plain.endswith(":"):
+                    lead[:] = [plain]
+                else:
+                    found.append(plain)
             block.clear()
 
-    in_list = False  # inside a list item: its wrapped lines and indented paragraphs are the list's
+    def end_list() -> None:
+        if lead and items:
+            said = [_plain(" ".join(item)).rstrip(",;. ") for item in items]
+            sentence = f"{lead[0]} {'; '.join(said)}."
+            if all(said) and len(sentence) <= max_length and not any(":" in s or ". " in s for s in said):
+                found.append(sentence)
+        lead.clear()
+        items.clear()
+
+    in_list = False  # inside a list: an item's wrapped lines and indented paragraphs are the list's
     for line in text.split("\n"):
         stripped = line.strip()
         if fence is None and in_list:
-            if not stripped or line.startswith((" ", "\t")) or _LIST_ITEM_RE.match(line):
+            item = _LIST_ITEM_RE.match(line)
+            if item and not line.startswith((" ", "\t")):
+                items.append([line[item.end():]])
+                continue
+            if stripped and line.startswith((" ", "\t")):
+                if items and not _LIST_ITEM_RE.match(line):
+                    items[-1].append(stripped)
+                else:
+                    lead.clear()  # a nested list: more than a sentence can say
+                continue
+            if not stripped:
                 continue
             in_list = False
+            end_list()
         if fence is not None:
             if stripped.startswith(fence):
                 fence = None
             continue
         if stripped.startswith(("```", "~~~")):
             close()
+            lead.clear()
             fence = stripped[:3]
             continue
-        if (not stripped or stripped.startswith(("#", "|", ">", "<", "---", "***", "===", "![", "[!"))
-                or _LIST_ITEM_RE.match(line) or line.startswith(("    ", "\t")) and not block):
+        item = _LIST_ITEM_RE.match(line)
+        if item and not block or item and block:
             close()
-            in_list = bool(_LIST_ITEM_RE.match(line))
+            in_list = True
+            items.clear()
+            items.append([line[item.end():]])
+            continue
+        if (not stripped or stripped.startswith(("#", "|", ">", "<", "---", "***", "===", "![", "[!"))
+                or line.startswith(("    ", "\t")) and not block):
+            close()
+            if stripped:
+                lead.clear()
             continue
         if _META_RE.match(line) and not block:
             continue  # a metadata line of its own ("**Parent Requirement**: ..."), not prose
+        lead.clear()
         block.append(line)
     close()
+    end_list()
     return found
 
 

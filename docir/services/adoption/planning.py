@@ -65,6 +65,7 @@ class Planned:
     mapped: dict[str, tuple[Any, Any]] = field(default_factory=dict)  # field -> (original, docir's)
     review: dict[str, str] = field(default_factory=dict)  # field -> why a person should check it
     edges: list[tuple[str, str]] = field(default_factory=list)  # (kind, target id) this record holds
+    kept: list[str] = field(default_factory=list)  # frontmatter keys whose lines are kept as `<key>_original`
     text: str = ""  # the adopted file
 
     @property
@@ -284,9 +285,7 @@ def _fill(item: Planned, spec: TypeSpec, schema: Schema, options: Options, unsta
     title = src.title or src.path.stem
     _set(item, "title", title)
     described = describe.describe(src, schema.lint.description_min, schema.lint.description_max)
-    current = meta.get("description")
-    if not (isinstance(current, str) and schema.lint.description_min <= len(current.strip())
-            <= schema.lint.description_max):
+    if described.text != meta.get("description"):
         _set(item, "description", described.text)
         if described.derived:
             item.review["description"] = f"written from the {described.source}"
@@ -323,17 +322,16 @@ def _fill(item: Planned, spec: TypeSpec, schema: Schema, options: Options, unsta
 def _set(item: Planned, key: str, value: Any) -> None:
     """docir's `key` set to `value`: added, or mapped with the original kept as `<key>_original`."""
     meta = item.foreign.meta
-    if key not in meta or meta[key] is None:
+    if key not in meta:
         item.fields[key] = value
         item.added.append(key)
         return
     if _same(meta[key], value):
         return
-    original = _original(item.foreign, key)
     item.fields[key] = value
     if f"{key}_original" not in meta:
-        item.fields[f"{key}_original"] = original
-    item.mapped[key] = (original, value)
+        item.kept.append(key)
+    item.mapped[key] = (_original(item.foreign, key), value)
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -343,12 +341,12 @@ def _same(a: Any, b: Any) -> bool:
 
 
 def _original(src: Foreign, key: str) -> Any:
-    """A frontmatter value as written: itself when YAML gives back what was written (a plain string), else the
-    text after `key:` (`0032` is not 26, `{ 2024-05-02 }` is not a mapping of a date to nothing)."""
+    """A frontmatter value as written, for the report: itself when YAML gives back what was written (a plain
+    string), else the text after `key:` (`0032` is not 26, `{ 2024-05-02 }` is not a mapping of a date)."""
     value = src.meta.get(key)
     if isinstance(value, str):
         return value
-    raw = frontmatter.raw_value(src.text.replace("\r\n", "\n"), key)
+    raw = frontmatter.raw_value(src.edit_text, key)
     return raw if raw is not None else str(value)
 
 
@@ -397,8 +395,8 @@ def _relate(item: Planned) -> None:
     new = [{kind: target} for kind, target in item.edges if (kind, target) not in held]
     if not new:
         return
-    if raw is not None and not isinstance(raw, list):
-        item.fields["related_original"] = _original(item.foreign, "related")
+    if raw is not None and not isinstance(raw, list) and "related_original" not in item.foreign.meta:
+        item.kept.append("related")
     item.fields["related"] = existing + new
     if "related" not in item.foreign.meta:
         item.added.append("related")
@@ -412,11 +410,13 @@ def _render(item: Planned) -> str:
     if not item.fields:
         return src.text
     # Written on LF text; the file keeps its CRLF lines and its BOM, in front (adr-3e8b51d07a4c).
-    original = line_endings.read(src.text)
+    original = line_endings.read(src.edit_text)
     if not src.has_frontmatter:
         lines = [frontmatter.render_field(k, v) for k, v in item.fields.items() if v is not None]
         return line_endings.restore(original, "---\n" + "\n".join(lines) + "\n---\n\n" + original.lf_text)
     text = original.lf_text
+    for key in item.kept:  # first, while the lines are still the source's
+        text = frontmatter.copy_field(text, key, f"{key}_original")
     for key, value in item.fields.items():
         text = frontmatter.set_field(text, key, value)
     return line_endings.restore(original, text)

@@ -91,6 +91,8 @@ class Foreign:
     path: Path
     text: str  # the file as it is
     kind: Kind = "adr"
+    repaired: str = ""  # what adopt mends before it can write (a value quoted so its YAML parses), if anything
+    fixed: str = ""  # the mended text, where `repaired` says what changed
     reason: str = ""  # why it is not adopted (kind other or unreadable)
     meta: dict[str, Any] = field(default_factory=dict)
     has_frontmatter: bool = False
@@ -110,6 +112,11 @@ class Foreign:
     analysis: str = ""  # the body as a reader sees it: comments blanked, offsets kept
     headings: list[Heading] = field(default_factory=list)
     title_heading: Heading | None = None
+
+    @property
+    def edit_text(self) -> str:
+        """The text adopt writes its fields into: the file's, or the mended one."""
+        return self.fixed or self.text
 
     def has_date_in_meta(self) -> bool:
         return "date" in self.meta and self.meta["date"] is not None
@@ -132,15 +139,16 @@ def read(path: Path) -> Foreign:
 
 def parse(path: Path, text: str) -> Foreign:
     src = Foreign(path, text)
-    lf = text.replace("\r\n", "\n")
-    if not lf.strip():
+    if not text.strip("\ufeff \t\r\n"):
         return _other(src, "an empty file")
+    _mend(src)
+    lf = src.edit_text.replace("\r\n", "\n")
     try:
         meta, parts = frontmatter.parse(lf)
         src.meta, src.has_frontmatter, src.body = meta, True, parts.body
     except frontmatter.FrontmatterError as exc:
         if not exc.message.startswith("no frontmatter"):
-            src.kind, src.reason = "unreadable", f"frontmatter: {exc.message} (line {exc.line})"
+            src.kind, src.reason = "unreadable", f"frontmatter: {exc.message} (line {exc.line}); fix it, then adopt it"
             return src
         src.body = lf.lstrip("\ufeff")
     src.analysis = _blank_comments(src.body)
@@ -152,10 +160,55 @@ def parse(path: Path, text: str) -> Foreign:
     _read_preamble(src, preamble)
     _read_status_section(src)
     _read_links_section(src)
+    _read_summary_links(src)
     src.sibling_links = [target for _, target in _links(_without_fences(src.analysis))
                          if _is_markdown_file(target)]
     _judge_kind(src)
     return src
+
+
+_LEADING_BLANKS_RE = re.compile(r"\A(\ufeff?)(?:[ \t]*\r?\n)+(?=---[ \t]*\r?\n)")
+_PLAIN_VALUE_RE = re.compile(r"^([A-Za-z_][\w.-]*):[ \t]+(?![\"'\[{|>&*!%@`#])(.*?:[ \t].*?)[ \t]*$")
+
+
+def _mend(src: Foreign) -> None:
+    """Two slips real folders make, mended so the record can be adopted: blank lines above the frontmatter
+    (it is then no frontmatter at all), and a plain value holding ": " (`title: ADR002: Format`), which
+    YAML refuses; the value is quoted as written. Anything else wrong is left for the person to fix."""
+    text = src.text
+    blanks = _LEADING_BLANKS_RE.match(text)
+    if blanks:
+        text = blanks.group(1) + text[blanks.end():]
+        src.repaired = "removed the blank lines above the frontmatter"
+    try:
+        frontmatter.parse(text.replace("\r\n", "\n"))
+    except frontmatter.FrontmatterError as exc:
+        if not exc.message.startswith(("no frontmatter", "frontmatter is not closed")):
+            quoted = _quote_plain_values(text)
+            if quoted != text:
+                try:
+                    frontmatter.parse(quoted.replace("\r\n", "\n"))
+                    text = quoted
+                    src.repaired = "quoted a frontmatter value holding ': ' so that its YAML parses"
+                except frontmatter.FrontmatterError:
+                    pass
+    if text != src.text:
+        src.fixed = text
+
+
+def _quote_plain_values(text: str) -> str:
+    try:
+        parts = frontmatter.split(text)
+    except frontmatter.FrontmatterError:
+        return text
+    lines = parts.yaml_text.split("\n")
+    for index, line in enumerate(lines):
+        ending = "\r" if line.endswith("\r") else ""
+        match = _PLAIN_VALUE_RE.match(line.rstrip("\r"))
+        if match:
+            value = match.group(2).replace("'", "''")
+            lines[index] = f"{match.group(1)}: '{value}'{ending}"
+    return text[: parts.yaml_start] + "\n".join(lines) + text[parts.yaml_end :]
 
 
 def _other(src: Foreign, reason: str) -> Foreign:
@@ -340,14 +393,32 @@ def _listed(value: Any) -> list[str]:
 # --- preamble: the lines between the title and the first section --------------------------------------------
 
 def _preamble(src: Foreign) -> list[str]:
-    """The lines before the first section heading: before and after the title, outside fences."""
-    sections = [h for h in src.headings if h is not src.title_heading]
+    """The lines before the first section heading: before and after the title, outside fences. A heading
+    that is itself a field ("## Status: Accepted", "## Date: 2024-06-03") is one of those lines."""
+    fields = [h for h in src.headings if h is not src.title_heading and _is_field(h.text)]
+    sections = [h for h in src.headings if h is not src.title_heading and h not in fields]
     end = sections[0].start if sections else len(src.analysis)
     text = _without_fences(src.analysis[:end])
-    if src.title_heading is not None:
-        heading = src.title_heading
-        text = text[: heading.start] + "\n" * text.count("\n", heading.start, heading.end) + text[heading.end:]
-    return text.split("\n")
+    replaced = [h for h in (src.title_heading, *fields) if h is not None and h.start < end]
+    for heading in sorted(replaced, key=lambda h: h.start, reverse=True):  # from the end: offsets hold
+        kept = heading.text if heading in fields else ""
+        text = (text[: heading.start] + kept + "\n" * text.count("\n", heading.start, heading.end)
+                + text[heading.end:])
+    lines: list[str] = []
+    for line in text.split("\n"):  # "**Status:** Accepted · **Date:** 2024-07-01": two fields on one line
+        lines.extend(_FIELD_SEPARATOR_RE.split(line))
+    return lines
+
+
+_FIELD_SEPARATOR_RE = re.compile(r"\s+[·•|]\s+(?=(?:\*\*|__)?[A-Z][\w ()-]{0,30}(?::|\*\*:|__:))")
+
+
+def _is_field(text: str) -> bool:
+    match = _META_LINE_RE.match(text)
+    if match is None:
+        return False
+    key = " ".join(statuses.clean(match.group(1)).lower().split())
+    return key in STATUS_KEYS or key in DATE_KEYS or key in DECIDER_KEYS
 
 
 def _read_preamble(src: Foreign, lines: list[str]) -> None:
@@ -489,6 +560,24 @@ def _read_links_section(src: Foreign) -> None:
         src.references.append(_reference(link.direction, link.ref))
         if link.direction == statuses.REPLACED and (src.status is None or src.status.word != "superseded"):
             src.superseded_in_links = True
+
+
+_PROSE_LINK_RE = re.compile(r"\b(supersedes|supercedes|replaces|obsoletes|amends)\s+(?:the\s+)?"
+                            r"((?:RFC|ADR)[\s#-]*\d+|\[[^\]]*\]\([^)]*\))", re.I)
+_PARTLY_RE = re.compile(r"\b(?:only|partly|partially|in part)\b", re.I)
+
+
+def _read_summary_links(src: Foreign) -> None:
+    """An RFC states what it replaces in its summary ("This RFC supersedes RFC 0003: ..."); "supersedes RFC 1
+    only where ..." replaces part of it, which is an amendment: the older one stays in force."""
+    section = _section(src, frozenset({"summary", "abstract", "simple summary"}))
+    if section is None:
+        return
+    for sentence in re.split(r"(?<=[.!?])\s+", " ".join(section.split())):
+        for match in _PROSE_LINK_RE.finditer(sentence):
+            verb = match.group(1).lower()
+            direction = "amends" if verb == "amends" or _PARTLY_RE.search(sentence[match.end():]) else "supersedes"
+            src.references.append(_reference(direction, match.group(2)))
 
 
 def _status_references(read: statuses.ReadStatus) -> list[Reference]:
