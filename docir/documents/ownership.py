@@ -40,14 +40,18 @@ class Ownership:
     A plain class with slots: the walk of every command asks it of every file (adr-d5e80517405b).
     """
 
-    __slots__ = ("exclude", "_rules", "_prunable")
+    __slots__ = ("exclude", "_rules", "_prunable", "_folders")
 
     def __init__(self, exclude: Iterable[str] = ()) -> None:
         self.exclude = tuple(exclude)
         self._rules = tuple((glob.startswith("!"), globs.compiled(glob.removeprefix("!")))
                             for glob in self.exclude if problem(glob) is None)
-        # Without a '!' glob nothing inside an excluded folder comes back, so the walk need not list it.
+        # Without a '!' glob nothing inside an excluded folder comes back, so the walk need not list it:
+        # one a glob names, or whose every path `folder/**` names (what `docir init` writes; the folder
+        # is anchored to docs/, as the glob's '/' made it).
         self._prunable = bool(self._rules) and not any(negated for negated, _ in self._rules)
+        self._folders = tuple(globs.compiled("/" + glob[:-3].lstrip("/")) for glob in self.exclude
+                              if glob.endswith("/**") and glob[:-3].strip("/") and problem(glob) is None)
 
     def excluded(self, inside: str) -> bool:
         """Whether the list leaves out this path relative to docs/ ('/'-separated): the last glob that
@@ -60,7 +64,8 @@ class Ownership:
 
     def skips_folder(self, inside: str) -> bool:
         """Whether a walk may leave out this folder (relative to docs/) and all it holds."""
-        return self._prunable and self.excluded(inside)
+        return self._prunable and (self.excluded(inside)
+                                   or any(folder.fullmatch(inside) is not None for folder in self._folders))
 
     def owns(self, relpath: str) -> bool:
         """Whether a store-relative path names one of the store's documents, by the name alone."""

@@ -65,9 +65,20 @@ def test_the_walk_neither_lists_nor_returns_what_is_excluded(tmp_path: Path) -> 
                       owned=Ownership(["/README.md", "api/**", "site"]))
 
     assert sorted(found) == ["docs/a.md"]
-    # `site` names the folder itself: never listed. `api/**` names what is in api/, which is listed
-    # once to find that nothing in it counts.
-    assert sorted(Path(p).relative_to(tmp_path).as_posix() for p in listed) == ["docs", "docs/api"]
+    # Neither api/ nor site/ is listed: every path in them is excluded.
+    assert sorted(Path(p).relative_to(tmp_path).as_posix() for p in listed) == ["docs"]
+
+
+def test_a_folder_is_left_unlisted_only_when_nothing_in_it_can_count(tmp_path: Path) -> None:
+    tree(tmp_path, ["docs/api/x.md", "docs/api/v2/y.md", "docs/apiary/z.md"])
+    listed: list[str] = []
+    found = scan_docs(tmp_path, tmp_path / "docs", on_folder=listed.append, owned=Ownership(["api/*.md"]))
+    assert sorted(found) == ["docs/api/v2/y.md", "docs/apiary/z.md"]
+    assert "docs/api" in [Path(p).relative_to(tmp_path).as_posix() for p in listed]
+    for glob in ("api/**", "/api/**"):
+        assert Ownership([glob]).skips_folder("api") and not Ownership([glob]).skips_folder("guides/api")
+    assert Ownership(["**/api/**"]).skips_folder("guides/api")
+    assert not Ownership(["api/**", "!api/keep.md"]).skips_folder("api")
 
 
 def test_a_negated_glob_keeps_every_folder_walked(tmp_path: Path) -> None:
