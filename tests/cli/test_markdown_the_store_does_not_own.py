@@ -51,6 +51,7 @@ def docir(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
 def with_plain_markdown(root: Path) -> Path:
     """A repository whose docs/ already holds a README and an API folder, none of it with frontmatter."""
     (root / "docs" / "api").mkdir(parents=True)
+    (root / "README.md").write_text("# The service\n")  # outside docs/: never the store's business
     (root / "docs" / "README.md").write_text("# Our docs\n\nStart with the API pages.\n")
     (root / "docs" / "api" / "orders.md").write_text("# Orders API\n\nPOST /orders creates an order.\n")
     (root / "docs" / "api" / "refunds.md").write_text("---\ntitle: Refunds API\n---\n# Refunds\n")
