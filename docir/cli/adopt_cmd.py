@@ -98,7 +98,7 @@ def _print(result: adoption_report.ReportJSON) -> None:
           + ("  (dry run: nothing written)" if result["dry_run"] else ""))
     statuses = " · ".join(f"{n} {status}" for status, n in result["statuses"].items()) or "none"
     unstated = result["unstated"]
-    note = (f"  ({unstated['count']} stated none: given {unstated['given']}, flagged; --unstated STATUS to choose)"
+    note = (f"  ({unstated['count']} stated none: given {unstated['given']}; --unstated STATUS chooses another)"
             if unstated["count"] else "")
     print(f"  statuses  {statuses}{note}")
     links = " · ".join(f"{n} {kind}" for kind, n in result["links"].items()) or "none"
@@ -111,6 +111,11 @@ def _print(result: adoption_report.ReportJSON) -> None:
               + "  (docir lint lists them as DOC018; remove a field from `review:` once checked)")
     for skipped in result["skipped"]:
         print(f"  left out  {skipped['path']}: {skipped['reason']}")
+    exclude = result["exclude"]
+    if exclude["added"] or exclude["taken_off"]:
+        said = [f"+{glob}" for glob in exclude["added"]] + [f"-{glob}" for glob in exclude["taken_off"]]
+        verb = "would change" if result["dry_run"] else "changed"
+        print(f"  exclude   {verb} in docs-schema.yaml: {', '.join(said)} (the store does not own what is left out)")
     lint = result["lint"]
     codes = ", ".join(f"{code} x{n}" for code, n in lint["codes"].items())
     print(f"  lint      {lint['errors']} error(s), {lint['warnings']} warning(s)" + (f" ({codes})" if codes else ""))

@@ -66,6 +66,7 @@ class Planned:
     review: dict[str, str] = field(default_factory=dict)  # field -> why a person should check it
     edges: list[tuple[str, str]] = field(default_factory=list)  # (kind, target id) this record holds
     kept: list[str] = field(default_factory=list)  # frontmatter keys whose lines are kept as `<key>_original`
+    unstated: bool = False  # the source states no status
     text: str = ""  # the adopted file
 
     @property
@@ -86,6 +87,7 @@ class Plan:
     skipped: list[Skipped]
     unstated_status: str
     schema: Schema
+    inside_docs: bool = False  # adopted in place, under docs/ (else copied into the type's folder)
 
 
 def plan(store: Store, schema: Schema, folder: Path, options: Options) -> Plan:
@@ -110,7 +112,7 @@ def plan(store: Store, schema: Schema, folder: Path, options: Options) -> Plan:
                    if p.suffix.lower() in SUFFIXES and p.is_file()
                    and not any(part.startswith(".") for part in p.relative_to(base).parts))
     inside_docs = _within(folder, store.docs_dir.resolve())
-    result = Plan(folder, [], [], unstated, schema)
+    result = Plan(folder, [], [], unstated, schema, inside_docs)
     for path in files:
         rel = path.relative_to(base).as_posix()
         target = store.relpath(path) if inside_docs else f"{DOCS_DIR}/{spec.folder}/{rel}"
@@ -199,7 +201,9 @@ def _link(result: Plan, spec: TypeSpec, options: Options) -> None:
     kinds = {"successor": successor, "amends": _first(schema, "amends", "depends-on", "relates-to"),
              "depends-on": _first(schema, "depends-on", "relates-to"), "relates-to": _first(schema, "relates-to")}
     names = _Names(result.documents, options.key)
-    seen: set[tuple[str, str, str]] = set()
+    # The links records hold already (a second adopt reads docir's own fields, not the wording they came from).
+    seen = {(item.doc_id, str(target), str(kind)) for item in result.documents
+            for entry in _listed_related(item.foreign.meta) for kind, target in entry.items()}
 
     def add(holder: Planned, kind: str | None, other: Planned) -> None:
         if kind is None or holder is other:
@@ -235,6 +239,11 @@ def _link(result: Plan, spec: TypeSpec, options: Options) -> None:
             if other is not None:
                 add(item, kinds["relates-to"], other)
     _superseded_by_successors(result, successor)
+
+
+def _listed_related(meta: dict[str, Any]) -> list[dict[Any, Any]]:
+    raw = meta.get("related")
+    return [entry for entry in raw if isinstance(entry, dict)] if isinstance(raw, list) else []
 
 
 def _superseded_by_successors(result: Plan, successor: str | None) -> None:
@@ -289,7 +298,7 @@ def _fill(item: Planned, spec: TypeSpec, schema: Schema, options: Options, unsta
         _set(item, "description", described.text)
         if described.derived:
             item.review["description"] = f"written from the {described.source}"
-    item.status = _status(item, spec, unstated)
+    item.status = _status(item, spec, unstated, chosen=options.unstated is not None)
     _set(item, "status", item.status)
     if src.date is not None:
         if not isinstance(meta.get("date"), dt.date) and meta.get("date") != src.date.isoformat():
@@ -350,7 +359,7 @@ def _original(src: Foreign, key: str) -> Any:
     return raw if raw is not None else str(value)
 
 
-def _status(item: Planned, spec: TypeSpec, unstated: str) -> str:
+def _status(item: Planned, spec: TypeSpec, unstated: str, *, chosen: bool) -> str:
     src = item.foreign
     word = _word(src)
     if src.status is not None and src.status.unknown:
@@ -358,7 +367,9 @@ def _status(item: Planned, spec: TypeSpec, unstated: str) -> str:
         _keep_written_status(item)
         return spec.default_status
     if word is None:
-        item.review.setdefault("status", f"states no status; set to {unstated}")
+        item.unstated = True
+        if not chosen:  # the type's default, not a status a person asked for: a person should look
+            item.review.setdefault("status", f"states no status; set to {unstated}")
         return unstated
     mapped = _map_status(spec, word)
     _keep_written_status(item, mapped)

@@ -9,7 +9,9 @@ from typing import Any, TypedDict
 
 from docir.documents import frontmatter
 from docir.documents.model import Document
+from docir.documents.ownership import PREFIX
 from docir.services.adoption.planning import REVIEW_FIELD, Plan, Planned
+from docir.services.adoption.writing import Written
 from docir.services.indexing.session import Session
 from docir.services.lint import checks
 from docir.services.lint.registry import Parsed
@@ -49,15 +51,16 @@ class ReportJSON(TypedDict):
     dates: int
     review: dict[str, int]  # field -> how many records await review of it
     skipped: list[dict[str, str]]
+    exclude: dict[str, list[str]]  # {"taken_off": globs, "added": globs}: docs-schema.yaml's exclude list
     lint: LintJSON
     documents: list[DocumentJSON]
 
 
-def report(session: Session, plan: Plan, *, dry_run: bool, written: list[str] | None) -> ReportJSON:
+def report(session: Session, plan: Plan, *, dry_run: bool, written: Written | None) -> ReportJSON:
     docs = plan.documents
     links = Counter(kind for item in docs for kind, _ in item.edges)
     review = Counter(name for item in docs for name in item.review)
-    unstated = sum(1 for item in docs if not item.already and item.review.get("status", "").startswith("states no"))
+    unstated = sum(1 for item in docs if item.unstated)
     return {
         "dry_run": dry_run, "folder": str(plan.folder), "count": len(docs),
         "statuses": dict(Counter(_status(item) for item in docs).most_common()),
@@ -68,6 +71,8 @@ def report(session: Session, plan: Plan, *, dry_run: bool, written: list[str] | 
         "dates": sum(1 for item in docs if "date" in item.fields or item.foreign.has_date_in_meta()),
         "review": dict(review.most_common()),
         "skipped": [{"path": s.path, "reason": s.reason} for s in plan.skipped],
+        "exclude": ({"taken_off": written.included, "added": written.excluded} if written is not None else
+                    {"taken_off": [], "added": [s.path[len(PREFIX):] for s in plan.skipped if plan.inside_docs]}),
         "lint": _lint(session, plan, written),
         "documents": [_document(item) for item in docs],
     }
@@ -98,7 +103,7 @@ def _plain(value: Any) -> Any:
     return value.isoformat() if isinstance(value, dt.date) else value
 
 
-def _lint(session: Session, plan: Plan, written: list[str] | None) -> LintJSON:
+def _lint(session: Session, plan: Plan, written: Written | None) -> LintJSON:
     """Lint of the adopted records: of the files written, or, on a dry run, of the texts adopt would write."""
     if written is not None:
         found = checks.lint_store(session.store, paths=[item.target for item in plan.documents])[0].findings
