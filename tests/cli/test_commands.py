@@ -220,7 +220,8 @@ def test_write_commands_json_shapes(store: Path, cli) -> None:  # type: ignore[n
 
     init = cli("init", "--root", root, "--json")
     assert init.code == 0
-    assert core(init.json()) == {"root": str(store.resolve()), "created": []}
+    assert core(init.json()) == {"root": str(store.resolve()), "created": [], "exclude": [], "excluded": [],
+                                 "plain_markdown": []}
 
 
 def test_add_prints_id_and_path_and_indexes_at_once(store: Path, cli) -> None:  # type: ignore[no-untyped-def]
