@@ -31,8 +31,9 @@ def invalid_frontmatter(path: str, error: FrontmatterError) -> Iterator[Hit]:
 
 @rule("DOC002", "missing-frontmatter", "error", "The file has no frontmatter.",
       "Every Markdown file under docs/ is a document and must start with a '---' line, then YAML "
-      "fields (id, type, title, description, status), then '---'. Create documents with 'docir add' "
-      "or move non-documents out of docs/.",
+      "fields (id, type, title, description, status), then '---'. Create documents with 'docir add', "
+      "bring existing ones in with 'docir adopt PATH', and list files that are not documents (a README, "
+      "API pages) under exclude: in docs-schema.yaml, or move them out of docs/.",
       bad="# Use Postgres\n\nWe chose Postgres.",
       good="---\nid: adr-4c21693aac55\ntype: decision\ntitle: Use Postgres\n"
            "description: Postgres is the one database of the service, for its transactions.\n"
