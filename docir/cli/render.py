@@ -121,6 +121,8 @@ def skeleton_table(results: Sequence[Mapping[str, Any]], *, heading: str, call: 
         if item.get("via"):
             via = item["via"]
             extra.append(f"via {via['kind']} of {via['id']}")
+        if item.get("incoming"):
+            extra.append(f"incoming: {_links(item['incoming'])}")
         if item.get("store"):
             extra.append(f"store {item['store']}")
         if item.get("repo"):
@@ -138,6 +140,11 @@ def skeleton_table(results: Sequence[Mapping[str, Any]], *, heading: str, call: 
     console.print(table)
     first_ids = " ".join(r["id"] for r in results[:3])
     console.print(f"[dim]{len(results)} result(s); read bodies with: docir get {first_ids}[/dim]")
+
+
+def _links(links: Sequence[Mapping[str, str]]) -> str:
+    """Links as a line: 'superseded-by adr-... · dependency-of arch-...'."""
+    return " · ".join(f"{link['kind']} {link['id']}" for link in links)
 
 
 def _why(item: Mapping[str, Any]) -> str | None:
@@ -178,6 +185,9 @@ def documents(docs: Sequence[Mapping[str, Any]], call: Invocation | None = None)
         flags = " [yellow]archived[/yellow]" if doc.get("archived") else ""
         console.print(Rule(f"[bold]{doc['title']}[/bold]", align="left"))
         console.print(f"[cyan]{doc['id']}[/cyan] · {doc['type']} · {doc['status']}{flags} · [dim]{doc['path']}[/dim]")
+        for label, links in (("related", doc.get("related")), ("incoming", doc.get("incoming"))):
+            if links:
+                console.print(f"[dim]{label}: {_links(links)}[/dim]")
         if doc.get("section"):
             console.print(f"[dim]section: {doc['section']}[/dim]")
         console.print(f"[italic]{doc['description']}[/italic]\n")

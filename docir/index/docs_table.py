@@ -340,14 +340,21 @@ class DocsTable:
 
     def edges_to(self, doc_id: str, kinds: Iterable[str]) -> list[tuple[str, str]]:
         """Incoming (kind, source) edges of the given kinds."""
+        return self.edges_into([doc_id], kinds).get(doc_id, [])
+
+    def edges_into(self, doc_ids: Iterable[str], kinds: Iterable[str]) -> dict[str, list[tuple[str, str]]]:
+        """Incoming (kind, source) edges of the given kinds to each of `doc_ids`, by target, in the order
+        they were indexed: many documents' incoming links in one statement per chunk of ids."""
         kinds = list(kinds)
+        found: dict[str, list[tuple[str, str]]] = {}
         if not kinds:
-            return []
-        rows = self.conn.execute(
-            f"SELECT kind, src FROM relations WHERE dst = ? AND kind IN ({','.join('?' * len(kinds))}) ORDER BY rowid",
-            (doc_id, *kinds),
-        )
-        return [(r[0], r[1]) for r in rows]
+            return found
+        rows = in_chunks(self.conn, "SELECT dst, kind, src FROM relations"
+                                    " WHERE kind IN (SELECT value FROM json_each(?)) AND dst IN (...) ORDER BY rowid",
+                         dict.fromkeys(doc_ids), before=(json.dumps(kinds),))
+        for dst, kind, src in rows:
+            found.setdefault(dst, []).append((kind, src))
+        return found
 
 
 def _listing(r: sqlite3.Row) -> Listing:

@@ -218,6 +218,19 @@ class OrgPeer:
             {"seeds": list(seeds), "kinds": sorted(successor_kinds), "repos": list(repos)}).fetchall())
         return [OrgEdge(repo, source, kind, target) for repo, source, kind, target in rows]
 
+    def incoming(self, repos: Sequence[str], targets: Sequence[str], kinds: Iterable[str]) -> list[OrgEdge]:
+        """The links of these `kinds` that point at the `targets` (ids, of any store) from the unarchived
+        documents of `repos`: a local index keeps no link of an archived document either."""
+        if not targets or not repos:
+            return []
+        rows = self.run(lambda c: c.execute(
+            "SELECT l.repo, l.doc_id, l.kind, l.target FROM docir.links l "
+            "JOIN docir.documents d ON d.repo = l.repo AND d.id = l.doc_id "
+            "WHERE l.target = ANY(%(targets)s) AND l.kind = ANY(%(kinds)s) AND l.repo = ANY(%(repos)s) "
+            "AND NOT d.archived ORDER BY l.repo, l.doc_id, l.kind, l.target",
+            {"targets": list(targets), "kinds": sorted(kinds), "repos": list(repos)}).fetchall())
+        return [OrgEdge(repo, source, kind, target) for repo, source, kind, target in rows]
+
     def building_edges(self, sources: Sequence[tuple[str, str]], targets: Sequence[str]) -> list[tuple[str, str, str]]:
         """(repo, source id, target id) of the links from the `sources` (repo, id) to any of `targets` whose
         kind builds on its target under the source repository's own schema (`Schema.building_kinds`:

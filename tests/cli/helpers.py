@@ -38,7 +38,8 @@ PATHS = {
 SKELETON_KEYS = {"id", "type", "title", "description", "status", "tags", "related", "owner", "verified", "stale",
                  "path", "size"}
 SEARCH_KEYS = SKELETON_KEYS | {"score", "similarity", "fts_score"}
-GET_KEYS = SKELETON_KEYS | {"archived", "frontmatter", "body"}
+LISTED_KEYS = SKELETON_KEYS | {"incoming"}  # what query lists: the links that point at it too
+GET_KEYS = LISTED_KEYS | {"archived", "frontmatter", "body"}
 
 ONE_LINE_RE = re.compile(r"^docir: (error|warning): \S.*$")
 

@@ -21,9 +21,9 @@ from tests.cli.helpers import (
     D1,
     E1,
     GET_KEYS,
+    LISTED_KEYS,
     PATHS,
     SEARCH_KEYS,
-    SKELETON_KEYS,
     frontmatter_of,
     ids,
     one_line,
@@ -97,7 +97,7 @@ def test_query_json_shape(sample_store: Path, cli) -> None:  # type: ignore[no-u
     envelope(payload, {"results", "count"})
     assert payload["count"] == len(payload["results"]) == len(ACTIVE_IDS)
     for item in payload["results"]:
-        assert set(item) == SKELETON_KEYS
+        assert set(item) == LISTED_KEYS
     a1 = next(r for r in payload["results"] if r["id"] == A1)
     assert a1 == {
         "id": A1,
@@ -114,6 +114,7 @@ def test_query_json_shape(sample_store: Path, cli) -> None:  # type: ignore[no-u
         "path": PATHS[A1],
         "size": {"bytes": (sample_store / PATHS[A1]).stat().st_size,
                  "tokens": ((sample_store / PATHS[A1]).stat().st_size + 3) // 4},
+        "incoming": [{"kind": "relates-to", "id": C1}],
     }
     c2 = next(r for r in payload["results"] if r["id"] == C2)
     assert c2["owner"] is None and c2["verified"] is None and c2["stale"] is False
@@ -151,6 +152,7 @@ def test_get_json_shape(sample_store: Path, cli) -> None:  # type: ignore[no-unt
     (doc,) = payload["documents"]
     assert set(doc) == GET_KEYS
     assert doc["archived"] is False
+    assert doc["incoming"] == [{"kind": "relates-to", "id": C1}]
     text = (sample_store / PATHS[A1]).read_text(encoding="utf-8")
     assert doc["body"] == text[text.index("\n---\n", 4) + 5 :]
     assert doc["frontmatter"] == {

@@ -122,6 +122,15 @@ def test_search_and_query_include_the_organisation_store(cli: Any, org: Org) -> 
          ("acme/service", org.ids["hsm"])])
 
 
+def test_get_and_query_name_a_published_documents_incoming_links(cli: Any, org: Org) -> None:
+    """Its successor lives in another repository; the incoming link is named from its side."""
+    replaced = [{"kind": "superseded-by", "id": org.ids["hsm"]}]
+    got = cli("get", org.ids["signing"], org.ids["queues"], "--root", str(org.reader), "--json")
+    assert [doc["incoming"] for doc in got.json()["documents"]] == [replaced, []]
+    listed = {row["id"]: row["incoming"] for row in rows(cli("query", "--type", "decision", "--root", str(org.reader)))}
+    assert listed[org.ids["signing"]] == replaced and listed[org.ids["hsm"]] == listed[org.ids["queues"]] == []
+
+
 def test_a_removed_document_disappears_after_the_next_publish(cli: Any, org: Org) -> None:
     path = next((org.platform / "docs").rglob("*durable-queue*.md"))
     path.unlink()

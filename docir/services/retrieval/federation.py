@@ -29,6 +29,7 @@ from docir.services.retrieval.results import (
     ContextRow,
     Fetched,
     GetResult,
+    Linked,
     SearchHit,
     Skeleton,
 )
@@ -174,7 +175,7 @@ def _org_read(session: Session, peer: OrgPeer, read: Callable[[], T], empty: T) 
 
 
 # Every kind of row a federated read returns; each carries an optional `store`.
-Row = TypeVar("Row", Skeleton, SearchHit, ContextRow, Fetched)
+Row = TypeVar("Row", Skeleton, Linked, SearchHit, ContextRow, Fetched)
 
 
 def tag(rows: list[Row], label: str) -> list[Row]:
@@ -269,7 +270,7 @@ def get(session: Session, peers: list[AnyPeer], ids: list[str], section: str | N
 
 def query(
     session: Session, peers: list[AnyPeer], filters: Filters, *, stale: bool | None, include_inactive: bool, limit: int
-) -> list[Skeleton]:
+) -> list[Linked]:
     rows = reads.query(session, filters, stale=stale, include_inactive=include_inactive, limit=limit)
     if not peers:
         return rows

@@ -18,10 +18,11 @@ from docir.services.retrieval.results import (
     ExplainedHit,
     FullDocument,
     GetResult,
+    Linked,
     SearchHit,
     Skeleton,
 )
-from docir.services.retrieval.skeleton import is_stale, skeleton
+from docir.services.retrieval.skeleton import is_stale, linked, skeleton
 
 if TYPE_CHECKING:
     from docir.org.peer import OrgPeer
@@ -53,7 +54,7 @@ def skeleton_of(session: Session, item: OrgListing) -> Skeleton:
     return skeleton(item, session.schema, session.today)
 
 
-Row = TypeVar("Row", Skeleton, SearchHit, FullDocument, ContextHit, ExplainedHit)
+Row = TypeVar("Row", Skeleton, Linked, SearchHit, FullDocument, ContextHit, ExplainedHit)
 
 
 def named(row: Row, label: str, repo: str) -> Row:
@@ -75,35 +76,45 @@ def get(session: Session, peer: OrgPeer, result: GetResult, section: str | None)
             continue
         found[doc.listing.id] = doc
     still: list[str] = []
+    edges = incoming_edges(session, peer, readable(session, peer), list(found)) if found else {}
     for doc_id in result.missing:
         if doc_id not in found:
             still.append(doc_id)
             continue
         doc = found[doc_id]
-        store_reads.add_fetched(session, result, _full_document(session, doc, peer.label), doc.body, section)
+        full: FullDocument = {**linked(doc.listing, session.schema, session.today, edges.get(doc_id, ())),
+                              "archived": doc.listing.archived, "frontmatter": doc.frontmatter, "body": doc.body}
+        store_reads.add_fetched(session, result, named(full, peer.label, doc.listing.repo), doc.body, section)
     result.missing = still
 
 
-def _full_document(session: Session, doc: OrgDocument, label: str) -> FullDocument:
-    full: FullDocument = {**skeleton_of(session, doc.listing), "archived": doc.listing.archived,
-                          "frontmatter": doc.frontmatter, "body": doc.body}
-    return named(full, label, doc.listing.repo)
+def incoming_edges(session: Session, peer: OrgPeer, repos: list[str],
+                   ids: list[str]) -> dict[str, list[tuple[str, str]]]:
+    """The (kind, source id) links of this store's schema's kinds that point at each of `ids` from the
+    published documents of `repos`, by target: their incoming links, as a local index finds them."""
+    found: dict[str, list[tuple[str, str]]] = {}
+    for edge in peer.incoming(repos, ids, session.schema.relations):
+        found.setdefault(edge.target, []).append((edge.kind, edge.source))
+    return found
 
 
 def query(session: Session, peer: OrgPeer, filters: Filters, *, stale: bool | None, include_inactive: bool,
-          limit: int) -> list[Skeleton]:
+          limit: int) -> list[Linked]:
     """Published documents matching the structured filters, as reads.query finds local ones."""
     # Staleness is judged here, by this store's schema: without that filter the database cuts the list.
-    rows = peer.matching(readable(session, peer), filters, limit=limit if stale is None else None,
+    repos = readable(session, peer)
+    rows = peer.matching(repos, filters, limit=limit if stale is None else None,
                          include_inactive=include_inactive or bool(filters.statuses))
-    out: list[Skeleton] = []
+    kept: list[OrgListing] = []
     for item in rows:
         if stale is not None and is_stale(session.schema, item.type, item.verified, session.today) != stale:
             continue
-        out.append(named(skeleton_of(session, item), peer.label, item.repo))
-        if len(out) >= limit:
+        kept.append(item)
+        if len(kept) >= limit:
             break
-    return out
+    edges = incoming_edges(session, peer, repos, [item.id for item in kept])
+    return [named(linked(item, session.schema, session.today, edges.get(item.id, ())), peer.label, item.repo)
+            for item in kept]
 
 
 def search(session: Session, peer: OrgPeer, text: str, *, include_inactive: bool, limit: int) -> list[SearchHit]:

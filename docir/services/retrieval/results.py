@@ -138,8 +138,15 @@ class LinkedDoc(TypedDict):
 ContextRow = ContextHit | ReferenceHit | BriefHit | LinkedDoc
 
 
-class FullDocument(Skeleton):
-    """A skeleton plus what `get` adds."""
+class Linked(Skeleton):
+    """A skeleton with the links that point at it, each named from its side by the schema's inverse
+    name (`superseded-by`, `dependency-of`), what replaces it first: what `query` lists."""
+
+    incoming: list[Link]
+
+
+class FullDocument(Linked):
+    """A linked skeleton plus what `get` adds."""
 
     archived: bool
     frontmatter: dict[str, Any]
@@ -177,7 +184,7 @@ class GetJSON(TypedDict):
 
 
 class QueryJSON(TypedDict):
-    results: list[Skeleton]
+    results: list[Linked]
     count: int
 
 
@@ -217,7 +224,7 @@ class GetResult:
 
 
 class QueryResult(NamedTuple):
-    results: list[Skeleton]
+    results: list[Linked]
 
     def to_json(self) -> QueryJSON:
         return {"results": self.results, "count": len(self.results)}

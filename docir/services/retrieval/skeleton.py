@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from docir.index.records import DocRow, Listing
 from docir.schema import Schema
-from docir.services.retrieval.results import FullDocument, Size, Skeleton
+from docir.services.retrieval.results import FullDocument, Link, Linked, Size, Skeleton
 
 if TYPE_CHECKING:
     from docir.org.records import OrgListing
@@ -57,7 +58,24 @@ def cost(size_bytes: int, hidden: int = 0) -> Size:
     return size
 
 
-def full_document(row: DocRow, schema: Schema, today: dt.date) -> FullDocument:
-    """A skeleton plus what `get` adds: archived flag, the whole frontmatter and the body."""
-    return {**skeleton(row, schema, today), "archived": row.archived, "frontmatter": json.loads(row.meta_json),
+def incoming(schema: Schema, edges: Iterable[tuple[str, str]]) -> list[Link]:
+    """A document's incoming (kind, source id) edges as links named from its side: the kind's inverse in
+    the schema (`supersedes` arrives as `superseded-by`), or the kind itself where it names none. What
+    replaces it comes first, then the schema's order of kinds, each kind's sources by id (adr-621fe44c820a)."""
+    kinds = schema.relations
+    order = {name: (not kind.successor, n) for n, (name, kind) in enumerate(kinds.items())}
+    ranked = sorted(set(edges), key=lambda edge: (order.get(edge[0], (True, len(order))), edge[0], edge[1]))
+    return [{"kind": (kinds[kind].inverse if kind in kinds else None) or kind, "id": source}
+            for kind, source in ranked]
+
+
+def linked(item: Listing | DocRow | OrgListing, schema: Schema, today: dt.date,
+           edges: Iterable[tuple[str, str]]) -> Linked:
+    """The skeleton and the links that point at it (`edges`: its incoming (kind, source id) pairs)."""
+    return {**skeleton(item, schema, today), "incoming": incoming(schema, edges)}
+
+
+def full_document(row: DocRow, schema: Schema, today: dt.date, edges: Iterable[tuple[str, str]]) -> FullDocument:
+    """A linked skeleton plus what `get` adds: archived flag, the whole frontmatter and the body."""
+    return {**linked(row, schema, today, edges), "archived": row.archived, "frontmatter": json.loads(row.meta_json),
             "body": row.body}

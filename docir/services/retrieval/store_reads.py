@@ -6,17 +6,17 @@ from typing import TYPE_CHECKING
 
 from docir.documents.ids import check_ids
 from docir.errors import UsageError
-from docir.index.records import Filters
+from docir.index.records import Filters, Listing
 from docir.services.indexing.session import Session
 from docir.services.retrieval.results import (
     DocumentSection,
     FullDocument,
     GetResult,
+    Linked,
     ReferenceText,
     SearchHit,
-    Skeleton,
 )
-from docir.services.retrieval.skeleton import full_document, is_stale, skeleton
+from docir.services.retrieval.skeleton import full_document, is_stale, linked, skeleton
 from docir.services.retrieval.visibility import Visibility
 
 if TYPE_CHECKING:
@@ -42,7 +42,8 @@ def get(session: Session, ids: list[str], section: str | None = None) -> GetResu
             paths = ", ".join(row.path for _, row in rows)
             session.warnings.append(f"duplicate id {doc_id} in {paths}; showing {rows[0][1].path} (run 'docir lint')")
         row = rows[0][1]
-        add_fetched(session, result, full_document(row, session.schema, session.today), row.body, section)
+        edges = session.catalog.docs.edges_to(doc_id, session.schema.relations)
+        add_fetched(session, result, full_document(row, session.schema, session.today, edges), row.body, section)
     return result
 
 
@@ -95,21 +96,23 @@ def validate_filters(session: Session, filters: Filters) -> None:
 
 
 def query(session: Session, filters: Filters, *, stale: bool | None = None,
-          include_inactive: bool = False, limit: int = 50) -> list[Skeleton]:
-    """Skeletons matching structured filters, visible ones only unless widened."""
+          include_inactive: bool = False, limit: int = 50) -> list[Linked]:
+    """Skeletons matching structured filters, with the links that point at them; visible ones only unless
+    widened."""
     validate_filters(session, filters)
     # Asking for a status by name is asking to see it, closed or not; archived stays out.
     visibility = Visibility.from_schema(session.schema, include_inactive or bool(filters.statuses))
-    out: list[Skeleton] = []
+    found: list[Listing] = []
     for item in session.catalog.docs.listings(filters):
         if not visibility.allows(item.type, item.status, item.archived):
             continue
         if stale is not None and is_stale(session.schema, item.type, item.verified, session.today) != stale:
             continue
-        out.append(skeleton(item, session.schema, session.today))
-        if len(out) >= limit:
+        found.append(item)
+        if len(found) >= limit:
             break
-    return out
+    edges = session.catalog.docs.edges_into((item.id for item in found), session.schema.relations)
+    return [linked(item, session.schema, session.today, edges.get(item.id, ())) for item in found]
 
 
 def search(session: Session, text: str, *, include_inactive: bool = False, limit: int = 10) -> list[SearchHit]:
