@@ -126,6 +126,10 @@ def check(ran: Ran, root: Path) -> None:
         assert made["id"].startswith("adr-") and (root / made["path"]).is_file()
     elif verb == "agents":
         assert "docir:begin" in ran.out and "docir context" in ran.out
+    elif verb == "adopt":  # the report: records taken, what was left out, and a clean lint
+        report = ran.json()
+        assert report["count"] > 0 and report["lint"]["errors"] == 0 and report["skipped"]
+        assert report["dry_run"] == ("--dry-run" in words)
     else:
         pytest.fail(f"say in check() what `docir {verb}` shows: {ran.command}")
 
@@ -168,6 +172,8 @@ def test_using_it_in_a_new_repository(tmp_path: Path, monkeypatch: pytest.Monkey
     root.mkdir()
     assert run("git init -q -b main", root).code == 0
     for block in shell_blocks(ADOPT):
+        if "docir adopt" in block.text:
+            continue  # run in a repository that keeps decision records, below
         for command in commands(block.text):
             check(run(command, root), root)
     assert run("git log --format=%s", root).out.strip() == "Record where orders are stored"
@@ -177,6 +183,20 @@ def test_using_it_in_a_new_repository(tmp_path: Path, monkeypatch: pytest.Monkey
         if step.startswith("docir "):
             ran = run(step, root)
             assert ran.code == 0 and "::error" not in ran.out, ran.out + ran.err
+
+
+def test_adopting_the_decision_records_a_repository_keeps(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    git_identity(monkeypatch)
+    root = tmp_path / "repo"
+    (root / "docs").mkdir(parents=True)
+    assert run("git init -q -b main", root).code == 0
+    (block,) = [b for b in shell_blocks(ADOPT) if "docir adopt" in b.text]
+    folder = option(commands(block.text)[-1], "adopt")
+    assert folder is not None
+    shutil.copytree(REPO / "fixtures" / "adopt" / "formats" / "adr-tools", root / folder)
+    for command in commands(block.text):
+        check(run(command, root), root)
+    assert run("git add -A && git commit -q -m 'Adopt our ADRs'", root).code == 0  # the hook's lint passes
 
 
 def test_installs_come_from_docir_s_git_repository() -> None:

@@ -100,15 +100,21 @@ def parse_fields(values: list[str]) -> tuple[tuple[str, Any], ...]:
 
 
 def git_user(root: Path) -> str | None:
-    """Who is writing, as git knows them here: user.email, else user.name; None outside git or unset."""
-    for key in ("user.email", "user.name"):
+    """Who is writing, as git would record them here: the author's email (GIT_AUTHOR_EMAIL, else
+    user.email), else user.name; never an address git guesses; None outside git or when git knows no one."""
+    asks = (["-c", "user.useConfigOnly=true", "var", "GIT_AUTHOR_IDENT"], ["config", "--get", "user.email"],
+            ["config", "--get", "user.name"])
+    for ask in asks:
         try:
-            done = subprocess.run(["git", "config", "--get", key], cwd=root, capture_output=True, text=True,
-                                  timeout=10)
+            done = subprocess.run(["git", *ask], cwd=root, capture_output=True, text=True, timeout=10)
         except (OSError, subprocess.TimeoutExpired):
             return None
-        if done.returncode == 0 and done.stdout.strip():
-            return done.stdout.strip()
+        said = done.stdout.strip() if done.returncode == 0 else ""
+        if ask[-1] == "GIT_AUTHOR_IDENT":
+            ident = re.match(r"^.*?<([^>]+)>", said)
+            said = ident.group(1).strip() if ident else ""
+        if said:
+            return said
     return None
 
 
