@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from docir.cli import render
 from docir.cli.route import Declared
+from docir.documents.ids import is_valid_id
 from docir.errors import EXIT_FINDINGS, EXIT_OK
 from docir.invocation import Invocation
 from docir.services.retrieval import requests
@@ -17,8 +18,10 @@ def run(request: requests.GetRequest, result: GetResult, call: Invocation) -> in
             path = result.outside[doc_id]
             call.error(f"{doc_id} is outside this sparse checkout ({path}); "
                        f"'git sparse-checkout add {path.rpartition('/')[0]}' brings it in")
-        else:
+        elif is_valid_id(doc_id):
             call.error(f"no document with id {doc_id}; find ids with 'docir search' or 'docir query'")
+        else:  # a number reference ("ADR 21") that names no one document
+            call.error(f"no one document numbered {doc_id!r}; find ids with 'docir search' or 'docir query'")
     if call.wants_json():
         render.emit_json(result.to_json(), call)
     else:

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from docir.documents.ids import check_ids
+from docir.documents.ids import check_ids, is_valid_id
 from docir.errors import UsageError
 from docir.index.records import Filters, Listing
 from docir.services.indexing.session import Session
+from docir.services.retrieval import numbers
 from docir.services.retrieval.results import (
     DocumentSection,
     FullDocument,
@@ -26,9 +27,10 @@ REF_PREFIX = "ref-"  # reference chunk ids; the schema reserves the prefix
 
 
 def get(session: Session, ids: list[str], section: str | None = None) -> GetResult:
-    """Whole documents by id, in the order asked, any status, archived included."""
-    check_ids(ids)
+    """Whole documents by id (or by number, "ADR 21"), in the order asked, any status, archived included."""
     result = GetResult()
+    ids = _by_number(session, ids, result)
+    check_ids(ids)
     for doc_id in dict.fromkeys(ids):
         rows = session.catalog.docs.by_id(doc_id)
         if not rows:
@@ -47,6 +49,23 @@ def get(session: Session, ids: list[str], section: str | None = None) -> GetResu
     return result
 
 
+def _by_number(session: Session, refs: list[str], result: GetResult) -> list[str]:
+    """`refs` with each number reference ("ADR 21") replaced by the id of the one document it names; one that
+    names none, or several, is missing (with a warning naming the several)."""
+    ids: list[str] = []
+    for ref in refs:
+        found = None if is_valid_id(ref) else numbers.numbered(session, ref)
+        if found is None:
+            ids.append(ref)
+        elif len(found) == 1:
+            ids.append(found[0])
+        else:
+            if found:
+                session.warnings.append(f"{ref} names {len(found)} documents ({', '.join(found)}); pass one's id")
+            result.missing.append(ref)
+    return ids
+
+
 def add_fetched(session: Session, result: GetResult, doc: FullDocument, body: str, section: str | None) -> None:
     """`doc` joins `result`: whole, or only its `section` (named in `result.no_section`, with a warning
     listing its headings, when it has none by that name). Local and published documents alike."""
@@ -60,7 +79,7 @@ def add_fetched(session: Session, result: GetResult, doc: FullDocument, body: st
     if span is None:
         headings = ", ".join(f"'{h.text}'" for h in find_headings(body)) or "none"
         session.warnings.append(f"{doc['id']} has no section '{section}' (its headings: {headings})")
-        result.no_section.append(doc["id"])
+        result.no_section.append({"id": doc["id"], "section": section})
         return
     start, end, heading = span
     part = DocumentSection(**doc, section=heading.text)

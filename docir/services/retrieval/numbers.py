@@ -1,0 +1,40 @@
+"""A record named by its number ("ADR 21", "adr-0021", "#21"), as teams name decisions they adopted: the
+`number` field `docir adopt` keeps from the title or file name."""
+
+from __future__ import annotations
+
+import re
+
+from docir.services.indexing.session import Session
+
+NUMBER_REF_RE = re.compile(r"^\s*(?:([A-Za-z][A-Za-z ]{0,15}?)[\s#_.-]*)?#?0*(\d{1,6})\s*$")
+
+
+def numbered(session: Session, ref: str) -> list[str] | None:
+    """The ids of the documents `ref` names by number (of the type whose prefix or name it starts with, when it
+    does), or None when `ref` is not a number reference at all."""
+    match = NUMBER_REF_RE.match(ref)
+    if match is None:
+        return None
+    word, number = (match.group(1) or "").strip().lower(), int(match.group(2))
+    types = {name for name, spec in session.schema.types.items() if word in (spec.prefix, name)}
+    ids: list[str] = []
+    for _, doc_id, value in session.catalog.docs.with_field("number"):
+        if _as_int(value) == number and (not types or _type_of(doc_id, session) in types):
+            ids.append(doc_id)
+    return list(dict.fromkeys(ids))
+
+
+def _as_int(value: object) -> int | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, str) and value.strip().isdigit():
+        return int(value)
+    return None
+
+
+def _type_of(doc_id: str, session: Session) -> str | None:
+    prefix = doc_id.split("-", 1)[0]
+    return next((name for name, spec in session.schema.types.items() if spec.prefix == prefix), None)
