@@ -147,8 +147,8 @@ def test_get_json_shape(sample_store: Path, cli) -> None:  # type: ignore[no-unt
     assert result.code == 0, result.err
     assert result.err == ""
     payload = result.json()
-    envelope(payload, {"documents", "missing"})
-    assert payload["missing"] == []
+    envelope(payload, {"documents", "missing", "missing_sections"})
+    assert payload["missing"] == [] and payload["missing_sections"] == []
     (doc,) = payload["documents"]
     assert set(doc) == GET_KEYS
     assert doc["archived"] is False
@@ -185,8 +185,15 @@ def test_get_section_is_only_that_section(sample_store: Path, cli) -> None:  # t
     missing = cli("get", B1, "--section", "Nope", "--root", root)
     assert missing.code == 1
     assert missing.json()["documents"] == []
+    assert missing.json()["missing_sections"] == [{"id": B1, "section": "Nope"}]
     line = one_line(missing.err)
     assert "Nope" in line and "Overview" in line and "Expiry" in line
+    # Which id lacks it, in the JSON too: the documents that have it are returned all the same.
+    some = cli("get", A1, B1, "--section", "Expiry", "--root", root)
+    assert some.code == 1
+    assert [doc["id"] for doc in some.json()["documents"]] == [B1]
+    assert some.json()["missing_sections"] == [{"id": A1, "section": "Expiry"}]
+    assert some.json()["missing"] == []
 
 
 def test_write_commands_json_shapes(store: Path, cli) -> None:  # type: ignore[no-untyped-def]
@@ -407,7 +414,7 @@ def test_get_with_one_missing_id_prints_the_others_and_exits_1(sample_store: Pat
 def test_get_only_missing_ids_exits_1(sample_store: Path, cli) -> None:  # type: ignore[no-untyped-def]
     result = cli("get", "adr-999999999999", "--root", str(sample_store))
     assert result.code == 1
-    assert result.json() == {"documents": [], "missing": ["adr-999999999999"]}
+    assert result.json() == {"documents": [], "missing": ["adr-999999999999"], "missing_sections": []}
     one_line(result.err, "error")
 
 

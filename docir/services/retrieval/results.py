@@ -178,9 +178,17 @@ class Budget(TypedDict):
     used: int
 
 
+class MissingSection(TypedDict):
+    """`get --section`: a document found without that section (its id, and the heading as asked)."""
+
+    id: str
+    section: str
+
+
 class GetJSON(TypedDict):
     documents: list[Fetched]
     missing: list[str]
+    missing_sections: list[MissingSection]
 
 
 class QueryJSON(TypedDict):
@@ -216,11 +224,11 @@ class GetResult:
     def __init__(self) -> None:
         self.documents: list[Fetched] = []
         self.missing: list[str] = []  # ids with no document
-        self.no_section: list[str] = []  # ids whose document lacks the section
+        self.no_section: list[MissingSection] = []  # documents that lack the section asked for
         self.outside: dict[str, str] = {}  # missing ids git has outside a sparse checkout -> their paths
 
     def to_json(self) -> GetJSON:
-        return {"documents": self.documents, "missing": self.missing}
+        return {"documents": self.documents, "missing": self.missing, "missing_sections": self.no_section}
 
 
 class QueryResult(NamedTuple):
