@@ -178,6 +178,11 @@ def doc024(root: Path) -> tuple[str, int]:
     return "docs/shared", 1
 
 
+def doc025(root: Path) -> tuple[str, int]:
+    write(root, A, document(description="Overview; Motivation; Specification; Rationale"))
+    return A, 5
+
+
 def doc090(root: Path) -> tuple[str, int]:
     write(root, A, document(body=BODY + "\n<!-- docir: ignore[DOC014] -->\n"))
     return A, 15
