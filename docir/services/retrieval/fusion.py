@@ -39,6 +39,12 @@ RELATEDNESS_RAMP = (0.1, 0.3)
 CONFIDENCE_RAMP = (0.1, 0.6)
 CONFIDENT_CUT = 0.5
 TERMS_WEIGHT = 1.0  # exact terms: ranked by their words; their vector only weighs them
+# What `context` returns is what the need matched: by its words (any lexical candidate), or by a
+# meaning that stands out of the store's background, a best cosine more than BACKGROUND_SD standard
+# deviations above the mean of the other documents' best cosines for the query. Below that line a
+# document is to the query what any document of the store is, and fusion gave it nothing: a store of
+# six documents returned all six, those the task was not about with score 0 (adr-0daadecdbef2).
+BACKGROUND_SD = 1.0
 # `score` in search output is rank-derived (rank_score): only the order means anything. In context
 # output it is the fused sum of z-scores, comparable within one result list only (adr-78d1238b4ae2).
 RANK_K = 10
@@ -53,6 +59,16 @@ def zscores(raw: Sequence[float]) -> list[float]:
     if sd == 0:
         return [0.0 for _ in raw]
     return [max(0.0, (x - mean) / sd) for x in raw]
+
+
+def background_line(total: float, squares: float, count: int) -> float:
+    """The cosine that stands out of a background of `count` cosines (given by their sum and their sum of
+    squares): BACKGROUND_SD standard deviations above their mean. -inf below two, which have no spread to
+    measure: there every cosine counts, as a lone match is one unit of evidence in zscores."""
+    if count < 2:
+        return -math.inf
+    mean = total / count
+    return mean + BACKGROUND_SD * math.sqrt(max(0.0, squares / count - mean * mean))
 
 
 def lexical_part(weight: float, coverage: float, z: float) -> float:

@@ -9,7 +9,9 @@
    and the fused score is their sum (adr-78d1238b4ae2). `similarity` is the winning raw
    cosine, the one number with absolute meaning. `matched_section` is the section of the side
    that contributed more: the best-matching section lexically, or the winning section vector.
-4. One visibility predicate filters every ranking and the expansion.
+4. One visibility predicate filters every ranking and the expansion. What the need matched
+   neither by its words nor by a meaning that stands out of the store's background is not
+   returned (adr-0daadecdbef2).
 5. Expansion follows outgoing edges and incoming successor edges, successors
    first, so a decision's replacement comes along with it.
 6. Lending (retrieval/lending.py): a candidate that the best candidates build on (depends-on,
@@ -71,10 +73,16 @@ class Candidate:
     ref_coverage: float = 1.0
     vector: Standing | None = None
     ordinal: int | None = None  # winning chunk of a document; -1 = its document vector
+    stands_out: bool = False  # its cosine is above the store's background (fusion.background_line)
 
     @property
     def similarity(self) -> float | None:
         return None if self.vector is None else self.vector.raw
+
+    @property
+    def matched(self) -> bool:
+        """Found by the form's words, or by a meaning that stands out of the store's background."""
+        return self.lexical is not None or self.ref_lexical is not None or self.stands_out
 
     @property
     def lexical_part(self) -> float:
@@ -132,12 +140,18 @@ class Fused:
         """The form that contributed most: its winning section is the one shown."""
         return self.forms[max(self.forms, key=self.part)]
 
+    @property
+    def matched(self) -> bool:
+        """A form that counts (the task, or a sketch or terms with some weight) matched it."""
+        return any(found.matched and self.weight(form) > 0 for form, found in self.forms.items())
+
 
 @dataclass
 class _Vectors:
     docs: VectorSet
     refs: VectorSet | None
     _rows_of: dict[int, list[int]] | None = None
+    _doc_of_row: np.ndarray | None = None  # each matrix row's document rowid, as an array
 
     def rows_of(self, rowid: int) -> list[int]:
         """Matrix rows of one document (its document vector and sections), indexed once per matrix."""
@@ -146,6 +160,18 @@ class _Vectors:
             for position, doc in enumerate(self.docs.rowids):
                 self._rows_of[doc].append(position)
         return self._rows_of.get(rowid, [])
+
+    def background(self, sims: np.ndarray) -> tuple[float, float, int]:
+        """The store's background for one query (`sims`, a cosine per matrix row): the sum, the sum of
+        squares and the count of every document's best cosine, what fusion.background_line reads."""
+        if self._doc_of_row is None:
+            self._doc_of_row = np.fromiter(self.docs.rowids, dtype=np.int64, count=len(self.docs.rowids))
+        if not len(sims):
+            return 0.0, 0.0, 0
+        best = np.full(int(self._doc_of_row.max()) + 1, -np.inf, dtype=np.float64)
+        np.maximum.at(best, self._doc_of_row, sims)
+        best = best[np.isfinite(best)]
+        return float(best.sum()), float(np.square(best).sum()), len(best)
 
 
 def context(session: Session, queries: Sequence[Need | str], source: QuerySource, *, limit: int = 8,
@@ -185,8 +211,11 @@ def context(session: Session, queries: Sequence[Need | str], source: QuerySource
             by_form[form] = fuse(docs, references, vector)
         gates = form_gates(by_form, {form: vector for (at, form), vector in query_vectors.items() if at == index})
         combined = combine(by_form, gates)
-        # The single-side modes measure one ranking each (benchmarks/quality); lending is fusion's.
-        per_need.append(with_loans(combined, lending.local_edges(session)) if mode == "fused" else combined)
+        # The single-side modes measure one ranking each (benchmarks/quality); what matched and what
+        # lends are fusion's. A document that matched nothing is neither returned nor lends (adr-0daadecdbef2).
+        if mode == "fused":
+            combined = with_loans([c for c in combined if c.matched], lending.local_edges(session))
+        per_need.append(combined)
     ordered = pool_needs(per_need, limit)
     # Full listings only for what is shown: candidates needed no more than their visibility.
     listings = session.catalog.docs.listings_by_rowid(c.key[1] for c in ordered if c.key[0] == "doc")
@@ -294,6 +323,7 @@ def _vector_ranking(session: Session, vectors: _Vectors, query: np.ndarray, visi
     """Visible documents by their best cosine (document or section vector), with reference chunks on the same scale."""
     found: list[tuple[Candidate, float]] = []
     sims = cosine(vectors.docs.matrix, query)
+    total, squares, count = vectors.background(sims)
     best: dict[int, tuple[float, int]] = {}  # each document's best candidate, kept before fusion
     for index in np.argsort(-sims)[: CANDIDATES * 8]:
         rowid = vectors.docs.rowids[index]
@@ -315,6 +345,10 @@ def _vector_ranking(session: Session, vectors: _Vectors, query: np.ndarray, visi
     zs = fusion.zscores([sim for _, sim in found])
     for rank, ((cand, sim), z) in enumerate(zip(found, zs, strict=True), start=1):
         cand.vector = Standing(rank, sim, z)
+        # A document stands out of the others (its own cosine is no part of its background); a reference
+        # chunk, of the store's documents.
+        others = (total - sim, squares - sim * sim, count - 1) if cand.ref is None else (total, squares, count)
+        cand.stands_out = sim > fusion.background_line(*others)
     return [cand for cand, _ in found]
 
 
