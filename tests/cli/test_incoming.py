@@ -3,6 +3,7 @@ names (superseded-by, dependency-of, ...): in their JSON, on a terminal, and fro
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
@@ -70,8 +71,11 @@ def test_a_peer_stores_rows_carry_its_own_incoming_links(sample_store: Path, sto
 
 
 def test_a_terminal_shows_links_both_ways(sample_store: Path, cli, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
-    monkeypatch.setattr("docir.invocation.Invocation.wants_json", lambda call: call.json)  # as on a terminal
-    monkeypatch.setenv("COLUMNS", "200")
+    # A terminal that takes no colours, as wide as the longest line.
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: True)
+    for name, value in (("TERM", "dumb"), ("COLUMNS", "200"), ("LINES", "50")):
+        monkeypatch.setenv(name, value)
+    monkeypatch.delenv("FORCE_COLOR", raising=False)
     got = cli("get", A0, A1, "--root", str(sample_store))
     assert got.code == 0, got.err
     lines = [line.strip() for line in got.out.splitlines()]
