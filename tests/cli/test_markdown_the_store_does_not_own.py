@@ -236,3 +236,13 @@ def test_init_names_plain_files_one_by_one_in_a_folder_docir_writes_into(tmp_pat
     assert added.code == 0, added.err
     listed = ids(cli("query", "--root", str(root), "--json").json())
     assert sorted(listed) == sorted([added.json()["id"], "adr-0000000000cc"])
+
+
+def test_add_refuses_a_path_the_store_does_not_own(cli, store: Path) -> None:  # type: ignore[no-untyped-def]
+    schema = store / "docs-schema.yaml"
+    schema.write_text(schema.read_text(encoding="utf-8").replace("exclude: []", "exclude: [api/**]"),
+                      encoding="utf-8")
+    result = cli("add", "decision", "--title", "Use REST", "--description", "The public API is REST over HTTPS.",
+                 "--owner", "@api", "--path", "docs/api/use-rest.md", "--root", str(store))
+    assert result.code == 2 and "exclude:" in result.err and "Traceback" not in result.err
+    assert not (store / "docs" / "api" / "use-rest.md").exists()

@@ -20,13 +20,14 @@ from docir.documents import frontmatter, globs, line_endings, sections
 from docir.documents.files import atomic_write, read_text
 from docir.documents.ids import check_ids, new_id
 from docir.documents.model import EMBEDDED_FIELDS
+from docir.documents.ownership import Ownership
 from docir.errors import InputError, NotFound, StorageError, UsageError, refusal
 from docir.index.records import DocRow, FileState
 from docir.schema import TypeSpec
 from docir.services.indexing import sync
 from docir.services.indexing.convert import is_archived_path
 from docir.services.indexing.session import Session
-from docir.store import ARCHIVE_DIR, DOCS_DIR
+from docir.store import ARCHIVE_DIR, DOCS_DIR, SCHEMA_FILE
 
 # The status a document takes when an active one replaces it through a successor edge (supersedes), where
 # its type has it among its inactive statuses (adr-8f1dd17f77a9).
@@ -414,7 +415,11 @@ def _new_path(session: Session, spec: TypeSpec, title: str, path: str | None) ->
             raise UsageError(f"--path {path} must end in .md")
         if candidate.exists():
             raise UsageError(f"--path {path} already exists; docir never overwrites a file")
-        return f"{DOCS_DIR}/{inside.as_posix()}"
+        relpath = f"{DOCS_DIR}/{inside.as_posix()}"
+        if not Ownership(session.schema.exclude).owns(relpath):  # a document no command would ever see
+            raise UsageError(f"--path {path} is left out of the store by exclude: in {SCHEMA_FILE}; choose "
+                             "another --path, or take it off that list")
+        return relpath
     slug = title_slug(title) or spec.prefix
     folder = f"{DOCS_DIR}/{spec.folder}".rstrip("/")
     relpath = f"{folder}/{slug}.md"
