@@ -47,7 +47,7 @@ def test_malformed_yaml_frontmatter_is_skipped_with_one_warning(sample_store: Pa
     bad.write_text(MALFORMED, encoding="utf-8")
     before = bad.read_bytes()
 
-    result = docir(sample_store, "query")
+    result = docir(sample_store, "query", "--json")
 
     assert_others_answer(result)
     line = one_line(result.err, "warning")
@@ -77,7 +77,7 @@ def test_malformed_yaml_warning_names_the_offending_line(sample_store: Path, yam
     text = f"---\nid: adr-0000000000f1\ntype: decision\n{yaml_lines}\n---\nbody\n"
     bad.write_text(text, encoding="utf-8")
 
-    result = docir(sample_store, "query")
+    result = docir(sample_store, "query", "--json")
 
     assert_others_answer(result)
     line = one_line(result.err, "warning")
@@ -95,7 +95,7 @@ def test_file_without_frontmatter_is_skipped_with_one_warning(sample_store: Path
     plain.write_text("# Just notes\n\nNo frontmatter here.\n", encoding="utf-8")
     before = plain.read_bytes()
 
-    result = docir(sample_store, "query")
+    result = docir(sample_store, "query", "--json")
 
     assert_others_answer(result)
     line = one_line(result.err, "warning")
@@ -108,7 +108,7 @@ def test_duplicate_id_get_returns_one_and_warns_once_naming_both_paths(sample_st
     copy = sample_store / "docs" / "copy-of-guide.md"
     copy.write_bytes((sample_store / PATHS[D1]).read_bytes())
 
-    result = docir(sample_store, "get", D1)
+    result = docir(sample_store, "get", D1, "--json")
 
     assert result.code == 0, result.err
     payload = parse_json(result.out)
@@ -124,7 +124,7 @@ def test_binary_file_is_skipped_with_one_warning(sample_store: Path) -> None:
     binary.write_bytes(b"---\nid: adr-0000000000f2\n\x00\x01\x02\xff binary\x00 data\n")
     before = binary.read_bytes()
 
-    result = docir(sample_store, "query")
+    result = docir(sample_store, "query", "--json")
 
     assert_others_answer(result)
     line = one_line(result.err, "warning")
@@ -137,7 +137,7 @@ def test_non_utf8_file_is_skipped_with_one_warning(sample_store: Path) -> None:
     latin.write_bytes("---\nid: adr-0000000000f3\ntype: decision\ntitle: Caf\xe9 cr\xe8me\n---\n".encode("latin-1"))
     before = latin.read_bytes()
 
-    result = docir(sample_store, "query")
+    result = docir(sample_store, "query", "--json")
 
     assert_others_answer(result)
     line = one_line(result.err, "warning")
@@ -167,7 +167,7 @@ def test_huge_file_is_skipped_unread_with_one_warning(sample_store: Path, cli,  
     monkeypatch.setattr(io, "open", io_open)
     monkeypatch.setattr("builtins.open", io_open)
     monkeypatch.setattr(os, "open", os_open)
-    result = cli("query", "--root", str(sample_store))
+    result = cli("query", "--root", str(sample_store), "--json")
     monkeypatch.undo()
 
     assert_others_answer(result)
@@ -180,12 +180,12 @@ def test_huge_file_is_skipped_unread_with_one_warning(sample_store: Path, cli,  
 
 def test_search_still_finds_others_next_to_unreadable_files(sample_store: Path) -> None:
     (sample_store / "docs" / "bad.md").write_text(MALFORMED, encoding="utf-8")
-    first = docir(sample_store, "search", "sessions")
+    first = docir(sample_store, "search", "sessions", "--json")
     assert first.code == 0, first.err
     assert set(ids(parse_json(first.out))) == {A1, B1}
     one_line(first.err, "warning")
     # Known bad files are remembered, so a second command answers the same way.
-    second = docir(sample_store, "search", "sessions")
+    second = docir(sample_store, "search", "sessions", "--json")
     assert second.code == 0 and "Traceback" not in second.err
     assert set(ids(parse_json(second.out))) == {A1, B1}
 
@@ -214,7 +214,7 @@ def test_frontmatter_that_parses_but_cannot_be_built_is_skipped(sample_store: Pa
         result = docir(sample_store, *args)
         assert result.code == 0, f"{args}: exit {result.code}: {result.err}"
         assert "Traceback" not in result.err and "internal error" not in result.err, result.err
-    first = docir(sample_store, "query")  # the file is known by now; the listing is what matters
+    first = docir(sample_store, "query", "--json")  # the file is known by now; the listing is what matters
     assert ids(parse_json(first.out)) == ACTIVE_IDS
     assert odd.read_bytes() == before
 
@@ -223,7 +223,7 @@ def test_frontmatter_first_read_warns_once_for_a_typo_date(sample_store: Path) -
     (sample_store / "docs" / "odd.md").write_text(
         "---\nid: adr-0000000000f5\ntype: decision\ntitle: Odd\ndescription: A typo in the date.\n"
         "status: proposed\nverified: 2026-02-30\n---\n", encoding="utf-8")
-    result = docir(sample_store, "query")
+    result = docir(sample_store, "query", "--json")
     assert_others_answer(result)
     line = one_line(result.err, "warning")
     assert "docs/odd.md" in line
@@ -293,7 +293,7 @@ def test_update_unknown_status_leaves_the_file_byte_identical(sample_store: Path
     assert path.read_bytes() == before
     assert path.stat().st_mtime_ns == mtime
     # and the index still has the old status
-    got = parse_json(docir(sample_store, "get", A1).out)
+    got = parse_json(docir(sample_store, "get", A1, "--json").out)
     assert got["documents"][0]["status"] == "accepted"
 
 
@@ -338,7 +338,8 @@ ODD_QUERIES = ['"', "*", "NEAR(", "AND", "-x", "col:x", "title:foo OR", 'a"b', "
 @pytest.mark.parametrize("text", ODD_QUERIES)
 def test_search_accepts_any_text(sample_store: Path, text: str) -> None:
     # `--` ends the options, so a text that starts with '-' is text (as with grep and ripgrep).
-    result = docir(sample_store, "search", "--", text) if text.startswith("-") else docir(sample_store, "search", text)
+    result = (docir(sample_store, "search", "--json", "--", text) if text.startswith("-")
+              else docir(sample_store, "search", text, "--json"))
     assert result.code == 0, result.err
     assert result.err == ""
     payload = parse_json(result.out)
@@ -354,7 +355,7 @@ def test_search_accepts_any_text(sample_store: Path, text: str) -> None:
      "sessions -", "^sessions", "{sessions}", "sessions:"],
 )
 def test_search_finds_a_word_wrapped_in_query_syntax(sample_store: Path, text: str) -> None:
-    result = docir(sample_store, "search", "--", text)
+    result = docir(sample_store, "search", "--json", "--", text)
     assert result.code == 0, result.err
     assert result.err == ""
     assert set(ids(parse_json(result.out))) == {A1, B1}
@@ -366,7 +367,7 @@ def test_search_for_an_option_name_is_text_after_double_dash(store: Path, cli, t
     doc_id = add_doc(cli, store, "guide", "Command flags", "Which flag marks a review, and how to pass it.",
                      "--body", f"Pass {text} to the command.")
 
-    result = docir(store, "search", "--", text)
+    result = docir(store, "search", "--json", "--", text)
 
     assert result.code == 0, result.err
     assert result.err == ""
@@ -379,8 +380,8 @@ def test_search_for_an_option_name_is_text_after_double_dash(store: Path, cli, t
 
 
 def baseline(root: Path) -> tuple[list[str], list[str]]:
-    search = docir(root, "search", "sessions")
-    query = docir(root, "query")
+    search = docir(root, "search", "sessions", "--json")
+    query = docir(root, "query", "--json")
     assert search.code == 0 and query.code == 0
     return ids(parse_json(search.out)), ids(parse_json(query.out))
 
@@ -397,7 +398,7 @@ def test_deleted_index_is_rebuilt_by_the_next_search(sample_store: Path) -> None
     index.unlink()
     remove_wal(index)
 
-    result = docir(sample_store, "search", "sessions")
+    result = docir(sample_store, "search", "sessions", "--json")
 
     assert result.code == 0, result.err
     assert result.err == ""  # a missing index is normal, not worth a warning
@@ -415,7 +416,7 @@ def test_truncated_index_is_rebuilt(sample_store: Path) -> None:
     with open(index, "r+b") as handle:
         handle.truncate(size // 2)
 
-    result = docir(sample_store, "search", "sessions")
+    result = docir(sample_store, "search", "sessions", "--json")
 
     assert result.code == 0, result.err
     assert "Traceback" not in result.err
@@ -434,7 +435,7 @@ def test_text_file_in_place_of_the_index_is_rebuilt(sample_store: Path) -> None:
     remove_wal(index)
     index.write_text("hello\n", encoding="utf-8")
 
-    result = docir(sample_store, "query")
+    result = docir(sample_store, "query", "--json")
 
     assert result.code == 0, result.err
     if result.err:
@@ -454,7 +455,7 @@ def test_foreign_sqlite_database_in_place_of_the_index_is_rebuilt(sample_store: 
         conn.execute("INSERT INTO foo VALUES (42)")
     conn.close()
 
-    result = docir(sample_store, "search", "sessions")
+    result = docir(sample_store, "search", "sessions", "--json")
 
     assert result.code == 0, result.err
     if result.err:
@@ -470,7 +471,7 @@ def test_index_with_a_dropped_table_is_rebuilt(sample_store: Path) -> None:
         conn.execute("DROP TABLE documents_fts")
     conn.close()
 
-    result = docir(sample_store, "search", "sessions")
+    result = docir(sample_store, "search", "sessions", "--json")
 
     assert result.code == 0, result.err
     if result.err:

@@ -91,7 +91,7 @@ def envelope(payload: dict[str, object], keys: set[str]) -> None:
 
 
 def test_query_json_shape(sample_store: Path, cli) -> None:  # type: ignore[no-untyped-def]
-    result = cli("query", "--root", str(sample_store))
+    result = cli("query", "--root", str(sample_store), "--json")
     assert result.code == 0, result.err
     payload = result.json()
     envelope(payload, {"results", "count"})
@@ -121,7 +121,7 @@ def test_query_json_shape(sample_store: Path, cli) -> None:  # type: ignore[no-u
 
 
 def test_search_json_shape(sample_store: Path, cli) -> None:  # type: ignore[no-untyped-def]
-    result = cli("search", "sessions", "--root", str(sample_store))
+    result = cli("search", "sessions", "--root", str(sample_store), "--json")
     assert result.code == 0, result.err
     payload = result.json()
     envelope(payload, {"query", "results", "count"})
@@ -143,7 +143,7 @@ def test_search_json_shape(sample_store: Path, cli) -> None:  # type: ignore[no-
 
 
 def test_get_json_shape(sample_store: Path, cli) -> None:  # type: ignore[no-untyped-def]
-    result = cli("get", A1, "--root", str(sample_store))
+    result = cli("get", A1, "--root", str(sample_store), "--json")
     assert result.code == 0, result.err
     assert result.err == ""
     payload = result.json()
@@ -166,7 +166,7 @@ def test_get_json_shape(sample_store: Path, cli) -> None:  # type: ignore[no-unt
 
 
 def test_get_section_json_shape(sample_store: Path, cli) -> None:  # type: ignore[no-untyped-def]
-    result = cli("get", B1, "--section", "Expiry", "--root", str(sample_store))
+    result = cli("get", B1, "--section", "Expiry", "--root", str(sample_store), "--json")
     assert result.code == 0, result.err
     (doc,) = result.json()["documents"]
     assert set(doc) == GET_KEYS | {"section"}
@@ -176,20 +176,21 @@ def test_get_section_json_shape(sample_store: Path, cli) -> None:  # type: ignor
 
 def test_get_section_is_only_that_section(sample_store: Path, cli) -> None:  # type: ignore[no-untyped-def]
     root = str(sample_store)
-    middle = cli("get", A1, "--section", "Decision", "--root", root).json()["documents"][0]
+    middle = cli("get", A1, "--section", "Decision", "--root", root, "--json").json()["documents"][0]
     assert middle["body"].rstrip("\n") == ("## Decision\n\n"
                                           "Store session rows in the `sessions` table with an expiry column.")
     assert "Context" not in middle["body"] and "Consequences" not in middle["body"]
     # headings match case-insensitively, with or without the '##'
-    assert cli("get", B1, "--section", "## expiry", "--root", root).json()["documents"][0]["section"] == "Expiry"
-    missing = cli("get", B1, "--section", "Nope", "--root", root)
+    assert cli("get", B1, "--section", "## expiry", "--root", root,
+               "--json").json()["documents"][0]["section"] == "Expiry"
+    missing = cli("get", B1, "--section", "Nope", "--root", root, "--json")
     assert missing.code == 1
     assert missing.json()["documents"] == []
     assert missing.json()["missing_sections"] == [{"id": B1, "section": "Nope"}]
     line = one_line(missing.err)
     assert "Nope" in line and "Overview" in line and "Expiry" in line
     # Which id lacks it, in the JSON too: the documents that have it are returned all the same.
-    some = cli("get", A1, B1, "--section", "Expiry", "--root", root)
+    some = cli("get", A1, B1, "--section", "Expiry", "--root", root, "--json")
     assert some.code == 1
     assert [doc["id"] for doc in some.json()["documents"]] == [B1]
     assert some.json()["missing_sections"] == [{"id": A1, "section": "Expiry"}]
@@ -245,7 +246,7 @@ def test_add_prints_id_and_path_and_indexes_at_once(store: Path, cli) -> None:  
     assert meta["tags"] == ["billing", "export"]
     assert meta["verified"] == today()
     assert text.endswith("---\n\n## Symptom\n\nIt fails.\n")
-    found = cli("search", "flaky", "--root", str(store)).json()
+    found = cli("search", "flaky", "--root", str(store), "--json").json()
     assert ids(found) == [doc_id]
 
 
@@ -266,21 +267,23 @@ def test_add_names_a_long_title_s_file_by_whole_words(store: Path, cli) -> None:
 
 def test_query_hides_inactive_and_archived_by_default(sample_store: Path, cli) -> None:  # type: ignore[no-untyped-def]
     root = str(sample_store)
-    assert ids(cli("query", "--root", root).json()) == ACTIVE_IDS
-    assert ids(cli("query", "--include-inactive", "--root", root).json()) == ALL_VISIBLE_IDS
-    assert ids(cli("query", "--include-resolved", "--root", root).json()) == ALL_VISIBLE_IDS
+    assert ids(cli("query", "--root", root, "--json").json()) == ACTIVE_IDS
+    assert ids(cli("query", "--include-inactive", "--root", root, "--json").json()) == ALL_VISIBLE_IDS
+    assert ids(cli("query", "--include-resolved", "--root", root, "--json").json()) == ALL_VISIBLE_IDS
 
 
 def test_search_hides_inactive_and_archived_by_default(sample_store: Path, cli) -> None:  # type: ignore[no-untyped-def]
     root = str(sample_store)
-    assert set(ids(cli("search", "sessions", "--root", root).json())) == {A1, B1}
-    assert set(ids(cli("search", "sessions", "--include-inactive", "--root", root).json())) == {A0, A1, B1, C1}
-    assert set(ids(cli("search", "sessions", "--include-resolved", "--root", root).json())) == {A0, A1, B1, C1}
+    assert set(ids(cli("search", "sessions", "--root", root, "--json").json())) == {A1, B1}
+    assert set(ids(cli("search", "sessions", "--include-inactive", "--root", root,
+                       "--json").json())) == {A0, A1, B1, C1}
+    assert set(ids(cli("search", "sessions", "--include-resolved", "--root", root,
+                       "--json").json())) == {A0, A1, B1, C1}
     # the superseded and the resolved document are found by their own words only when widened
-    assert ids(cli("search", "dictionary", "--root", root).json()) == []
-    assert A0 in ids(cli("search", "dictionary", "--include-inactive", "--root", root).json())
-    assert ids(cli("search", "page", "--root", root).json()) == []
-    assert C1 in ids(cli("search", "page", "--include-resolved", "--root", root).json())
+    assert ids(cli("search", "dictionary", "--root", root, "--json").json()) == []
+    assert A0 in ids(cli("search", "dictionary", "--include-inactive", "--root", root, "--json").json())
+    assert ids(cli("search", "page", "--root", root, "--json").json()) == []
+    assert C1 in ids(cli("search", "page", "--include-resolved", "--root", root, "--json").json())
 
 
 def test_archived_is_never_listed_but_get_returns_it(sample_store: Path, cli) -> None:  # type: ignore[no-untyped-def]
@@ -288,10 +291,10 @@ def test_archived_is_never_listed_but_get_returns_it(sample_store: Path, cli) ->
     for args in (("query",), ("query", "--include-inactive"), ("query", "--type", "decision", "--include-inactive"),
                  ("query", "--tag", "sessions", "--include-inactive"), ("search", "cookies"),
                  ("search", "signed cookies", "--include-inactive"), ("search", "sessions", "--include-resolved")):
-        result = cli(*args, "--root", root)
+        result = cli(*args, "--root", root, "--json")
         assert result.code == 0, result.err
         assert E1 not in ids(result.json()), args
-    got = cli("get", E1, "--root", root)
+    got = cli("get", E1, "--root", root, "--json")
     assert got.code == 0, got.err
     (doc,) = got.json()["documents"]
     assert doc["archived"] is True
@@ -307,12 +310,12 @@ def test_stale_is_true_for_the_old_document_only(sample_store: Path, cli) -> Non
     # Make every other document fresh today, so the test does not age with the fixture's dates.
     for doc_id in (B1, A1, A0, D1, C1, C2):
         assert cli("update", doc_id, "--verified", "--root", root).code == 0
-    listing = cli("query", "--include-inactive", "--root", root).json()["results"]
+    listing = cli("query", "--include-inactive", "--root", root, "--json").json()["results"]
     assert {r["id"]: r["stale"] for r in listing} == {i: i == B2 for i in ALL_VISIBLE_IDS}
     b2 = next(r for r in listing if r["id"] == B2)
     assert b2["verified"] == "2020-01-01"
-    assert cli("get", B2, "--root", root).json()["documents"][0]["stale"] is True
-    found = cli("search", "invoices", "--root", root).json()["results"]
+    assert cli("get", B2, "--root", root, "--json").json()["documents"][0]["stale"] is True
+    found = cli("search", "invoices", "--root", root, "--json").json()["results"]
     assert next(r for r in found if r["id"] == B2)["stale"] is True
 
 
@@ -333,13 +336,13 @@ def test_stale_follows_max_age_days_and_required_verified(store: Path, cli) -> N
     (store / "docs" / "e.md").write_text(
         "---\nid: issue-00000000aa05\ntype: issue\ntitle: e\ndescription: An issue has no max age at all.\n"
         "status: open\nverified: 1990-01-01\n---\n", encoding="utf-8")
-    listing = cli("query", "--root", root).json()["results"]
+    listing = cli("query", "--root", root, "--json").json()["results"]
     assert {r["id"]: r["stale"] for r in listing} == {
         "arch-00000000aa01": False, "arch-00000000aa02": True, "arch-00000000aa03": True,
         "arch-00000000aa04": False, "issue-00000000aa05": False,
     }
     fresh = add_doc(cli, store, "decision", "Fresh", "Added today, so it cannot be stale.")
-    assert cli("get", fresh, "--root", root).json()["documents"][0]["stale"] is False
+    assert cli("get", fresh, "--root", root, "--json").json()["documents"][0]["stale"] is False
 
 
 # --- query filters ----------------------------------------------------------------------------------------------
@@ -351,7 +354,7 @@ def test_query_filters(sample_store: Path, cli) -> None:  # type: ignore[no-unty
         assert cli("update", doc_id, "--verified", "--root", root).code == 0
 
     def q(*args: str) -> list[str]:
-        result = cli("query", *args, "--root", root)
+        result = cli("query", *args, "--root", root, "--json")
         assert result.code == 0, result.err
         return ids(result.json())
 
@@ -394,7 +397,7 @@ def test_query_rejects_unknown_filters(sample_store: Path, cli) -> None:  # type
 
 
 def test_get_many_keeps_the_order_asked(sample_store: Path, cli) -> None:  # type: ignore[no-untyped-def]
-    result = cli("get", C2, A0, E1, B1, "--root", str(sample_store))
+    result = cli("get", C2, A0, E1, B1, "--root", str(sample_store), "--json")
     assert result.code == 0, result.err
     assert result.err == ""
     assert ids(result.json(), "documents") == [C2, A0, E1, B1]
@@ -402,7 +405,7 @@ def test_get_many_keeps_the_order_asked(sample_store: Path, cli) -> None:  # typ
 
 def test_get_with_one_missing_id_prints_the_others_and_exits_1(sample_store: Path, cli) -> None:  # type: ignore[no-untyped-def]
     missing = "adr-999999999999"
-    result = cli("get", A1, missing, B1, "--root", str(sample_store))
+    result = cli("get", A1, missing, B1, "--root", str(sample_store), "--json")
     assert result.code == 1
     payload = result.json()
     assert ids(payload, "documents") == [A1, B1]
@@ -412,7 +415,7 @@ def test_get_with_one_missing_id_prints_the_others_and_exits_1(sample_store: Pat
 
 
 def test_get_only_missing_ids_exits_1(sample_store: Path, cli) -> None:  # type: ignore[no-untyped-def]
-    result = cli("get", "adr-999999999999", "--root", str(sample_store))
+    result = cli("get", "adr-999999999999", "--root", str(sample_store), "--json")
     assert result.code == 1
     assert result.json() == {"documents": [], "missing": ["adr-999999999999"], "missing_sections": []}
     one_line(result.err, "error")
@@ -425,8 +428,8 @@ def test_archive_moves_the_file_byte_identical_and_out_of_search(sample_store: P
     root = str(sample_store)
     source = sample_store / PATHS[A1]
     before = source.read_bytes()
-    assert A1 in ids(cli("search", "database", "--root", root).json())
-    assert A1 in ids(cli("query", "--related-to", B1, "--root", root).json())
+    assert A1 in ids(cli("search", "database", "--root", root, "--json").json())
+    assert A1 in ids(cli("query", "--related-to", B1, "--root", root, "--json").json())
 
     result = cli("archive", A1, "--root", root)
 
@@ -436,11 +439,11 @@ def test_archive_moves_the_file_byte_identical_and_out_of_search(sample_store: P
     assert target.read_bytes() == before
     for args in (("search", "database"), ("search", "sessions", "--include-inactive"), ("query",),
                  ("query", "--include-inactive"), ("query", "--tag", "storage", "--include-inactive")):
-        assert A1 not in ids(cli(*args, "--root", root).json()), args
+        assert A1 not in ids(cli(*args, "--root", root, "--json").json()), args
     # its edges left the graph: B1 no longer has A1 pointing at it, A0 no longer has a successor
-    assert ids(cli("query", "--related-to", B1, "--root", root).json()) == []
-    assert A1 not in ids(cli("query", "--related-to", A0, "--include-inactive", "--root", root).json())
-    doc = cli("get", A1, "--root", root).json()["documents"][0]
+    assert ids(cli("query", "--related-to", B1, "--root", root, "--json").json()) == []
+    assert A1 not in ids(cli("query", "--related-to", A0, "--include-inactive", "--root", root, "--json").json())
+    doc = cli("get", A1, "--root", root, "--json").json()["documents"][0]
     assert doc["archived"] is True
     assert doc["path"] == "docs/archive/decisions/keep-sessions-in-the-database.md"
     # nothing for reindex to fix afterwards
@@ -480,27 +483,27 @@ def test_reindex_reports_added_updated_moved_removed(sample_store: Path, cli) ->
     again = cli("reindex", "--root", root).json()
     assert (again["added"], again["updated"], again["moved"], again["removed"], again["unchanged"]) == (0, 0, 0, 0, 8)
 
-    assert ids(cli("search", "quokka", "--root", root).json()) == ["guide-0000000000d2"]
-    assert ids(cli("search", "zanzibar", "--root", root).json()) == [C2]
-    assert cli("get", B2, "--root", root).json()["documents"][0]["path"] == "docs/architecture/billing.md"
+    assert ids(cli("search", "quokka", "--root", root, "--json").json()) == ["guide-0000000000d2"]
+    assert ids(cli("search", "zanzibar", "--root", root, "--json").json()) == [C2]
+    assert cli("get", B2, "--root", root, "--json").json()["documents"][0]["path"] == "docs/architecture/billing.md"
     gone = cli("get", D1, "--root", root)
     assert gone.code == 1
 
 
 def test_reindex_full_rebuilds_the_same_answers(sample_store: Path, cli) -> None:  # type: ignore[no-untyped-def]
     root = str(sample_store)
-    before = (cli("query", "--include-inactive", "--root", root).json(),
-              cli("search", "sessions", "--root", root).json())
+    before = (cli("query", "--include-inactive", "--root", root, "--json").json(),
+              cli("search", "sessions", "--root", root, "--json").json())
     report = cli("reindex", "--full", "--root", root).json()
     assert report["added"] == 8 and report["removed"] == 0
-    after = (cli("query", "--include-inactive", "--root", root).json(),
-             cli("search", "sessions", "--root", root).json())
+    after = (cli("query", "--include-inactive", "--root", root, "--json").json(),
+             cli("search", "sessions", "--root", root, "--json").json())
     assert after == before
 
 
 def test_hand_edit_is_seen_by_the_next_search_without_reindex(sample_store: Path, cli) -> None:  # type: ignore[no-untyped-def]
     root = str(sample_store)
-    assert ids(cli("search", "zanzibr", "--root", root).json()) == []
+    assert ids(cli("search", "zanzibr", "--root", root, "--json").json()) == []
     path = sample_store / PATHS[B1]
     text = path.read_text(encoding="utf-8")
     # same size on purpose: only the mtime tells the stat walk something changed
@@ -508,14 +511,14 @@ def test_hand_edit_is_seen_by_the_next_search_without_reindex(sample_store: Path
     assert len(edited) == len(text)
     path.write_text(edited, encoding="utf-8")
 
-    result = cli("search", "zanzibr", "--root", root)
+    result = cli("search", "zanzibr", "--root", root, "--json")
 
     assert result.code == 0, result.err
     assert ids(result.json()) == [B1]
-    assert "zanzibr" in cli("get", B1, "--root", root).json()["documents"][0]["body"]
+    assert "zanzibr" in cli("get", B1, "--root", root, "--json").json()["documents"][0]["body"]
     # and a frontmatter edit by hand reaches query
     path.write_text(edited.replace("status: current", "status: deprecated"), encoding="utf-8")
-    assert B1 not in ids(cli("query", "--root", root).json())
+    assert B1 not in ids(cli("query", "--root", root, "--json").json())
 
 
 # --- init -----------------------------------------------------------------------------------------------------------
@@ -547,7 +550,7 @@ def test_init_keeps_an_edited_schema_and_existing_documents(store: Path, cli) ->
     files = {p: p.read_bytes() for p in store.rglob("*") if p.is_file() and ".docir" not in p.parts}
     assert cli("init", "--root", str(store)).code == 0
     assert {p: p.read_bytes() for p in store.rglob("*") if p.is_file() and ".docir" not in p.parts} == files
-    assert ids(cli("query", "--root", str(store)).json()) == [doc_id]
+    assert ids(cli("query", "--root", str(store), "--json").json()) == [doc_id]
 
 
 # --- from a sub-folder, without --root --------------------------------------------------------------------------------
@@ -562,9 +565,9 @@ def test_commands_work_from_a_sub_folder_without_root(sample_store: Path) -> Non
         assert "Traceback" not in result.err
         return parse_json(result.out)
 
-    assert ids(here("query")) == ACTIVE_IDS
-    assert set(ids(here("search", "sessions"))) == {A1, B1}
-    assert ids(here("get", A1, B1), "documents") == [A1, B1]
+    assert ids(here("query", "--json")) == ACTIVE_IDS
+    assert set(ids(here("search", "sessions", "--json"))) == {A1, B1}
+    assert ids(here("get", A1, B1, "--json"), "documents") == [A1, B1]
     assert here("reindex")["unchanged"] == 8
     made = here("add", "decision", "--title", "From a sub folder", "--description",
                 "Added from docs/decisions without --root.", "--owner", "@team")
@@ -573,11 +576,11 @@ def test_commands_work_from_a_sub_folder_without_root(sample_store: Path) -> Non
     assert here("update", made["id"], "--status", "accepted")["changed"] == ["status"]
     assert here("archive", made["id"])["path"] == "docs/archive/decisions/from-a-sub-folder.md"
     assert (sample_store / "docs" / "archive" / "decisions" / "from-a-sub-folder.md").is_file()
-    assert here("get", made["id"])["documents"][0]["archived"] is True
+    assert here("get", made["id"], "--json")["documents"][0]["archived"] is True
     # deeper, and from the state folder
     deeper = sample_store / "docs" / "archive" / "decisions"
-    assert ids(parse_json(run_process("query", cwd=deeper).out)) == ACTIVE_IDS
-    assert ids(parse_json(run_process("query", cwd=sample_store / ".docir").out)) == ACTIVE_IDS
+    assert ids(parse_json(run_process("query", "--json", cwd=deeper).out)) == ACTIVE_IDS
+    assert ids(parse_json(run_process("query", "--json", cwd=sample_store / ".docir").out)) == ACTIVE_IDS
 
 
 def test_init_from_a_sub_folder_of_a_store_does_not_nest_a_store(sample_store: Path) -> None:
@@ -593,7 +596,7 @@ def test_init_from_a_sub_folder_of_a_store_does_not_nest_a_store(sample_store: P
     after = sorted(p.relative_to(sample_store).as_posix() for p in sample_store.rglob("*"))
     assert [p for p in after if p not in before and not p.startswith(".docir") and p != "AGENTS.md"] == []
     # and the commands run there still see the outer store
-    assert ids(parse_json(run_process("query", cwd=sub).out)) == ACTIVE_IDS
+    assert ids(parse_json(run_process("query", "--json", cwd=sub).out)) == ACTIVE_IDS
 
 
 def test_root_option_wins_over_the_current_folder(sample_store: Path, tmp_path: Path, cli, monkeypatch) -> None:  # type: ignore[no-untyped-def]
@@ -601,5 +604,5 @@ def test_root_option_wins_over_the_current_folder(sample_store: Path, tmp_path: 
     shutil.copytree(sample_store, other)
     (other / PATHS[C2]).unlink()
     monkeypatch.chdir(sample_store / "docs")
-    assert C2 in ids(cli("query").json())
-    assert C2 not in ids(cli("query", "--root", str(other)).json())
+    assert C2 in ids(cli("query", "--json").json())
+    assert C2 not in ids(cli("query", "--root", str(other), "--json").json())

@@ -74,14 +74,14 @@ def test_parallel_appends_to_one_document_lose_nothing(sample_store: Path) -> No
     # No temp files left behind by the atomic writes.
     assert not [p.name for p in path.parent.iterdir() if p.name.endswith(".tmp")]
 
-    got = run_process("get", A1, "--root", str(sample_store))
+    got = run_process("get", A1, "--root", str(sample_store), "--json")
     assert got.code == 0, got.err
     assert got.err == ""
     doc = parse_json(got.out)["documents"][0]
     assert doc["body"] == text[text.index("\n---\n", 4) + 5 :]
     for key in wanted:
         assert f"## Note {key}\n" in doc["body"]
-    section = parse_json(run_process("get", A1, "--section", "Note 7-9", "--root", str(sample_store)).out)
+    section = parse_json(run_process("get", A1, "--section", "Note 7-9", "--root", str(sample_store), "--json").out)
     # the section runs to the next heading: its text, then at most the blank line before that heading
     assert section["documents"][0]["body"] in ("## Note 7-9\n\ntext 7-9\n", "## Note 7-9\n\ntext 7-9\n\n")
 
@@ -101,7 +101,7 @@ def test_parallel_adds_with_the_same_title_make_distinct_documents(store: Path) 
     for m in made:
         assert (store / m["path"]).is_file()
         assert frontmatter_of(store / m["path"])["id"] == m["id"]
-    listed = parse_json(run_process("query", "--root", str(store)).out)
+    listed = parse_json(run_process("query", "--root", str(store), "--json").out)
     assert sorted(ids(listed)) == sorted(m["id"] for m in made)
 
 
@@ -111,7 +111,8 @@ def test_parallel_first_reads_of_a_fresh_store_agree(tmp_path: Path) -> None:
         root = tmp_path / f"store{round_no}"
         shutil.copytree(FIXTURES / "stores" / "sample", root)
         results = start_together([
-            [sys.executable, "-m", "docir", "search", "sessions", "--root", str(root)] for _ in range(PROCESSES)
+            [sys.executable, "-m", "docir", "search", "sessions", "--root", str(root), "--json"]
+            for _ in range(PROCESSES)
         ])
         for result in results:
             assert result.returncode == 0, result.stderr
@@ -149,7 +150,7 @@ def test_index_created_by_another_process_mid_open_is_not_rebuilt(
     assert not index.exists()
     monkeypatch.setattr(sqlite3, "connect", connect)
 
-    result = cli("search", "sessions", "--root", str(sample_store))
+    result = cli("search", "sessions", "--root", str(sample_store), "--json")
 
     monkeypatch.undo()
     assert fired, "the racing process never ran"

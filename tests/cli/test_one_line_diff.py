@@ -101,7 +101,7 @@ def test_status_change_is_exactly_one_line(rich: Path, cli) -> None:  # type: ig
     assert changed_lines(before, after) == (["status: proposed\n"], ["status: accepted\n"])
     assert out["changed"] == ["status"]
     assert_unknown_fields_survive(rich)
-    got = parse_json(cli("get", DOC_ID, "--root", str(rich.parents[2])).out)["documents"][0]
+    got = parse_json(cli("get", DOC_ID, "--root", str(rich.parents[2]), "--json").out)["documents"][0]
     assert got["status"] == "accepted"
     assert got["frontmatter"]["x-custom"] == UNKNOWN["x-custom"]
 
@@ -122,7 +122,7 @@ def test_add_related_adds_exactly_one_line(rich: Path, cli) -> None:  # type: ig
     assert_unknown_fields_survive(rich)
     # the new edge is in the index, both ways
     root = rich.parents[2]
-    related = parse_json(cli("query", "--related-to", A0, "--include-inactive", "--root", str(root)).out)
+    related = parse_json(cli("query", "--related-to", A0, "--include-inactive", "--root", str(root), "--json").out)
     assert DOC_ID in [r["id"] for r in related["results"]]
 
 

@@ -60,7 +60,7 @@ def test_a_sketch_without_a_task_is_a_usage_error(embedded: tuple[Path, dict[str
 
 def test_the_warm_worker_answers_a_sketch_as_the_cli_does(embedded: tuple[Path, dict[str, str]]) -> None:
     root, env = embedded
-    args = ("context", TASK, "--sketch", SKETCH, "--terms", "crontab", "--explain", "--no-expand")
+    args = ("context", TASK, "--sketch", SKETCH, "--terms", "crontab", "--explain", "--no-expand", "--json")
     cold = docir(root, *args, env=env)
     warm_env = {**env, "DOCIR_WORKER": "1", "DOCIR_WORKER_IDLE": "60"}
     start_worker(root, warm_env)

@@ -102,7 +102,7 @@ def test_deep_lint_says_in_one_line_that_the_near_duplicate_check_is_skipped(rep
 
 
 def test_context_falls_back_to_lexical_with_its_note(repo: Path) -> None:
-    done = without_runtime("context", "where are sessions kept", cwd=repo)
+    done = without_runtime("context", "where are sessions kept", "--json", cwd=repo)
     assert done.code == 0, done.err
     payload = json.loads(done.out)
     assert payload["semantic"] == OFF and payload["results"]

@@ -77,7 +77,7 @@ def rows(result: Any) -> list[dict[str, Any]]:
 
 
 def test_context_answers_with_published_documents_naming_store_and_repo(cli: Any, org: Org) -> None:
-    found = rows(cli("context", "how are session tokens signed", "--root", str(org.reader), "--full-links"))
+    found = rows(cli("context", "how are session tokens signed", "--root", str(org.reader), "--full-links", "--json"))
     by_id = {row["id"]: row for row in found}
     signing = by_id[org.ids["signing"]]
     assert signing["repo"] == "acme/platform"
@@ -94,7 +94,8 @@ def test_context_answers_with_published_documents_naming_store_and_repo(cli: Any
 
 
 def test_a_superseded_decision_brings_its_successor_from_another_repository(cli: Any, org: Org) -> None:
-    found = rows(cli("context", "rotating signing keys", "--root", str(org.reader), "--limit", "1", "--full-links"))
+    found = rows(cli("context", "rotating signing keys", "--root", str(org.reader), "--limit", "1", "--full-links",
+                     "--json"))
     assert [row["id"] for row in found if row.get("via") is None] == [org.ids["signing"]]
     linked = [row for row in found if row.get("via") is not None]
     assert [(row["id"], row["repo"], row["via"]) for row in linked] == [
@@ -114,9 +115,9 @@ def test_get_returns_published_bodies(cli: Any, org: Org) -> None:
 
 
 def test_search_and_query_include_the_organisation_store(cli: Any, org: Org) -> None:
-    searched = rows(cli("search", "durable queue", "--root", str(org.reader)))
+    searched = rows(cli("search", "durable queue", "--root", str(org.reader), "--json"))
     assert [(row["id"], row["repo"]) for row in searched] == [(org.ids["queues"], "acme/platform")]
-    listed = rows(cli("query", "--type", "decision", "--root", str(org.reader)))
+    listed = rows(cli("query", "--type", "decision", "--root", str(org.reader), "--json"))
     assert sorted((row.get("repo", ""), row["id"]) for row in listed) == sorted(
         [("", org.ids["local"]), ("acme/platform", org.ids["signing"]), ("acme/platform", org.ids["queues"]),
          ("acme/service", org.ids["hsm"])])
@@ -127,7 +128,8 @@ def test_get_and_query_name_a_published_documents_incoming_links(cli: Any, org: 
     replaced = [{"kind": "superseded-by", "id": org.ids["hsm"]}]
     got = cli("get", org.ids["signing"], org.ids["queues"], "--root", str(org.reader), "--json")
     assert [doc["incoming"] for doc in got.json()["documents"]] == [replaced, []]
-    listed = {row["id"]: row["incoming"] for row in rows(cli("query", "--type", "decision", "--root", str(org.reader)))}
+    listed = {row["id"]: row["incoming"]
+              for row in rows(cli("query", "--type", "decision", "--root", str(org.reader), "--json"))}
     assert listed[org.ids["signing"]] == replaced and listed[org.ids["hsm"]] == listed[org.ids["queues"]] == []
 
 
@@ -135,8 +137,8 @@ def test_a_removed_document_disappears_after_the_next_publish(cli: Any, org: Org
     path = next((org.platform / "docs").rglob("*durable-queue*.md"))
     path.unlink()
     publish(cli, org.url, org.platform, "acme/platform")
-    assert org.ids["queues"] not in {row["id"] for row in rows(cli("query", "--root", str(org.reader)))}
-    assert rows(cli("search", "durable queue", "--root", str(org.reader))) == []
+    assert org.ids["queues"] not in {row["id"] for row in rows(cli("query", "--root", str(org.reader), "--json"))}
+    assert rows(cli("search", "durable queue", "--root", str(org.reader), "--json")) == []
     assert cli("get", org.ids["queues"], "--root", str(org.reader), "--json").json()["missing"] == [org.ids["queues"]]
 
 
@@ -148,7 +150,7 @@ def test_a_removed_document_disappears_after_the_next_publish(cli: Any, org: Org
 def test_repos_and_exclude_choose_the_repositories(cli: Any, org: Org, repos: str, exclude: str,
                                                     expected: set[str]) -> None:
     stores_yaml(org.reader, f"stores:\n  - url: {org.url}\n    repos: {repos}\n    exclude: {exclude}\n")
-    found = rows(cli("query", "--root", str(org.reader)))
+    found = rows(cli("query", "--root", str(org.reader), "--json"))
     assert {row["repo"] for row in found if "repo" in row} == expected
 
 
@@ -198,7 +200,8 @@ def test_a_repository_of_another_model_is_searched_lexically(cli: Any, org: Org)
 
 
 def test_explain_says_where_each_part_came_from(cli: Any, org: Org) -> None:
-    found = rows(cli("context", "rotating signing keys", "--root", str(org.reader), "--explain", "--limit", "1"))
+    found = rows(cli("context", "rotating signing keys", "--root", str(org.reader), "--explain", "--limit", "1",
+                     "--json"))
     explain = found[0]["explain"]
     assert explain["repo"] == "acme/platform" and explain["store"] == found[0]["store"]
     assert explain["lexical_rank"] == 1 and explain["vector_rank"] == 1
@@ -210,9 +213,9 @@ def test_explain_says_where_each_part_came_from(cli: Any, org: Org) -> None:
 
 def test_the_readers_own_published_copy_is_not_repeated(cli: Any, org: Org) -> None:
     publish(cli, org.url, org.reader, "acme/reader")
-    found = rows(cli("context", "the reader caches its answers", "--root", str(org.reader)))
+    found = rows(cli("context", "the reader caches its answers", "--root", str(org.reader), "--json"))
     assert [row["store"] for row in found if row["id"] == org.ids["local"]] == ["."]
-    assert all(row.get("repo") != "acme/reader" for row in rows(cli("query", "--root", str(org.reader))))
+    assert all(row.get("repo") != "acme/reader" for row in rows(cli("query", "--root", str(org.reader), "--json")))
 
 
 def test_a_read_only_role_reads_and_cannot_write(cli: Any, org: Org) -> None:
@@ -248,9 +251,9 @@ def test_the_reader_never_writes_even_as_a_superuser(org: Org) -> None:
 
 def test_store_option_reads_a_url_for_one_call(cli: Any, org: Org) -> None:
     stores_yaml(org.reader, "stores: []\n")
-    alone = rows(cli("search", "durable queue", "--root", str(org.reader)))
+    alone = rows(cli("search", "durable queue", "--root", str(org.reader), "--json"))
     assert alone == []
-    together = rows(cli("search", "durable queue", "--root", str(org.reader), "--store", org.url))
+    together = rows(cli("search", "durable queue", "--root", str(org.reader), "--store", org.url, "--json"))
     assert [row["repo"] for row in together] == ["acme/platform"]
 
 
@@ -300,7 +303,8 @@ def test_a_sketch_and_terms_are_weighed_as_locally(cli: Any, org: Org) -> None:
     """Each form is ranked in the database and weighed by the local gates: a sketch that agrees with the task
     counts, and explain says with what weight."""
     found = rows(cli("context", "how are tokens signed", "--sketch", "The signing key rotates daily and old keys "
-                     "verify for a week.", "--terms", "HMAC", "--root", str(org.reader), "--explain", "--limit", "2"))
+                     "verify for a week.", "--terms", "HMAC", "--root", str(org.reader), "--explain", "--limit", "2",
+                     "--json"))
     # Both documents say "tokens are signed"; the sketch is about the rotating keys of one of them. (Which of
     # the two the task alone puts first is a near tie: in three documents every word weighs almost nothing.)
     signing = next(row for row in found if row["id"] == org.ids["signing"])
@@ -319,12 +323,13 @@ def test_the_visibility_predicate_is_the_published_activity(cli: Any, org: Org) 
     with psycopg.connect(org.url, autocommit=True) as conn:
         conn.execute("UPDATE docir.documents SET active = false WHERE id = %s", (org.ids["queues"],))
         conn.execute("UPDATE docir.documents SET archived = true WHERE id = %s", (org.ids["signing"],))
-    shown = {row["id"] for row in rows(cli("search", "durable queue signed tokens", "--root", str(org.reader)))}
+    shown = {row["id"] for row in rows(cli("search", "durable queue signed tokens", "--root", str(org.reader),
+                                           "--json"))}
     assert org.ids["queues"] not in shown and org.ids["signing"] not in shown and org.ids["hsm"] in shown
     widened = {row["id"] for row in rows(cli("search", "durable queue signed tokens", "--include-inactive",
-                                             "--root", str(org.reader)))}
+                                             "--root", str(org.reader), "--json"))}
     assert org.ids["queues"] in widened and org.ids["signing"] not in widened
-    context = {row["id"] for row in rows(cli("context", "rotating signing keys", "--root", str(org.reader)))}
+    context = {row["id"] for row in rows(cli("context", "rotating signing keys", "--root", str(org.reader), "--json"))}
     assert org.ids["signing"] not in context
     fetched = cli("get", org.ids["signing"], "--root", str(org.reader), "--json").json()["documents"]
     assert [(doc["id"], doc["archived"]) for doc in fetched] == [(org.ids["signing"], True)]
@@ -475,7 +480,7 @@ def test_a_repository_published_by_an_older_docir_is_named_and_found_by_meaning(
         # What an older docir wrote has another row format: every fingerprint differs from this one's.
         conn.execute("UPDATE docir.documents SET lex = NULL, fingerprint = 'older' WHERE repo = 'acme/platform'")
         conn.execute("UPDATE docir.sections SET lex = NULL WHERE repo = 'acme/platform'")
-    result = cli("context", "how are session tokens signed with rotating keys", "--root", str(org.reader))
+    result = cli("context", "how are session tokens signed with rotating keys", "--root", str(org.reader), "--json")
     found = rows(result)
     assert "acme/platform published with an older docir: found by meaning alone" in result.err
     assert org.ids["signing"] in [row["id"] for row in found]
@@ -501,7 +506,7 @@ def test_published_candidates_lend_to_the_decision_they_build_on(cli: Any, org: 
     publish(cli, org.url, org.platform, "acme/platform")
     publish(cli, org.url, org.service, "acme/service")
     found = rows(cli("context", "webhook retries with exponential backoff on the message bus", "--root",
-                     str(org.reader), "--explain", "--no-expand", "--limit", "10"))
+                     str(org.reader), "--explain", "--no-expand", "--limit", "10", "--json"))
     base = next(row for row in found if row["id"] == foundation)
     assert base["explain"]["contributions"]["lent"] > 0
     assert sorted(base["explain"]["rankings"]["lent_by"]) == sorted(followers[:2])

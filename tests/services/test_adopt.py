@@ -95,7 +95,7 @@ def test_a_folder_outside_docs_is_copied_in_and_left_untouched(cli, store: Path,
     adopted = {front(p)["rfc"]: front(p) for p in (store / "docs" / "decisions").glob("rfc-*.md")}
     assert adopted[17]["related"] == [{"depends-on": adopted[4]["id"]}, {"depends-on": adopted[9]["id"]}]
     assert adopted[17]["requires"] == "4, 9"
-    assert cli("query", "--related-to", adopted[4]["id"], "--root", str(store)).json()["count"] == 1
+    assert cli("query", "--related-to", adopted[4]["id"], "--root", str(store), "--json").json()["count"] == 1
 
 
 def test_a_crlf_file_with_a_bom_keeps_both(cli, store: Path) -> None:  # type: ignore[no-untyped-def]

@@ -149,7 +149,7 @@ def test_a_cold_command_sees_edits_made_just_before_it_through_the_childs_plan(s
     edited = sample_store / "docs" / "issues" / "slow-invoice-export.md"  # an open one: searched by default
     edited.write_text(edited.read_text() + "\nThe zanzibarite token expired twice.\n")
     (sample_store / "docs" / "guides" / "writing-a-decision.md").unlink()
-    found = run_process("search", "zanzibarite", "--root", str(sample_store))
+    found = run_process("search", "zanzibarite", "--root", str(sample_store), "--json")
     assert found.code == 0, found.err
     assert [r["path"] for r in json.loads(found.out)["results"]] == ["docs/issues/slow-invoice-export.md"]
     gone = run_process("get", "guide-0000000000d1", "--root", str(sample_store))

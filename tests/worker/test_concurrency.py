@@ -79,7 +79,7 @@ def test_reads_answer_while_a_long_command_runs(warm_store: Path) -> None:
             raise
     out, err = writer.communicate(timeout=SETUP_TIMEOUT)
     assert writer.returncode == 0, err
-    assert "## Held" in json.loads(docir(warm_store, "get", ID).stdout)["documents"][0]["body"]
+    assert "## Held" in json.loads(docir(warm_store, "get", ID, "--json").stdout)["documents"][0]["body"]
 
 
 def test_worker_status_and_stop_answer_while_a_command_runs(warm_store: Path) -> None:
@@ -101,7 +101,7 @@ def test_worker_status_and_stop_answer_while_a_command_runs(warm_store: Path) ->
 
 def test_ctrl_c_on_a_waiting_client_exits_130_and_its_write_never_lands(warm_store: Path) -> None:
     started_worker(warm_store)
-    before = json.loads(docir(warm_store, "get", ID).stdout)["documents"][0]["body"]
+    before = json.loads(docir(warm_store, "get", ID, "--json").stdout)["documents"][0]["body"]
     with holding_write_lock(warm_store):
         writer = start_docir(warm_store, "update", ID, "--append-section", "Abandoned", "--body", "Never lands.")
         assert wait_for(lambda: forwarded_and_waiting(warm_store, writer), timeout=SETUP_TIMEOUT)
@@ -111,7 +111,7 @@ def test_ctrl_c_on_a_waiting_client_exits_130_and_its_write_never_lands(warm_sto
         assert "Traceback" not in err
         # The worker notices the hang-up and drops the command before the lock is ours to give back.
         assert wait_for(lambda: int(status(warm_store).get("requests", 0)) <= 1, timeout=SETUP_TIMEOUT)
-    after = json.loads(docir(warm_store, "get", ID).stdout)["documents"][0]["body"]
+    after = json.loads(docir(warm_store, "get", ID, "--json").stdout)["documents"][0]["body"]
     assert after == before
     assert "Abandoned" not in after
 
@@ -152,7 +152,7 @@ def test_every_edit_is_seen_by_the_next_command_while_many_clients_read(warm_sto
         for word in ("quorvantic", "zelbrinox", "mavterplon", "gruntlefax", "pimbrostal"):
             with open(path, "a", encoding="utf-8") as handle:
                 handle.write(f"\nThe {word} case.\n")
-            found = docir(warm_store, "search", word, timeout=SETUP_TIMEOUT)
+            found = docir(warm_store, "search", word, "--json", timeout=SETUP_TIMEOUT)
             assert found.returncode == 0, found.stderr
             assert [r["id"] for r in json.loads(found.stdout)["results"]] == ["issue-0000000000c2"], word
             assert word in docir(warm_store, "get", "issue-0000000000c2").stdout

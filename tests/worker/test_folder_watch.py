@@ -27,7 +27,7 @@ def test_the_worker_holds_a_watch_once_it_has_walked_and_still_sees_every_edit(w
     path = next((warm_store / "docs").rglob("slow-invoice-export.md"))
     with open(path, "a", encoding="utf-8") as handle:  # in place: the folder's mtime stays
         handle.write("\nThe quillborrax case.\n")
-    found = docir(warm_store, "search", "quillborrax")
+    found = docir(warm_store, "search", "quillborrax", "--json")
     assert found.returncode == 0, found.stderr
     assert [row["id"] for row in json.loads(found.stdout)["results"]] == ["issue-0000000000c2"]
 

@@ -44,7 +44,7 @@ def test_kill_9_during_writes_leaves_no_file_in_docs(warm_store: Path, tmp_path:
         assert wait_for(lambda pid=victim: not paths.pid_alive(pid), timeout=SETUP_TIMEOUT)  # type: ignore[misc]
         assert files_under(warm_store / "docs") == before, f"attempt {attempt} after {delay:.2f}s"
     # And the document is whole: either its old body or the new one, never a torn one.
-    got = docir(warm_store, "get", ID, env={**lexical, "DOCIR_WORKER": "0"})
+    got = docir(warm_store, "get", ID, "--json", env={**lexical, "DOCIR_WORKER": "0"})
     assert got.returncode == 0, got.stderr
     body = json.loads(got.stdout)["documents"][0]["body"]
     assert body.strip() == big.read_text(encoding="utf-8").strip() or "Line 0 of a long body" not in body

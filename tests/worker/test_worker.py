@@ -98,7 +98,7 @@ def test_no_model_answers_lexically(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     shutil.copytree(FIXTURES / "stores" / "sample", root)
     env = {**os.environ, "DOCIR_MODEL_PATH": str(tmp_path / "no-model-here"), "DOCIR_WORKER": "0"}
     docir(root, "reindex", env=env)
-    done = docir(root, "context", "sessions lost on deploy", env=env)
+    done = docir(root, "context", "sessions lost on deploy", "--json", env=env)
     assert done.returncode == 0, done.stderr
     payload = json.loads(done.stdout)
     assert payload["semantic"].startswith("off: ")
