@@ -89,5 +89,5 @@ def test_a_symmetric_link_lends_nothing(two_stores: tuple[Path, Path]) -> None:
 def test_the_kinds_that_lend_are_the_directed_non_successor_relations() -> None:
     schema, problems = parse_schema(default_schema_text())
     assert schema is not None and not problems
-    assert schema.building_kinds == {"depends-on", "implements", "resolves"}
+    assert schema.building_kinds == {"amends", "depends-on", "implements", "resolves"}
     assert not schema.building_kinds & schema.successor_kinds
