@@ -21,7 +21,7 @@ from typing import Any, NamedTuple
 from docir.errors import UsageError
 
 # Help of the options several read commands share, for their requests and the CLI's shared options.
-INCLUDE_INACTIVE = "Also show closed documents (superseded, resolved)."
+INCLUDE_INACTIVE = "Also closed documents (superseded, resolved)."
 STORE = "Also read this peer: a folder or postgresql:// URL (repeatable)."
 # --limit's ceiling: far past any list worth reading, and it keeps SQLite's LIMIT within 64 bits.
 LIMIT_MAX = 10_000
@@ -48,6 +48,9 @@ class Option(NamedTuple):
     # folder), "relative" (paths, kept relative to the caller's folder for the command to resolve).
     typed: str | None = None
     alone_means: str | None = None  # what the option means given alone, without its value
+    # For a person at a terminal (a debugging view, a wait a script needs): not offered to an agent over MCP,
+    # whose tool list every session pays for (adr-9fa8dcd099b0); the tool runs with the default.
+    terminal_only: bool = False
 
 
 class Required:
@@ -61,7 +64,9 @@ REQUIRED = Required()
 
 # The options several read commands share, for their requests.
 INCLUDE_INACTIVE_OPTION = Option(INCLUDE_INACTIVE, aliases=("--include-resolved",))
-STORE_OPTION = Option(STORE)  # text, not a path: a peer may be a database URL (postgresql://...)
+# Text, not a path: a peer may be a database URL (postgresql://...). An agent reads the peers .docir/stores.yaml
+# names; naming another is a person's choice.
+STORE_OPTION = Option(STORE, terminal_only=True)
 
 
 class RequestField(NamedTuple):

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Optional
 
-from docir.cli import route
+from docir.cli import agent_text, route
 from docir.cli.mcp_schema import input_schema
 from docir.cli.options import RootOption
 from docir.errors import DocirError, UsageError
@@ -29,11 +29,10 @@ from docir.services.retrieval import requests as reads
 from docir.services.retrieval.results import FullDocument, ReferenceText
 from docir.store import open_store
 
-INSTRUCTIONS = """docir holds this repository's design decisions, architecture notes, issues and guides.
-Before changing code, call `context` with your task, a `sketch` (what the answering document would say,
-in its words) and, in `path`, the files you will touch. It returns skeletons: judge from the
-descriptions, then fetch the bodies you need in ONE `get` call.
-Record decisions with `add`; keep documents true with `update`."""
+INSTRUCTIONS = """docir holds this repository's design decisions, notes, issues and guides. Before changing
+code, call `context` with your task, a `sketch` (what the answer would say) and, in `path`, the files
+you will touch; judge the results by their descriptions, then fetch what you need in ONE `get`.
+On a small store, `query` lists every document. Record decisions with `add`, fix them with `update`."""
 
 
 @dataclass(frozen=True)
@@ -43,24 +42,30 @@ class Tool:
     run: Callable[[session.Session, Any, Callable[[str], None]], Any]
     read_only: bool
     description: str
+    # A read answers in the agent's compact text (adr-aa663d326ae5); a write with its small JSON.
+    text: Callable[[Any, Any], str] | None = None
 
 
-def _tool(name: str, read_only: bool, description: str) -> Tool:
+def _tool(name: str, read_only: bool, description: str, text: Callable[[Any, Any], str] | None = None) -> Tool:
     """The tool of a declared command: its request and the service function its CLI command runs."""
     declared = route.declared(name)
     if declared.serve is None:
         raise TypeError(f"{name} serves no request in a session: it cannot be a tool")
-    return Tool(name, declared.request, declared.serve, read_only, description)
+    return Tool(name, declared.request, declared.serve, read_only, description, text)
 
 
 TOOLS = (
-    _tool("context", True, "The documents that matter for a task: ranked skeletons, with those they link."),
-    _tool("get", True, "Whole documents by id, many per call, archived too; or one `section`."),
-    _tool("query", True, "Skeletons by structured filters, unranked."),
-    _tool("search", True, "Full-text search (bm25). Prefer `context` for a task."),
+    _tool("context", True, "The documents that matter for a task, ranked, with those they link.",
+          lambda _request, payload: agent_text.context(payload)),
+    _tool("get", True, "Documents by id, many per call; a long one comes as its outline.",
+          lambda request, payload: agent_text.documents(payload, whole=request.full)),
+    _tool("query", True, "Documents by filters, a line each; no filter: the whole catalogue.",
+          lambda _request, payload: agent_text.listing(payload, "document(s)")),
+    _tool("search", True, "Full-text search (bm25). Prefer `context` for a task.",
+          lambda request, payload: agent_text.listing(payload, f"match(es) for: {request.text}")),
     _tool("add", False, "Create a document; returns its id and path."),
     _tool("update", False, "Change a document in place."),
-    _tool("archive", False, "Move a document to docs/archive/: out of search, still returned by `get`."),
+    _tool("archive", False, "Move a document to docs/archive/: out of search, `get` still finds it."),
 )
 SCHEMAS = {tool.name: input_schema(tool.request) for tool in TOOLS}
 
@@ -104,9 +109,10 @@ def handler(tool: Tool, home: Path) -> Callable[..., Any]:
         request = tool.request(**{k: tuple(v) if isinstance(v, list) else v for k, v in arguments.items()})
         result = session.run(home, lambda s: tool.run(s, request, _ignore))
         payload = result.to_json() if hasattr(result, "to_json") else result
-        # The CLI's JSON without its indentation, once: a model reads the text, and structured content
-        # would send every byte a second time (adr-9fa8dcd099b0).
-        text = json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
+        # A read's agent text; a write's JSON without its indentation. Once: structured content would send
+        # every byte a second time (adr-9fa8dcd099b0).
+        text = (tool.text(request, payload) if tool.text is not None
+                else json.dumps(payload, ensure_ascii=False, separators=(",", ":")))
         return CallToolResult(content=[TextContent(type="text", text=text)])
 
     call.__name__ = tool.name
@@ -148,6 +154,8 @@ def parameters(request: type[Any]) -> list[inspect.Parameter]:
     out = []
     for f in fields(request):
         meta = f.option
+        if meta.terminal_only:
+            continue  # not offered to an agent: the request's default stands
         default = inspect.Parameter.empty if f.default is REQUIRED else f.default
         if isinstance(default, tuple):
             default = list(default)

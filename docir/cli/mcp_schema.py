@@ -3,8 +3,9 @@
 Every session pays for the tool list before its first answer (adr-9fa8dcd099b0), so the
 schema is written here from the request's fields rather than taken from pydantic's: no
 generated titles, no `anyOf` with null for an optional field (absent is the default), no
-defaults that only restate "off" or "empty", no ceilings that only keep numbers within
-SQLite's range (the SDK still refuses a number out of range). Descriptions are the
+defaults that only restate "off" or "empty", no `items` for an array of strings, no
+ceilings that only keep numbers within SQLite's range (the SDK still refuses a number
+out of range). Descriptions are the
 options' help (docir/requests.py and the commands' requests, their one home) with the
 terminal's spelling turned into the tool's: `--include-inactive` is `include_inactive`,
 and an array needs no "(repeatable)".
@@ -35,6 +36,8 @@ def input_schema(request: type[Any]) -> dict[str, Any]:
     required = []
     for f in fields(request):
         meta = f.option
+        if meta.terminal_only:
+            continue
         prop = _json_type(f.hint)
         prop["description"] = agent_text(meta.help)
         if f.default is REQUIRED:
@@ -52,8 +55,8 @@ def input_schema(request: type[Any]) -> dict[str, Any]:
 
 def _json_type(hint: Any) -> dict[str, Any]:
     origin, args = typing.get_origin(hint), typing.get_args(hint)
-    if origin is tuple:
-        return {"type": "array", "items": _json_type(args[0])}
+    if origin is tuple:  # an array of strings needs no `items`: a string is what an agent writes in one
+        return {"type": "array"} if args[0] is str else {"type": "array", "items": _json_type(args[0])}
     if origin in (typing.Union, types.UnionType):
         (inner,) = [a for a in args if a is not type(None)]  # Optional: leaving it out is the None
         return _json_type(inner)

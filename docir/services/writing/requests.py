@@ -26,30 +26,35 @@ UPDATE_FIELD = "Another frontmatter field, KEY=VALUE (repeatable); KEY= removes 
 BODY_HELP = "text, '-' for stdin, '@FILE' for a file"  # what a terminal may give as --body
 RELATED = "KIND:ID"
 # The terminal's help says what the default does; an agent's tool list pays for every word (adr-9fa8dcd099b0).
-KEEP_STATUS = Option("Leave what it supersedes as it is.",
+KEEP_STATUS = Option("Leave what it supersedes as it is.", terminal_only=True,
                      cli_help="Leave the status of the documents it supersedes as it is (default: they are "
                               "marked superseded in the same write).")
 
 
 class AddRequest(NamedTuple):
-    type: Annotated[str, Option("A type from docs-schema.yaml, e.g. decision.", positional=True, metavar="TYPE")]
+    type: Annotated[str, Option("A type, e.g. decision.", positional=True, metavar="TYPE",
+                                cli_help="A type from docs-schema.yaml, e.g. decision.")]
     title: Annotated[str, Option("The document's title.")]
-    description: Annotated[str, Option("One or two sentences that let a reader judge relevance without the body.")]
+    description: Annotated[str, Option("1-2 sentences to judge it by without the body.",
+                                       cli_help="One or two sentences that let a reader judge relevance without "
+                                                "the body.")]
     status: Annotated[str | None, Option("Default: the type's default_status.")] = None
     tags: Annotated[tuple[str, ...], Option("Tags, e.g. ranking, context.", typed="commas",
                                             cli_help="Comma-separated tags, e.g. ranking,context.")] = ()
     related: Annotated[tuple[str, ...], Option(
         "An edge KIND:ID, e.g. supersedes:adr-4c21693aac55 (repeatable).", metavar=RELATED)] = ()
     owner: Annotated[str | None, Option(
-        "Who answers for it, e.g. @team (default where required: the git user).")] = None
+        "Who answers for it, e.g. @team.",
+        cli_help="Who answers for it, e.g. @team (default where required: the git user).")] = None
     body: Annotated[str, Option("The Markdown body.", typed="body", cli_help=f"The Markdown body: {BODY_HELP}.")] = ""
     path: Annotated[str | None, Option(
-        "Its path under docs/; default: the type's folder and the title's slug.")] = None
+        "Its path under docs/ (default: from the title).",
+        cli_help="Its path under docs/; default: the type's folder and the title's slug.")] = None
     field: Annotated[tuple[str, ...], Option(FIELD, metavar="KEY=VALUE")] = ()
-    wait_embeddings: Annotated[bool, Option(WAIT)] = False
+    wait_embeddings: Annotated[bool, Option(WAIT, terminal_only=True)] = False
     applies_to: Annotated[tuple[str, ...], Option(
-        "A glob of files it governs, from the repository root, e.g. src/auth/** (repeatable).",
-        metavar="GLOB")] = ()
+        "A glob of files it governs, e.g. src/auth/** (repeatable).", metavar="GLOB",
+        cli_help="A glob of files it governs, from the repository root, e.g. src/auth/** (repeatable).")] = ()
     keep_status: Annotated[bool, KEEP_STATUS] = False
 
 
@@ -63,23 +68,23 @@ class UpdateRequest(NamedTuple):
     add_related: Annotated[tuple[str, ...], Option("Add an edge KIND:ID (repeatable).", metavar=RELATED)] = ()
     remove_related: Annotated[tuple[str, ...], Option("Remove an edge KIND:ID (repeatable).", metavar=RELATED)] = ()
     owner: Annotated[str | None, Option("New owner.")] = None
-    verified: Annotated[str | None, Option("Mark verified on this date (YYYY-MM-DD) or 'today'.",
+    verified: Annotated[str | None, Option("Verified on: YYYY-MM-DD or 'today'.",
                                            metavar="[DATE]", alone_means=TODAY,
                                            cli_help="Mark as verified on DATE (YYYY-MM-DD); alone, today.")] = None
-    append_section: Annotated[str | None, Option("Append a '## HEADING' section with body.", metavar="HEADING",
+    append_section: Annotated[str | None, Option("Append section HEADING with body.", metavar="HEADING",
                                                  cli_help="Append a '## HEADING' section with --body.")] = None
     replace_section: Annotated[str | None, Option(
-        "Replace the '## HEADING' section's content with body.", metavar="HEADING",
+        "Replace section HEADING's content with body.", metavar="HEADING",
         cli_help="Replace the '## HEADING' section's content with --body.")] = None
     replace_body: Annotated[bool, Option("Replace the whole body with body.",
                                          cli_help="Replace the whole body with --body.")] = False
-    body: Annotated[str | None, Option("Text for the section or body edit.", typed="body",
+    body: Annotated[str | None, Option("Text for the edit.", typed="body",
                                        cli_help=f"Text for the section or body edit: {BODY_HELP}.")] = None
     field: Annotated[tuple[str, ...], Option(UPDATE_FIELD, metavar="KEY=VALUE")] = ()
-    wait_embeddings: Annotated[bool, Option(WAIT)] = False
+    wait_embeddings: Annotated[bool, Option(WAIT, terminal_only=True)] = False
     applies_to: Annotated[tuple[str, ...] | None, Option(
-        "New applies_to globs (repeatable); --field applies_to= removes them.",
-        metavar="GLOB")] = None
+        "New applies_to globs (repeatable).", metavar="GLOB",
+        cli_help="New applies_to globs (repeatable); --field applies_to= removes them.")] = None
     keep_status: Annotated[bool, KEEP_STATUS] = False
 
 
