@@ -41,6 +41,13 @@ class Invocation(NamedTuple):
     def wants_json(self) -> bool:
         return self.json or not self.stdout.isatty()
 
+    def read_form(self) -> str:
+        """How a read (context, query, search, get) prints: "json" with --json, a "table" on a terminal,
+        else "text", the compact form a coding agent reads (adr-aa663d326ae5)."""
+        if self.json:
+            return "json"
+        return "table" if self.stdout.isatty() else "text"
+
     def store_root(self) -> Path:
         """The store's root: --root from the caller's folder, else found upward from it (UsageError: none)."""
         from docir.store import open_store

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from docir.cli import render
+from docir.cli import agent_text, render
 from docir.cli.route import Declared
 from docir.invocation import Invocation
 from docir.services.retrieval import requests
@@ -37,8 +37,11 @@ def run(request: requests.ContextRequest, result: ContextResult, call: Invocatio
     if result.omitted:
         call.note(f"{result.omitted} more result(s) left out to stay within --budget {request.budget} tokens; "
                   "raise --budget (0: no budget) to see them")
-    if call.wants_json():
+    form = call.read_form()
+    if form == "json":
         render.emit_json(result.to_json(), call)
+    elif form == "text":
+        call.stdout.write(agent_text.context(result.to_json()))
     else:
         typed = ", ".join(_as_typed(p, call.cwd) for p in path)
         heading = f"context: {task}" if task else f"governing: {typed or 'the changed files'}"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from docir.cli import render
+from docir.cli import agent_text, render
 from docir.cli.route import Declared
 from docir.documents.ids import is_valid_id
 from docir.errors import EXIT_FINDINGS, EXIT_OK
@@ -22,8 +22,11 @@ def run(request: requests.GetRequest, result: GetResult, call: Invocation) -> in
             call.error(f"no document with id {doc_id}; find ids with 'docir search' or 'docir query'")
         else:  # a number reference ("ADR 21") that names no one document
             call.error(f"no one document numbered {doc_id!r}; find ids with 'docir search' or 'docir query'")
-    if call.wants_json():
+    form = call.read_form()
+    if form == "json":
         render.emit_json(result.to_json(), call)
+    elif form == "text":
+        call.stdout.write(agent_text.documents(result.to_json(), whole=request.full, say_missing=False))
     else:
         render.documents(result.documents, call)
     return EXIT_FINDINGS if result.missing or result.no_section else EXIT_OK

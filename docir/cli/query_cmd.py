@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from docir.cli import render
+from docir.cli import agent_text, render
 from docir.cli.route import Declared
 from docir.errors import EXIT_OK
 from docir.invocation import Invocation
@@ -12,8 +12,11 @@ from docir.services.retrieval.results import QueryResult
 
 def run(request: requests.QueryRequest, result: QueryResult, call: Invocation) -> int:
     """List skeletons by structured filters (no ranking, no model)."""
-    if call.wants_json():
+    form = call.read_form()
+    if form == "json":
         render.emit_json(result.to_json(), call)
+    elif form == "text":
+        call.stdout.write(agent_text.listing(result.to_json(), "document(s)"))
     else:
         render.skeleton_table(result.results, heading="query", call=call)
     return EXIT_OK

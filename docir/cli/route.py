@@ -40,6 +40,13 @@ WALKS = {"get": "", "search": "", "query": "", "lint": "files"}
 
 ROOT_HELP = "The store's root folder. Default: found upward from the current folder, like git."
 JSON_HELP = "Print JSON. This is the default when stdout is not a terminal."
+# The reads answer an agent in compact text off a terminal; JSON is asked for (adr-aa663d326ae5).
+READS = frozenset({"context", "get", "query", "search"})
+READ_JSON_HELP = "Print the complete JSON, for programs (off a terminal the default is compact text)."
+
+
+def json_help(name: str) -> str:
+    return READ_JSON_HELP if name in READS else JSON_HELP
 
 
 class Declared(NamedTuple):

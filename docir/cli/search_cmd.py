@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from docir.cli import render
+from docir.cli import agent_text, render
 from docir.cli.route import Declared
 from docir.errors import EXIT_OK
 from docir.invocation import Invocation
@@ -12,8 +12,11 @@ from docir.services.retrieval.results import SearchResult
 
 def run(request: requests.SearchRequest, result: SearchResult, call: Invocation) -> int:
     """Full-text search (FTS5, bm25; needs no model). Returns skeletons, never bodies."""
-    if call.wants_json():
+    form = call.read_form()
+    if form == "json":
         render.emit_json(result.to_json(), call)
+    elif form == "text":
+        call.stdout.write(agent_text.listing(result.to_json(), f"match(es) for: {request.text}"))
     else:
         render.skeleton_table(result.results, heading=f"search: {request.text}", call=call)
     return EXIT_OK

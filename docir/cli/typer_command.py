@@ -28,7 +28,7 @@ def command(name: str, declaration: route.Declared) -> click.Command:
     known = route.table(declaration)
     negated = {item.name for item in known.fields if item.kind == "flag" and item.sets[:1] == (False,)}
     params = [inspect.Parameter("ctx", inspect.Parameter.KEYWORD_ONLY, annotation=typer.Context)]
-    params += [parameter(item) for item in known.fields]
+    params += [parameter(item, name) for item in known.fields]
 
     def callback(ctx: typer.Context, **values: Any) -> route.Parsed:
         call: Invocation = ctx.obj if isinstance(ctx.obj, Invocation) else _here()
@@ -57,13 +57,13 @@ def _here() -> Invocation:
     return invocation.here()
 
 
-def parameter(item: route.Field) -> inspect.Parameter:
+def parameter(item: route.Field, command_name: str = "") -> inspect.Parameter:
     """One typer parameter: `item`'s type, its default, and a typer.Option or Argument that says the rest."""
     if item.field is None:  # --root, --json: the options of every command with a store
         if item.name == "root":
             info: Any = typer.Option("--root", help=route.ROOT_HELP, show_default=False, file_okay=False)
             return _keyword(item.name, Annotated[Optional[Path], info], None)
-        return _keyword(item.name, Annotated[bool, typer.Option("--json", help=route.JSON_HELP)], False)
+        return _keyword(item.name, Annotated[bool, typer.Option("--json", help=route.json_help(command_name))], False)
     option = item.field.option
     text = option.cli_help or option.help
     required = item.default is REQUIRED

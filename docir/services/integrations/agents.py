@@ -29,15 +29,21 @@ what the answer says (a sketch that disagrees with the task is given little weig
 Put exact identifiers, option names or error strings in `--terms`.
 
 Pass every file you will touch with `--path` (or `--changed` for what git reports as
-changed): decisions whose `applies_to` globs cover those files come first (`matched_glob`).
-Results are *skeletons*: title, description, status, links, the section that matched,
-never the body. Judge relevance from the descriptions, then fetch the few bodies you need
-in ONE call: `docir get ID1 ID2 ...` (or `docir get ID --section "Heading"` for one section).
+changed): decisions whose `applies_to` globs cover those files come first ("governs GLOB").
+Each result is two lines: id, type, status, body size in tokens and title; then its
+description, and the section that matched. Judge relevance from those, then fetch the few
+bodies you need in ONE call: `docir get ID1 ID2 ...`. A long document comes as its outline
+with each section's size: ask for the sections you need, several at once
+(`docir get ID --section "Decision" --section "Consequences"`), or `--full`.
 Closed documents (superseded, resolved) are hidden unless you pass `--include-inactive`;
-a superseded decision's replacement comes along with it (`via`).
+a superseded decision's replacement comes along with it ("replaces ID").
+On a small store (up to a hundred documents or so), `docir query` lists every current
+document in one line each (id, status, title, description): reading it is the cheapest way
+to judge them all. Output is text for you; add `--json` only when a program parses it.
 Record a new decision with `docir add decision --title ... --description ...` (and
-`--applies-to GLOB` for the files it governs); keep a
-document true with `docir update ID ...`. Run `docir lint` before committing docs.
+`--applies-to GLOB` for the files it governs; `--related supersedes:ID` marks the one it
+replaces superseded); keep a document true with `docir update ID ...`. Run `docir lint`
+before committing docs.
 {END}
 """
 

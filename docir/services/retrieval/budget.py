@@ -5,8 +5,9 @@ order an agent reads. Three rules:
 
 - A ranked document drops its `related` list for a count (`related_count`): the
   documents it names follow as linked entries, so the list said it twice.
-- A linked document is compact (kind, id, title, status, via, size): enough to
-  decide whether to `get` it. `full_links` keeps today's full skeletons everywhere.
+- A linked document is compact (kind, id, title, status, description, via, size):
+  enough to judge it like any result and decide whether to `get` it. `full_links`
+  keeps today's full skeletons everywhere.
 - With a budget, entries are kept in rank order until the next one does not fit.
   Ranked entries are a prefix of the ranking, so the best are the ones kept; a
   successor of a kept result is considered right after it (a replaced decision
@@ -41,7 +42,14 @@ BUDGET_MAX = 1_000_000  # far past any reply worth reading; 0 means no budget
 
 
 def tokens(row: ContextRow) -> int:
-    """The token estimate of one entry: the bytes of its JSON, as an agent receives it, over four."""
+    """The token estimate of one entry: the bytes of its JSON, as an agent receives it, over four. A linked
+    entry is counted without its description: the budget was set on entries without one (adr-fddbbbfefafd),
+    and an agent reads the compact text form, in which the description costs less than the JSON's keys it
+    replaced (adr-aa663d326ae5); so the same entries are kept, and each can now be judged."""
+    if row.get("via") is not None and "description" in row and "related" not in row:
+        row = cast(ContextRow, {k: v for k, v in row.items() if k != "description"})
+    if "matched_passage" in row:  # likewise: what the text form shows instead of a bare heading
+        row = cast(ContextRow, {k: v for k, v in row.items() if k != "matched_passage"})
     return cost(len(json.dumps(row, ensure_ascii=False).encode("utf-8")))["tokens"]
 
 
@@ -59,7 +67,7 @@ def brief(row: ContextHit) -> BriefHit:
 def compact(row: ContextHit) -> LinkedDoc:
     assert row["via"] is not None
     linked: LinkedDoc = {"kind": "document", "id": row["id"], "title": row["title"], "status": row["status"],
-                         "via": row["via"], "size": row["size"]}
+                         "description": row["description"], "via": row["via"], "size": row["size"]}
     if "store" in row:
         linked["store"] = row["store"]
     if "repo" in row:

@@ -121,7 +121,8 @@ def entries(session: Session, found: list[Governs], explain: bool) -> list[Conte
         if listing is None:
             continue
         entry: ContextHit = {**skeleton(listing, session.schema, session.today), "kind": "document", "score": None,
-                             "similarity": None, "matched_section": None, "matched_section_size": None, "via": None}
+                             "similarity": None, "matched_section": None, "matched_section_size": None,
+                             "matched_passage": None, "via": None}
         out.append(_mark(entry, g, explain))
     return out
 

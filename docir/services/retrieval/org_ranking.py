@@ -184,6 +184,7 @@ def _entry(session: Session, peer: OrgPeer, found: _Found, cand: Fused, item: Or
         "similarity": similarity,
         "matched_section": section[-1] if section else None,
         "matched_section_size": cost(size) if section and size is not None else None,
+        "matched_passage": None,
         "via": None,
     }
     if not explain:
@@ -278,6 +279,7 @@ def expand_links(session: Session, peer: OrgPeer, repos: list[str], by_vector: l
                 "similarity": None if near is None else round(near, 4),
                 "matched_section": None,
                 "matched_section_size": None,
+                "matched_passage": None,
                 "via": via,
             }
             out.append(named(row, peer.label, item.repo))

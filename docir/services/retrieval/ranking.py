@@ -42,7 +42,7 @@ from docir.index.records import Listing, SectionHit, VectorSet
 from docir.index.ref_records import StoredRefChunk
 from docir.index.vectors import cosine
 from docir.services.indexing.session import Session
-from docir.services.retrieval import background, fusion, lending, lexical
+from docir.services.retrieval import background, fusion, lending, lexical, passage
 from docir.services.retrieval.lending import Loan
 from docir.services.retrieval.lexical import CANDIDATES, LexicalCandidate, Standing
 from docir.services.retrieval.need import BY_VECTOR, FORMS, SKETCH, TASK, TERMS, Need, embedded_texts, needs_of
@@ -427,8 +427,14 @@ def _entry(session: Session, cand: Fused, explain: bool, texts: list[str]) -> Co
         "similarity": similarity,
         "matched_section": section,
         "matched_section_size": size,
+        "matched_passage": None,
         "via": None,
     }
+    if span is not None:
+        shown = Visible.of(session.catalog.docs.body_of(cand.listing.rowid)).slice(*span)
+        found = passage.best_sentence(shown, texts)
+        if found:
+            entry["matched_passage"] = found
     if explain:
         text = ""
         if chunk is not None:
@@ -601,6 +607,7 @@ def _expand(
                     "similarity": similarity,
                     "matched_section": None,
                     "matched_section_size": None,
+                    "matched_passage": None,
                     "via": Via(id=seed.listing.id, kind=kind, direction=direction),
                 }
             )

@@ -25,51 +25,62 @@ _BUDGET_MAX = budget.BUDGET_MAX  # for the annotation below, read where `budget`
 
 
 class ContextRequest(NamedTuple):
-    task: Annotated[str, Option("What you are about to do, in plain words. Without it, --path or --changed "
-                                "list what governs those files.", positional=True)] = ""
+    task: Annotated[str, Option(
+        "Your task in plain words (or none, with path/changed).", positional=True,
+        cli_help="What you are about to do, in plain words. Without it, --path or --changed list what governs "
+                 "those files.")] = ""
     sketch: Annotated[str, Option(
-        "What the answering document says in its words, as its summary would (1-2 sentences, no question). "
-        "Skip it if you cannot guess.", metavar="TEXT")] = ""
-    terms: Annotated[str, Option("Exact words it contains: identifiers, option names, error strings.",
-                                 metavar="WORDS")] = ""
+        "What the answer would say, in its words (1-2 sentences); skip if unsure.",
+        metavar="TEXT", cli_help="What the answering document says in its words, as its summary would "
+                                 "(1-2 sentences, no question). Skip it if you cannot guess.")] = ""
+    terms: Annotated[str, Option("Exact identifiers, option names, error strings.", metavar="WORDS",
+                                 cli_help="Exact words it contains: identifiers, option names, error strings.")] = ""
     also: Annotated[tuple[str, ...], Option(
-        "Another, different task (repeatable): the tasks take turns at the head of the result.")] = ()
-    limit: Annotated[int, Option("How many ranked documents (linked ones come on top).", min=1, max=LIMIT_MAX)] = 8
+        "Another task (repeatable): the tasks take turns at the head.",
+        cli_help="Another, different task (repeatable): the tasks take turns at the head of the result.")] = ()
+    limit: Annotated[int, Option("How many ranked documents.", min=1, max=LIMIT_MAX,
+                                 cli_help="How many ranked documents (linked ones come on top).")] = 8
     explain: Annotated[bool, Option(
-        "Show each score's parts (JSON: also raw scores, matched terms, winning chunk).")] = False
+        "Show each score's parts (JSON: also raw scores, matched terms, winning chunk).", terminal_only=True)] = False
     expand: Annotated[bool, Option(
-        "Add documents the results link to (a superseded one's successor).", flag="--no-expand",
+        "Add linked documents (a superseded one's successor).", flag="--no-expand", terminal_only=True,
         cli_help="Do not add documents linked to the results.")] = True
-    refs: Annotated[bool, Option("Include reference corpora.", flag="--no-refs",
+    refs: Annotated[bool, Option("Include reference corpora.", flag="--no-refs", terminal_only=True,
                                  cli_help="Leave reference corpora out.")] = True
     include_inactive: Annotated[bool, INCLUDE_INACTIVE_OPTION] = False
     store: Annotated[tuple[str, ...], STORE_OPTION] = ()
     budget: Annotated[int, Option(
-        "At most this many tokens (4 bytes each) of results; omitted counts the rest. 0: none.",
-        min=0, max=_BUDGET_MAX, metavar="TOKENS")] = budget.DEFAULT_BUDGET
+        "At most this many tokens of results (0: no limit).", min=0, max=_BUDGET_MAX, metavar="TOKENS",
+        cli_help="At most this many tokens (4 bytes each) of results; omitted counts the rest. 0: none.")] \
+        = budget.DEFAULT_BUDGET
     full_links: Annotated[bool, Option(
-        "Full skeletons for linked documents.")] = False
+        "Full skeletons for linked documents.", terminal_only=True)] = False
     # An agent's paths are relative to the repository root (an MCP client has no current folder); typed at
     # a terminal, a path is relative to the current folder, like git's.
     path: Annotated[tuple[str, ...], Option(
-        "A file you will change, from the repository root (repeatable): documents governing it come first.",
+        "A file you will change, from the repository root (repeatable): its governing documents come first.",
         metavar="PATH", typed="absolute",
         cli_help="A file you will change (repeatable): documents whose applies_to globs match it come first. "
                  "Without a TASK, lists what governs these files.")] = ()
     changed: Annotated[bool, Option(
-        "Also take as paths the files git reports changed, staged or not.")] = False
+        "Also the files git reports changed.", cli_help="Also take as paths the files git reports changed, "
+                                                         "staged or not.")] = False
 
 
 class GetRequest(NamedTuple):
-    ids: Annotated[tuple[str, ...], Option("Document ids: all you need, in one call.", positional=True)]
-    section: Annotated[str | None, Option("Only the section with this heading (e.g. a matched_section).")] = None
+    ids: Annotated[tuple[str, ...], Option("Document ids (or numbers: ADR 21), all in one call.", positional=True)]
+    section: Annotated[tuple[str, ...], Option(
+        "Only the section with this heading (repeatable: several in one call).")] = ()
+    full: Annotated[bool, Option("The whole body, however long (a long one comes as its outline otherwise).")] \
+        = False
     store: Annotated[tuple[str, ...], STORE_OPTION] = ()
 
 
 class QueryRequest(NamedTuple):
     type: Annotated[tuple[str, ...], Option("Only this type (repeatable).")] = ()
     status: Annotated[tuple[str, ...], Option(
-        "Only this status (repeatable); a closed one needs no --include-inactive.")] = ()
+        "Only this status (repeatable).",
+        cli_help="Only this status (repeatable); a closed one needs no --include-inactive.")] = ()
     tag: Annotated[tuple[str, ...], Option("Only documents with this tag (repeatable: all must match).")] = ()
     owner: Annotated[str | None, Option("Only documents with this owner.")] = None
     stale: Annotated[bool | None, Option("Only stale (true) or fresh (false) documents.", flag="--stale/--fresh",
@@ -93,12 +104,18 @@ def _stores(request: ContextRequest | GetRequest | QueryRequest | SearchRequest)
 
 
 def get(session: Session, request: GetRequest, warn: Warn) -> GetResult:
-    result = federation.with_peers(
-        session,
-        _stores(request),
-        warn,
-        lambda peers: federation.get(session, peers, list(request.ids), request.section),
-    )
+    """The documents asked for, whole or, with sections, each section asked for of each, in one reading."""
+
+    def read(peers: list[federation.AnyPeer]) -> GetResult:
+        result = GetResult()
+        for section in request.section or (None,):
+            found = federation.get(session, peers, list(request.ids), section)
+            result.documents += found.documents
+            result.no_section += found.no_section
+            result.missing += [doc_id for doc_id in found.missing if doc_id not in result.missing]
+        return result
+
+    result = federation.with_peers(session, _stores(request), warn, read)
     result.outside = _outside_checkout(session, result.documents, result.missing)
     return result
 

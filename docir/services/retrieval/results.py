@@ -75,6 +75,7 @@ class ContextHit(Skeleton):
     matched_section: str | None
     matched_section_size: Size | None
     via: Via | None
+    matched_passage: str | None  # the sentence of that section that says most of the task
 
 
 class ExplainedHit(ContextHit):
@@ -117,6 +118,7 @@ class BriefHit(_Frontmatter):
     matched_section: str | None
     matched_section_size: Size | None
     via: None
+    matched_passage: str | None  # the sentence of that section that says most of the task
     matched_glob: NotRequired[str]  # with --path/--changed: the applies_to glob that matched
     explain: NotRequired[dict[str, Any]]
 
@@ -128,6 +130,7 @@ class LinkedDoc(TypedDict):
     id: str
     title: str
     status: str
+    description: str  # judged like any result's (adr-aa663d326ae5)
     via: Via
     size: Size
     store: NotRequired[str]
