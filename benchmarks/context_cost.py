@@ -71,7 +71,8 @@ def measure(session: Any, query: quality.Query, shape: tuple[int, bool]) -> dict
         # a ranked row is never a LinkedDoc (those have a `via`), so this is its str | None field
         matched = top.get("matched_section") if top["kind"] == "document" else None
         section = matched if isinstance(matched, str) else None
-        fetched = commands.get(session, commands.GetRequest(ids=(top["id"],), section=section), lambda _m: None)
+        fetched = commands.get(session, commands.GetRequest(ids=(top["id"],), section=(section,) if section else ()),
+                               lambda _m: None)
         get_bytes = json_bytes(fetched.to_json())
     ids = [row["id"] for row in ranked]
     return {"context_bytes": context_bytes, "get_bytes": get_bytes, "entries": len(result.results),
