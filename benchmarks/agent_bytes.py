@@ -113,14 +113,9 @@ COLUMNS = [("corpus", ""), ("form", ""), ("n", "d"), ("json before", "g"), ("--j
 
 def main(argv: list[str] | None = None) -> int:
     parser = arguments("agent_bytes", __doc__)
-    parser.add_argument("--corpus", default=",".join(DEFAULT_CORPORA),
-                        help=f"comma-separated, of {', '.join(quality.ALL_CORPORA)}")
-    parser.add_argument("--cache", type=Path, default=quality.DEFAULT_CACHE)
+    quality.corpus_option(parser, DEFAULT_CORPORA)
     args = parser.parse_args(argv)
-    names = [n.strip() for n in args.corpus.split(",") if n.strip()]
-    unknown = [n for n in names if n not in quality.ALL_CORPORA]
-    if unknown:
-        parser.error(f"unknown corpus {', '.join(unknown)}; known: {', '.join(quality.ALL_CORPORA)}")
+    names = quality.chosen_corpora(parser, args.corpus)
     queries = quality.load_corpus_queries(names)
     written = sketches.load_sketches()
     started = time.perf_counter()

@@ -108,15 +108,10 @@ def table_rows(results: dict[str, dict[str, dict[str, Any]]]) -> list[list[objec
 
 def main(argv: list[str] | None = None) -> int:
     parser = arguments("context_cost", __doc__)
-    parser.add_argument("--corpus", default=",".join(DEFAULT_CORPORA),
-                        help=f"comma-separated, of {', '.join(quality.ALL_CORPORA)}")
+    quality.corpus_option(parser, DEFAULT_CORPORA)
     parser.add_argument("--budgets", default="", help="extra budgets to compare, comma-separated tokens")
-    parser.add_argument("--cache", type=Path, default=quality.DEFAULT_CACHE)
     args = parser.parse_args(argv)
-    names = [n.strip() for n in args.corpus.split(",") if n.strip()]
-    unknown = [n for n in names if n not in quality.ALL_CORPORA]
-    if unknown:
-        parser.error(f"unknown corpus {', '.join(unknown)}; known: {', '.join(quality.ALL_CORPORA)}")
+    names = quality.chosen_corpora(parser, args.corpus)
     wanted = shapes([int(b) for b in args.budgets.split(",") if b.strip()])
     queries = quality.load_corpus_queries(names)
     started = time.perf_counter()

@@ -187,6 +187,22 @@ def load_eips_queries(path: Path = EIPS_QUERIES_FILE, corpus: str = "eips") -> l
     return out
 
 
+def corpus_option(parser: argparse.ArgumentParser, default: Sequence[str]) -> None:
+    """--corpus (a comma-separated list of ALL_CORPORA) and --cache, as the benchmarks built on these corpora
+    take them."""
+    parser.add_argument("--corpus", default=",".join(default), help=f"comma-separated, of {', '.join(ALL_CORPORA)}")
+    parser.add_argument("--cache", type=Path, default=DEFAULT_CACHE)
+
+
+def chosen_corpora(parser: argparse.ArgumentParser, text: str) -> list[str]:
+    """The corpora --corpus names, in its order; an unknown one is the parser's usage error."""
+    names = [n.strip() for n in text.split(",") if n.strip()]
+    unknown = [n for n in names if n not in ALL_CORPORA]
+    if unknown:
+        parser.error(f"unknown corpus {', '.join(unknown)}; known: {', '.join(ALL_CORPORA)}")
+    return names
+
+
 def load_corpus_queries(names: Sequence[str], queries_file: Path = QUERIES_FILE,
                         eips_queries_file: Path = EIPS_QUERIES_FILE) -> list[Query]:
     """The queries of every named corpus, from queries.yaml or eips_queries.yaml."""
