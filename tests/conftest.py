@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import shutil
 import sqlite3
@@ -10,6 +11,7 @@ import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -117,15 +119,13 @@ def model_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("xdg-cache")
 
 
-@pytest.fixture(scope="module")
-def semantic_session(tmp_path_factory: pytest.TempPathFactory, model_cache: Path):  # type: ignore[no-untyped-def]
-    """fixtures/stores/semantic, indexed and embedded with the real offline model, shared by a module."""
+@contextlib.contextmanager
+def embedded(root: Path, model_cache: Path) -> Iterator[tuple[Any, Any]]:
+    """The store at `root` open, indexed and embedded with the real offline model: (session, source)."""
     from docir.services.indexing.session import open_session
     from docir.services.vectors import embedding
     from docir.services.vectors.query_source import LocalModel, load_local
 
-    root = tmp_path_factory.mktemp("semantic") / "store"
-    shutil.copytree(FIXTURES / "stores" / "semantic", root)
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("XDG_CACHE_HOME", str(model_cache))
         patch.setenv("DOCIR_WORKER", "0")
@@ -133,5 +133,16 @@ def semantic_session(tmp_path_factory: pytest.TempPathFactory, model_cache: Path
         source = load_local(session.schema.model_path, root)
         assert isinstance(source, LocalModel), source.status
         embedding.drain(session.catalog, source.embedder)
+        try:
+            yield session, source
+        finally:
+            session.close()
+
+
+@pytest.fixture(scope="module")
+def semantic_session(tmp_path_factory: pytest.TempPathFactory, model_cache: Path):  # type: ignore[no-untyped-def]
+    """fixtures/stores/semantic, indexed and embedded with the real offline model, shared by a module."""
+    root = tmp_path_factory.mktemp("semantic") / "store"
+    shutil.copytree(FIXTURES / "stores" / "semantic", root)
+    with embedded(root, model_cache) as (session, source):
         yield session, source
-        session.close()

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from docir.services.retrieval import fusion, ranking
-from tests.conftest import FIXTURES
+from tests.conftest import FIXTURES, embedded
 
 # Six active documents of fixtures/stores/semantic, none linking another.
 SIX = {"adr-5e5510000001": "session-renewal-strategy", "arch-5e5510000002": "token-bucket-rate-limiter",
@@ -25,24 +25,13 @@ TASKS = ["what happens when the payment provider is down", "refresh token handli
 @pytest.fixture(scope="module")
 def six(tmp_path_factory: pytest.TempPathFactory, model_cache: Path):  # type: ignore[no-untyped-def]
     """A store of six documents, indexed and embedded with the real model."""
-    from docir.services.indexing.session import open_session
-    from docir.services.vectors import embedding
-    from docir.services.vectors.query_source import LocalModel, load_local
-
     root = tmp_path_factory.mktemp("six") / "store"
     shutil.copytree(FIXTURES / "stores" / "semantic", root)
     for path in (root / "docs").rglob("*.md"):
         if path.stem not in SIX.values():
             path.unlink()
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("XDG_CACHE_HOME", str(model_cache))
-        patch.setenv("DOCIR_WORKER", "0")
-        session = open_session(root)
-        source = load_local(session.schema.model_path, root)
-        assert isinstance(source, LocalModel), source.status
-        embedding.drain(session.catalog, source.embedder)
+    with embedded(root, model_cache) as (session, source):
         yield session, source, root
-        session.close()
 
 
 def ids(result: ranking.ContextResult) -> list[str]:
