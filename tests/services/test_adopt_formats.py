@@ -170,3 +170,13 @@ def test_an_unknown_status_word_is_flagged_never_guessed(cli, store: Path) -> No
     meta = front(target / "0001-x.md")
     assert (meta["status"], meta["status_original"], meta["review"]) == ("proposed", "Frobnicated",
                                                                          ["description", "status"])
+
+
+def test_a_dry_run_shows_the_ids_adopt_then_writes(cli, store: Path) -> None:  # type: ignore[no-untyped-def]
+    target = store / "docs" / "adr"
+    shutil.copytree(FORMATS / "adr-tools", target)
+    plan = cli("adopt", str(target), "--owner", "@arch", "--root", str(store), "--dry-run", "--json").json()
+    done = cli("adopt", str(target), "--owner", "@arch", "--root", str(store), "--json").json()
+    planned = {d["path"]: (d["id"], d["description"]) for d in plan["documents"]}  # type: ignore[index]
+    assert planned == {d["path"]: (d["id"], d["description"]) for d in done["documents"]}  # type: ignore[index]
+    assert all(front(store / path)["id"] == doc_id for path, (doc_id, _) in planned.items())

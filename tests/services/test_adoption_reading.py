@@ -169,3 +169,46 @@ def test_madrs_chosen_option_is_a_decision_not_a_metadata_line(tmp_path: Path) -
 def test_a_record_with_no_prose_still_gets_a_sentence(tmp_path: Path) -> None:
     text = describe_text(tmp_path, "# Use Gradle\n\n## Considered Options\n\n* Maven\n* Gradle\n")
     assert text == "Records the decision: Use Gradle."
+
+
+def test_a_notice_at_the_top_and_a_title_marker_say_a_record_was_replaced(tmp_path: Path) -> None:
+    src = record(tmp_path, "adr013-use-node-fetch.md", (
+        "---\nid: adrs-adr013\ntitle: 'ADR013: [superseded] Proper use of fetch libraries'\n---\n\n"
+        ":::note Superseded\n\nThis ADR has been superseded by [ADR014](./adr014-use-fetch.md) and no longer "
+        "applies.\n\n:::\n\n## Context\n\nWe fetch data in many places.\n"))
+    assert (src.title, src.number, src.title_status, src.superseded_in_links) == (
+        "Proper use of fetch libraries", 13, "superseded", True)
+    assert [(r.direction, r.file) for r in src.references] == [("superseded-by", "adr014-use-fetch.md")]
+
+
+@pytest.mark.parametrize(("name", "heading", "title"), [
+    ("adr-002-configuration.md", "# Architecture Decision Record: Configuration", "Configuration"),
+    ("034-EKS-Fargate.md", "# 34 EKS Fargate", "EKS Fargate"),
+    ("0003-2fa-for-admins.md", "# 2FA for admins", "2FA for admins"),  # a number that is not the file's
+])
+def test_a_title_loses_what_names_the_kind_of_record_or_its_bare_number(tmp_path: Path, name: str, heading: str,
+                                                                        title: str) -> None:
+    assert record(tmp_path, name, f"{heading}\n\n## Context\n\nText of it.\n").title == title
+
+
+def test_a_date_line_without_its_colon_and_a_status_section_with_notes_after_it(tmp_path: Path) -> None:
+    src = record(tmp_path, "0012-one-cluster.md", (
+        "# 12. One cluster\n\nDate 09/04/2018\n\n## Status\n\n✅ Accepted\n\n**June 2020 Update** We now run "
+        "several clusters, see [21](021-multi-cluster.md).\n\n## Context\n\nWe run one cluster.\n"))
+    assert src.date == dt.date(2018, 4, 9)
+    assert src.status is not None and (src.status.word, src.status.original) == ("accepted", "Accepted")
+
+
+def test_a_sentence_that_starts_like_a_field_is_prose(tmp_path: Path) -> None:
+    text = describe_text(tmp_path, (
+        "# X\n\n## Decision\n\nProposed: **Option 1** — remove the in-memory cache entirely and retrieve the\n"
+        "file ID from PostgreSQL when needed.\n"))
+    assert text == ("Proposed: Option 1 — remove the in-memory cache entirely and retrieve the file ID from "
+                    "PostgreSQL when needed.")
+
+
+def test_a_lead_in_that_ends_on_because_runs_on_into_its_reasons(tmp_path: Path) -> None:
+    text = describe_text(tmp_path, (
+        "# X\n\n## Decision Outcome\n\nChosen option: \"ADR number\", because\n\n- It is short\n"
+        "- Other tools use it\n"))
+    assert text == 'Chosen option: "ADR number", because it is short; Other tools use it.'

@@ -15,10 +15,14 @@ from typing import NamedTuple
 from docir.services.adoption.reading import SECTION_NAMES, Foreign
 
 # Sections whose first paragraph says what a record is about, best first.
-SUMMARY_SECTIONS = ("summary", "tl;dr", "tldr", "abstract", "simple summary", "executive summary")
+SUMMARY_SECTIONS = ("summary", "tl;dr", "tldr", "abstract", "simple summary", "executive summary", "what's proposed",
+                    "what’s proposed", "what is proposed", "proposal")
 CONTEXT_SECTIONS = ("context and problem statement", "context", "problem statement", "problem", "motivation",
                     "background", "overview", "introduction", "issue", "description")
-DECISION_SECTIONS = ("decision outcome", "decision", "proposal", "solution")
+DECISION_SECTIONS = ("decision outcome", "decision", "solution")
+# The last word of a lead-in to a list: "Chosen option: "X", because" is followed by its reasons.
+_LEAD_IN_RE = re.compile(r"(?::|\b(?:because|and|or|to|with|of|the|as|following|like|including|are|is|were|was))$",
+                         re.I)
 TARGET_LENGTH = 300  # characters: enough for two or three sentences a judge reads at a glance
 
 _LINK_RE = re.compile(r"!?\[((?:[^\[\]]|\[[^\]]*\])*)\]\([^)]*\)")
@@ -72,7 +76,7 @@ def sentences(paragraph: str, min_length: int, max_length: int) -> str:
     parts = [p.strip() for p in _SENTENCE_END_RE.split(paragraph) if p.strip()]
     fragment = ""
     if parts and not _TERMINAL_RE.search(parts[-1]) and not parts[-1].endswith((":", ",", ";")) \
-            and len(parts[-1].split()) >= 4:
+            and not _LEAD_IN_RE.search(parts[-1]) and len(parts[-1].split()) >= 4:
         fragment = parts[-1].rstrip() + "."  # the paragraph's last sentence, written without its stop
     if parts and not _TERMINAL_RE.search(parts[-1]):
         last = parts.pop()  # a fragment, or a lead-in to a list ("The key reasoning was:")
@@ -135,9 +139,11 @@ def _prose(text: str, max_length: int = 400) -> list[str]:
         if block:
             paragraph = " ".join(line.strip() for line in block)
             plain = _plain(paragraph)
-            if plain and re.search(r"[A-Za-z]{3}", plain) and not _META_RE.match(paragraph) \
+            metadata = all(_META_RE.match(line) for line in block)  # "Technical Story: ...", not a sentence
+            aside = plain.startswith("(") and plain.endswith((")", ").", ")."))  # a parenthesis, said in passing
+            if plain and re.search(r"[A-Za-z]{3}", plain) and not metadata and not aside \
                     and not _NOTE_RE.match(plain) and not _links_only(paragraph):
-                if plain.endswith(":"):
+                if _LEAD_IN_RE.search(plain):
                     lead[:] = [plain]
                 else:
                     found.append(plain)
@@ -146,6 +152,8 @@ def _prose(text: str, max_length: int = 400) -> list[str]:
     def end_list() -> None:
         if lead and items:
             said = [_plain(" ".join(item)).rstrip(",;. ") for item in items]
+            if not lead[0].endswith(":") and said and said[0][1:2].islower():
+                said[0] = said[0][:1].lower() + said[0][1:]  # "because" runs on into its first reason
             sentence = f"{lead[0]} {'; '.join(said)}."
             if all(said) and len(sentence) <= max_length and not any(":" in s or ". " in s for s in said):
                 found.append(sentence)
@@ -192,8 +200,6 @@ def _prose(text: str, max_length: int = 400) -> list[str]:
             if stripped:
                 lead.clear()
             continue
-        if _META_RE.match(line) and not block:
-            continue  # a metadata line of its own ("**Parent Requirement**: ..."), not prose
         lead.clear()
         block.append(line)
     close()

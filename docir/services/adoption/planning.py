@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from docir.documents import frontmatter, line_endings
-from docir.documents.ids import is_valid_id, new_id
+from docir.documents.ids import is_valid_id
 from docir.errors import UsageError
 from docir.schema import Schema, TypeSpec
 from docir.services.adoption import describe, reading, statuses
@@ -127,13 +127,23 @@ def plan(store: Store, schema: Schema, folder: Path, options: Options) -> Plan:
             result.skipped.append(Skipped(str(path), f"{target} already exists; adopt never overwrites a file"))
             continue
         doc_id = existing if isinstance(existing, str) and is_valid_id(existing) \
-            and existing.startswith(f"{spec.prefix}-") else new_id(spec.prefix)
+            and existing.startswith(f"{spec.prefix}-") else adopted_id(spec.prefix, target, src.text)
         result.documents.append(Planned(path, target, doc_id, src, already))
     _link(result, spec, options)
     for item in result.documents:
         _fill(item, spec, schema, options, unstated)
         item.text = _render(item)
     return result
+
+
+def adopted_id(prefix: str, target: str, text: str) -> str:
+    """The id a record gets: drawn from its path and text, not at random, so that `--dry-run` and the adopt
+    after it give the same ids (the plan a person checked is the one written). It is written into the file,
+    so it never changes when the file later moves or changes (adr-91e493428231)."""
+    import hashlib
+
+    digest = hashlib.sha256("\0".join((target, text)).encode("utf-8")).hexdigest()
+    return f"{prefix}-{digest[:12]}"
 
 
 def _within(path: Path, folder: Path) -> bool:
@@ -267,7 +277,10 @@ def _superseded_by_successors(result: Plan, successor: str | None) -> None:
 def _word(src: Foreign) -> str | None:
     if src.superseded_in_links:
         return "superseded"
-    return src.status.word if src.status is not None else None
+    word = src.status.word if src.status is not None else None
+    if src.title_status is not None and word in (None, "accepted", "proposed"):
+        return src.title_status  # "[superseded] Title": the title says what became of it, the status went stale
+    return word
 
 
 def _first(schema: Schema, *kinds: str) -> str | None:

@@ -54,6 +54,8 @@ _PLACEHOLDER_RE = re.compile(r"\{\{[^}]*\}\}|\{[a-z][^}]*\}|\[short title|<title
 _META_LINE_RE = re.compile(
     r"^\s{0,3}(?:[-*+]\s+)?(?:\*\*|__)?([A-Za-z][A-Za-z ()/'-]{0,30}?)\s*(?::\s*(?:\*\*|__)|(?:\*\*|__)\s*:|:)"
     r"(?!//)\s*(.*?)\s*$")
+_BARE_DATE_RE = re.compile(r"^\s{0,3}(?:[-*+]\s+)?(?:\*\*|__)?Date(?:\*\*|__)?\s+(\d{1,4}[/.-]\d{1,2}[/.-]\d{1,4})\s*$",
+                           re.I)
 _TABLE_ROW_RE = re.compile(r"^\s*\|(.*)\|\s*$")
 _TABLE_RULE_RE = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(?:\|\s*:?-{2,}:?\s*)*\|?\s*$")
 _LINK_RE = re.compile(r"\[((?:[^\[\]]|\[[^\]]*\])*)\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
@@ -103,6 +105,7 @@ class Foreign:
     number: int | None = None
     status: statuses.ReadStatus | None = None
     superseded_in_links: bool = False  # a closing Links list says what replaced it, whatever its status says
+    title_status: str | None = None  # a status its title carries ("[superseded] Title")
     date: dt.date | None = None
     date_written: str | None = None  # as written, where it is not a plain YYYY-MM-DD
     deciders: str | None = None  # from a preamble line; frontmatter keeps its own
@@ -161,6 +164,7 @@ def parse(path: Path, text: str) -> Foreign:
     _read_status_section(src)
     _read_links_section(src)
     _read_summary_links(src)
+    _read_notice(src)
     src.sibling_links = [target for _, target in _links(_without_fences(src.analysis))
                          if _is_markdown_file(target)]
     _judge_kind(src)
@@ -253,6 +257,10 @@ _MARKER_RE = re.compile(r"^\s*\[(?:superseded|superceded|deprecated|rejected|obs
                         r"[^\]]*\]\s*[:\-–—]?\s*", re.I)
 _SUFFIX_RE = re.compile(r"\s*(?:[-–—:|]\s*|\(\s*|\[\s*)(?:ADR|RFC)[\s#_-]*\d+\s*[)\]]?\s*$", re.I)
 _NUMBERED_RE = re.compile(r"^(?:(?:ADR|RFC|DR|Decision)[\s#_-]*)?#?(\d{1,6})\s*[:.)\-–—]\s*(\S.*)$", re.I)
+# A prefix that names the kind of record, not its subject: "Architecture Decision Record: Use ADRs".
+_KIND_PREFIX_RE = re.compile(r"^(?:Architectur(?:e|al) Decision(?: Record)?|Decision Record|ADR|RFC|Decision)"
+                             r"\s*[:\-–—]\s+(?=\S)", re.I)
+_STATUS_MARKER_RE = re.compile(r"\[(superseded|superceded|deprecated|rejected|obsolete)\b[^\]]*\]", re.I)
 _PREFIXED_RE = re.compile(r"^(?:ADR|RFC)[\s#_-]*(\d{1,6})\s+(\S.*)$", re.I)
 _PLACEHOLDER_NUMBER_RE = re.compile(r"^[nNx#]\.\s+(\S.*)$")
 _FILE_NUMBER_RE = re.compile(r"^(?:adr|rfc|dr|decision)?[-_ ]?(\d{1,6})(?=[-_. ]|$)", re.I)
@@ -273,11 +281,11 @@ def split_title(written: str) -> tuple[int | None, str]:
     for pattern in (_NUMBERED_RE, _PREFIXED_RE):
         match = pattern.match(title)
         if match:
-            return int(match.group(1)), match.group(2).strip()
+            return int(match.group(1)), _MARKER_RE.sub("", match.group(2)).strip()
     placeholder = _PLACEHOLDER_NUMBER_RE.match(title)
     if placeholder:
         return number, placeholder.group(1).strip()
-    return number, title
+    return number, _KIND_PREFIX_RE.sub("", title)
 
 
 def _read_title(src: Foreign) -> None:
@@ -292,7 +300,14 @@ def _read_title(src: Foreign) -> None:
         src.title = _title_from_name(src.path)
         return
     _, clean = split_title(_plain_heading(written))
+    bare = re.match(r"^0*(\d{1,6})\s+(\S.*)$", clean)
+    file_number = _FILE_NUMBER_RE.match(src.path.stem)
+    if bare and file_number and int(bare.group(1)) == int(file_number.group(1)):
+        clean = bare.group(2)  # "# 34 EKS Fargate" in 034-EKS-Fargate.md: the number, without its stop
     src.title = clean or _title_from_name(src.path)
+    marker = _STATUS_MARKER_RE.search(written)
+    if marker:  # "ADR013: [superseded] Title": the title says what became of it
+        src.title_status = marker.group(1).lower()
     if src.title != written:
         src.title_written = written
 
@@ -454,6 +469,10 @@ def _meta_lines(lines: list[str]) -> dict[str, str]:
         if not line.strip():
             last = None
             continue
+        bare = _BARE_DATE_RE.match(line)
+        if bare and "date" not in found:  # "Date 09/04/2018": a date line written without its colon
+            found["date"] = bare.group(1)
+            continue
         match = _META_LINE_RE.match(line)
         if match and not _TABLE_ROW_RE.match(line):
             key = " ".join(statuses.clean(match.group(1)).lower().split())
@@ -539,7 +558,10 @@ def _read_status_section(src: Foreign) -> None:
     paragraphs = [p for p in paragraphs if p]
     if not paragraphs:
         return
-    read = statuses.read("\n".join(paragraphs))
+    # The first paragraph is the status; a later one counts only as a link line ("Superseded by [..](..)"),
+    # not the notes a team appends there ("**June 2020 Update** ...").
+    said = [paragraphs[0]] + [p for p in paragraphs[1:] if statuses.link_of(statuses.clean(p)) is not None]
+    read = statuses.read("\n".join(said))
     if src.status is None or src.status.word is None:
         src.status, src.format = read, "status-section"
         src.references.extend(_status_references(read))
@@ -578,6 +600,22 @@ def _read_summary_links(src: Foreign) -> None:
             verb = match.group(1).lower()
             direction = "amends" if verb == "amends" or _PARTLY_RE.search(sentence[match.end():]) else "supersedes"
             src.references.append(_reference(direction, match.group(2)))
+
+
+_NOTICE_RE = re.compile(r"\b(?:has\s+been|is|was|got)\s+(?:now\s+)?(superseded|superceded|replaced|obsoleted)\s+"
+                       r"(?:by|with|in\s+favou?r\s+of)\s+(\[(?:[^\[\]]|\[[^\]]*\])*\]\([^)]*\)|(?:ADR|RFC)[\s#-]*\d+)",
+                       re.I)
+NOTICE_LINES = 25  # a notice stands at the top: a Docusaurus admonition, a "> [!NOTE]" callout, a first line
+
+
+def _read_notice(src: Foreign) -> None:
+    """A notice at the top that the record was replaced ("This ADR has been superseded by [ADR014](...)"), as
+    Docusaurus and GitHub callouts put it where a reader sees it first."""
+    top = _without_fences("\n".join(src.analysis.split("\n")[:NOTICE_LINES]))
+    for match in _NOTICE_RE.finditer(" ".join(statuses.clean(line) for line in top.split("\n"))):
+        src.references.append(_reference("superseded-by", match.group(2)))
+        if src.status is None or src.status.word != "superseded":
+            src.superseded_in_links = True
 
 
 def _status_references(read: statuses.ReadStatus) -> list[Reference]:

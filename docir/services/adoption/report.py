@@ -22,6 +22,7 @@ class DocumentJSON(TypedDict):
     path: str
     id: str
     title: str
+    description: str
     status: str
     status_original: str | None
     number: int | None
@@ -88,7 +89,8 @@ def _document(item: Planned) -> DocumentJSON:
     original = fields.get("status_original", meta.get("status_original"))
     return {
         "source": str(item.source), "path": item.target, "id": item.doc_id,
-        "title": str(fields.get("title", meta.get("title", ""))), "status": _status(item),
+        "title": str(fields.get("title", meta.get("title", ""))),
+        "description": str(fields.get("description", meta.get("description", ""))), "status": _status(item),
         "status_original": None if original is None else str(original),
         "number": item.foreign.number,
         "date": date.isoformat() if isinstance(date, dt.date) else (None if date is None else str(date)),
