@@ -35,8 +35,6 @@ import sketch as sketches  # benchmarks/quality/sketch.py: each judged task's sk
 
 from docir.cli import agent_text
 from docir.services.retrieval import requests as commands
-from docir.services.vectors.model_registry import register_process_model
-from docir.services.vectors.query_source import LocalModel
 from _harness import arguments, percentile, report, target  # benchmarks/_harness.py, beside this file
 
 DEFAULT_CORPORA = ("quality", "docir", "madr", "eips")
@@ -122,13 +120,9 @@ def main(argv: list[str] | None = None) -> int:
     results: dict[str, dict[str, dict[str, Any]]] = {}
     gets: dict[str, list[dict[str, Any]]] = {}
     for name in names:
-        store = quality.corpus_store(name, args.cache, print)
-        if store is None:
-            continue
-        session, source = quality.open_indexed(store, print)
-        if isinstance(source, LocalModel):
-            register_process_model(source.embedder)
-        try:
+        with quality.serving(name, args.cache) as session:
+            if session is None:
+                continue
             forms: dict[str, list[dict[str, Any]]] = {"task": [], "+sketch": []}
             for q in (q for q in queries if q.corpus == name):
                 forms["task"].append(measure(session, q, ""))
@@ -136,8 +130,6 @@ def main(argv: list[str] | None = None) -> int:
                     forms["+sketch"].append(measure(session, q, written[q.id]))
             results[name] = {form: summary(rows) for form, rows in forms.items() if rows}
             gets[name] = big_gets(session)
-        finally:
-            session.close()
     rows = [[corpus, form, s["n"], s["json_median"], s["json_now_median"], s["text_median"], s["text_p90"], s["share"],
              s["mcp_median"],
              s["task_median"], "yes" if s["same_ids"] else "NO", s["answer@1"]]

@@ -35,8 +35,6 @@ import run as quality  # noqa: I001  (benchmarks/quality/run.py: corpora, querie
 from docir.services.retrieval import budget as budgets
 from docir.services.retrieval import requests as commands
 from docir.services.retrieval.skeleton import cost
-from docir.services.vectors.model_registry import register_process_model
-from docir.services.vectors.query_source import LocalModel
 from _harness import arguments, percentile, report  # benchmarks/_harness.py, beside this file
 
 DEFAULT_CORPORA = ("quality", "docir", "eips")
@@ -119,13 +117,9 @@ def main(argv: list[str] | None = None) -> int:
     results: dict[str, dict[str, dict[str, Any]]] = {}
     everything: dict[str, list[dict[str, Any]]] = {shape: [] for shape in wanted}
     for name in names:
-        store = quality.corpus_store(name, args.cache, print)
-        if store is None:
-            continue
-        session, source = quality.open_indexed(store, print)
-        if isinstance(source, LocalModel):
-            register_process_model(source.embedder)  # one model for every query, as in the MCP server
-        try:
+        with quality.serving(name, args.cache) as session:
+            if session is None:
+                continue
             by_shape: dict[str, list[dict[str, Any]]] = {shape: [] for shape in wanted}
             for q in (q for q in queries if q.corpus == name):
                 row: dict[str, Any] = {"corpus": name, "query": q.id, "kind": q.kind}
@@ -136,8 +130,6 @@ def main(argv: list[str] | None = None) -> int:
                     everything[shape].append(found)
                 per_query.append(row)
             results[name] = {shape: summary(rows) for shape, rows in by_shape.items() if rows}
-        finally:
-            session.close()
     if len(results) > 1:
         results["all"] = {shape: summary(rows) for shape, rows in everything.items() if rows}
     overall = results.get("all") or next(iter(results.values()), {})

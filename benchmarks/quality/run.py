@@ -26,6 +26,7 @@ The module is also imported by tests/test_quality_gate.py (see `evaluate_corpora
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib.util
 import json
 import math
@@ -33,7 +34,7 @@ import re
 import shutil
 import sys
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -185,6 +186,26 @@ def load_eips_queries(path: Path = EIPS_QUERIES_FILE, corpus: str = "eips") -> l
                          tuple((eip_id(n), g) for n, g in ranked), deep,
                          None if section is None else str(section), bool(row.get("ci", False))))
     return out
+
+
+@contextlib.contextmanager
+def serving(name: str, cache: Path, log: Callable[[str], None] = print) -> Iterator[Any]:
+    """A judged corpus's store open, as the command's service functions serve it, with its model loaded once
+    for every query (as the MCP server does); None when the corpus is not there."""
+    from docir.services.vectors.model_registry import register_process_model
+    from docir.services.vectors.query_source import LocalModel
+
+    store = corpus_store(name, cache, log)
+    if store is None:
+        yield None
+        return
+    session, source = open_indexed(store, log)
+    if isinstance(source, LocalModel):
+        register_process_model(source.embedder)
+    try:
+        yield session
+    finally:
+        session.close()
 
 
 def corpus_option(parser: argparse.ArgumentParser, default: Sequence[str]) -> None:
