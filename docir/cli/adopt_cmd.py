@@ -59,9 +59,12 @@ def command(
     (the wording kept as status_original), "Superseded by X" / "Supersedes Y" become a
     supersedes link on the newer record, its date is kept, and a description of whole sentences
     is taken from its summary or context (flagged for review). The body is never changed.
-    Templates, READMEs and index pages are left out and named. The whole folder is planned
-    first and written all or nothing. Files under docs/ are adopted in place; others are
-    copied into the type's folder, the originals untouched.
+    Templates, READMEs, index pages and files it cannot read are left out, named with the
+    reason, and listed under exclude: in docs-schema.yaml. The whole folder is planned first
+    and written all or nothing. Files under docs/ are adopted in place; others are copied
+    into the type's folder, the originals untouched.
+
+    Example: docir adopt docs/adr --dry-run, then docir adopt docs/adr
     """
     relations = {}
     for item in relation or []:
