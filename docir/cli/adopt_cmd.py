@@ -9,6 +9,7 @@ import typer
 
 from docir.cli import render
 from docir.cli.options import JsonOption, RootOption
+from docir.documents import prose
 from docir.errors import UsageError
 from docir.services.adoption import planning, writing
 from docir.services.adoption import report as adoption_report
@@ -141,6 +142,6 @@ def _print_notable(documents: list[adoption_report.DocumentJSON]) -> None:
 
 
 def _short(text: str, limit: int = 100) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    return prose.clip(text, limit)
 
 

@@ -14,13 +14,15 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from docir.documents import prose
+from docir.documents.headings import find_headings
+
 # `get` shows a body up to this many tokens whole; past it, the outline (adr-aa663d326ae5).
 OUTLINE_OVER_TOKENS = 2000
 # A listing's description and passage are one line each: enough to judge by, a `get` away from the rest.
 DESCRIPTION_CHARS = 70
 PASSAGE_CHARS = 50
 LINKED_DESCRIPTION_CHARS = 50  # a linked entry is one line: the link says most of why it is there
-_ATX_RE = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.*?)[ \t#]*$")
 
 
 def context(payload: Mapping[str, Any]) -> str:
@@ -173,11 +175,7 @@ def _one_line(text: object) -> str:
 
 
 def _clip(text: object, limit: int) -> str:
-    """`text` on one line, cut at a word before `limit` characters (with "…") when longer."""
-    line = _one_line(text)
-    if len(line) <= limit:
-        return line
-    return line[: limit - 1].rsplit(" ", 1)[0].rstrip(",;:") + "…"
+    return prose.clip(str(text or ""), limit)
 
 
 # --- get ----------------------------------------------------------------------------------------------------------
@@ -222,17 +220,7 @@ def _field(value: object) -> str:
 
 def _outline(doc_id: str, body: str, tokens: int) -> list[str]:
     """The body's sections with what each costs, and how to fetch the ones needed in one call."""
-    heads: list[tuple[int, str, int]] = []  # (level, heading, start offset)
-    offset, fence = 0, ""
-    for line in body.splitlines(keepends=True):
-        stripped = line.strip()
-        if stripped.startswith(("```", "~~~")):
-            fence = "" if fence and stripped.startswith(fence) else (fence or stripped[:3])
-        elif not fence:
-            match = _ATX_RE.match(line.rstrip("\r\n"))
-            if match:
-                heads.append((len(match.group(1)), match.group(2).strip(), offset))
-        offset += len(line)
+    heads = [(h.level, h.text, h.start) for h in find_headings(body)]  # never one inside a fence or comment
     lines = [f"--- outline: the body is ~{tokens:,} tokens; fetch sections in one call with "
              f"docir get {doc_id} --section \"Heading\" [--section \"Other\"], or all of it with --full"]
     top = min((level for level, _, _ in heads), default=1)  # a body's sections are usually "##": not indented

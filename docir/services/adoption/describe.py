@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
+from docir.documents import prose
+from docir.documents.fences import FENCE_RE, closes
 from docir.services.adoption.reading import SECTION_NAMES, Foreign
 
 # Sections whose first paragraph says what a record is about, best first.
@@ -36,7 +38,6 @@ _EMPHASIS_RE = re.compile(r"(\*\*|__)(.+?)\1|(?<![\w*])\*(?!\s)(.+?)(?<!\s)\*(?!
 _META_RE = re.compile(r"^(?!\s*(?:\*\*|__)?(?i:chosen option))\s*(?:\*\*|__)?[A-Z][\w ()/'-]{0,30}?(?:\*\*|__)?"
                       r"\s*:(?:\*\*|__)?\s+\S|^\s*(?:\*\*|__)[^*_]{1,40}(?:\*\*|__)\s*$")
 _NOTE_RE = re.compile(r"^\s*(?:note|nb|todo|fixme|warning|tip|important|disclaimer)\b\s*[:!-]", re.I)
-_SENTENCE_END_RE = re.compile(r"(?<=[.!?])[\"')\]]*(?=\s+[\"'(\[`]?[A-Z0-9])")
 _TERMINAL_RE = re.compile(r"[.!?][\"')\]]*$")
 _LIST_ITEM_RE = re.compile(r"^\s{0,3}(?:[-*+]|\d+[.)])\s+")
 
@@ -54,7 +55,7 @@ def describe(src: Foreign, min_length: int, max_length: int) -> Described:
         if text and not _TERMINAL_RE.search(text) and not text.endswith((":", ",", ";")):
             text += "."  # the source's own sentence, written without its stop
         if len(text) > max_length:
-            text = sentences(text, min_length, max_length) or _clip(text, max_length)
+            text = sentences(text, min_length, max_length) or prose.clip(text, max_length)
         if len(text) >= min_length:
             return Described(text, "frontmatter", False)
     for names in (SUMMARY_SECTIONS, CONTEXT_SECTIONS, DECISION_SECTIONS):
@@ -67,13 +68,13 @@ def describe(src: Foreign, min_length: int, max_length: int) -> Described:
         if text:
             return Described(text, "body", True)
     title = (src.title or src.path.stem).rstrip(".")
-    return Described(_clip(f"Records the decision: {title}.", max_length), "title", True)
+    return Described(prose.clip(f"Records the decision: {title}.", max_length), "title", True)
 
 
 def sentences(paragraph: str, min_length: int, max_length: int) -> str:
     """Whole sentences of `paragraph`, from its start, up to TARGET_LENGTH (at least `min_length`, at most
     `max_length` characters); "" when it has none (a lead-in ending in ':' is none)."""
-    parts = [p.strip() for p in _SENTENCE_END_RE.split(paragraph) if p.strip()]
+    parts = prose.sentences(paragraph)
     fragment = ""
     if parts and not _TERMINAL_RE.search(parts[-1]) and not parts[-1].endswith((":", ",", ";")) \
             and not _LEAD_IN_RE.search(parts[-1]) and len(parts[-1].split()) >= 4:
@@ -94,7 +95,7 @@ def sentences(paragraph: str, min_length: int, max_length: int) -> str:
     if len(text) < min_length and fragment and len(f"{text} {fragment}") <= max_length:
         text = f"{text} {fragment}".strip()
     if not text and parts:
-        return _clip(parts[0], max_length)
+        return prose.clip(parts[0], max_length)
     return text if len(text) >= min_length else ""
 
 
@@ -179,16 +180,16 @@ def _prose(text: str, max_length: int = 400) -> list[str]:
             in_list = False
             end_list()
         if fence is not None:
-            if stripped.startswith(fence):
-                fence = None
+            fence = None if closes(fence, line) else fence
             continue
-        if stripped.startswith(("```", "~~~")):
+        opened = FENCE_RE.match(line)
+        if opened:
             close()
             lead.clear()
-            fence = stripped[:3]
+            fence = opened.group(1)
             continue
         item = _LIST_ITEM_RE.match(line)
-        if item and not block or item and block:
+        if item:
             close()
             in_list = True
             items.clear()
@@ -223,8 +224,3 @@ def _plain(text: str) -> str:
     return re.sub(r"\s+([,.;:!?])", r"\1", text).strip()
 
 
-def _clip(text: str, limit: int) -> str:
-    text = " ".join(text.split())
-    if len(text) <= limit:
-        return text
-    return text[: limit - 1].rsplit(" ", 1)[0].rstrip(",;:") + "…"

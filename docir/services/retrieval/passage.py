@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import re
 
+from docir.documents import prose
+from docir.documents.fences import FENCE_RE, closes
 from docir.index.fts import query_terms
 
 PASSAGE_MAX = 240  # characters: about one sentence of a design document
-_SENTENCE_END_RE = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[`*_]?[A-Z0-9])")
 _WORD_RE = re.compile(r"[^\W_][\w-]*", re.UNICODE)
-_MARKUP_RE = re.compile(r"^\s{0,3}(?:#{1,6}\s.*|[-*+]\s+|\d+[.)]\s+|>\s?|\|.*\||```.*|~~~.*)$")
+_MARKUP_RE = re.compile(r"^\s{0,3}(?:#{1,6}\s.*|[-*+]\s+|\d+[.)]\s+|>\s?|\|.*\|)$")
 _LINK_RE = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
 
 
@@ -23,25 +24,28 @@ def best_sentence(section_text: str, needs: list[str]) -> str | None:
     """The sentence of `section_text` (a section as a reader sees it, its heading line included) with the most
     distinct words of `needs`; None when no sentence holds any of them."""
     wanted = {term for need in needs for term in query_terms(need)}
-    sentences = _sentences(section_text)
-    if not sentences:
+    found = _sentences(section_text)
+    if not found:
         return None
-    scored = [(len(wanted & {w.lower() for w in _WORD_RE.findall(s)}), -n, s) for n, s in enumerate(sentences)]
+    scored = [(len(wanted & {w.lower() for w in _WORD_RE.findall(s)}), -n, s) for n, s in enumerate(found)]
     hits, _, best = max(scored)
-    if not hits:
-        return None
-    return best if len(best) <= PASSAGE_MAX else best[: PASSAGE_MAX - 1].rsplit(" ", 1)[0] + "…"
+    return prose.clip(best, PASSAGE_MAX) if hits else None
 
 
 def _sentences(text: str) -> list[str]:
-    lines, fence = [], ""
+    """The section's prose in sentences: no fenced or indented code, heading, table or quote marks."""
+    lines: list[str] = []
+    fence: str | None = None
     for line in text.splitlines():
-        stripped = line.strip()
-        if stripped.startswith(("```", "~~~")):  # a fenced block is code, not a sentence
-            fence = "" if fence and stripped.startswith(fence) else (fence or stripped[:3])
-        elif not fence and stripped and not re.match(r"^\s{0,3}#{1,6}\s", line) and not line.startswith("    "):
+        if fence is not None:
+            fence = None if closes(fence, line) else fence
+            continue
+        opened = FENCE_RE.match(line)
+        if opened:  # a fenced block is code, not a sentence
+            fence = opened.group(1)
+        elif line.strip() and not re.match(r"^\s{0,3}#{1,6}\s", line) and not line.startswith("    "):
             lines.append(line)
-    prose = " ".join(_LINK_RE.sub(r"\1", line.strip().lstrip("-*+> ").strip()) for line in lines
-                     if not _MARKUP_RE.match(line) or re.match(r"^\s{0,3}[-*+]\s+\S", line))
-    prose = re.sub(r"(\*\*|__)", "", " ".join(prose.split()))
-    return [s.strip() for s in _SENTENCE_END_RE.split(prose) if len(s.strip()) > 20]
+    said = " ".join(_LINK_RE.sub(r"\1", line.strip().lstrip("-*+> ").strip()) for line in lines
+                    if not _MARKUP_RE.match(line) or re.match(r"^\s{0,3}[-*+]\s+\S", line))
+    said = re.sub(r"(\*\*|__)", "", " ".join(said.split()))
+    return [s for s in prose.sentences(said) if len(s) > 20]
