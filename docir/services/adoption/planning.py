@@ -160,7 +160,7 @@ class _Names:
         self.by_stem = {item.source.stem.lower(): item for item in items}
         self.by_number: dict[int, list[Planned]] = {}
         for item in items:
-            numbers = {item.foreign.number, _file_number(item.source)} - {None}
+            numbers = {item.foreign.number, reading.file_number(item.source)} - {None}
             for number in numbers:
                 assert number is not None
                 self.by_number.setdefault(number, []).append(item)
@@ -190,13 +190,6 @@ class _Names:
                 return titled[0]
             return None
         return self.by_title.get(_title_key(reading.split_title(text)[1]))
-
-
-def _file_number(path: Path) -> int | None:
-    if re.match(r"^(?:19|20)\d{6}(?:[-_]|$)", path.stem):
-        return None
-    match = re.match(r"^(?:adr|rfc|dr)?[-_ ]?(\d{1,6})(?=[-_. ]|$)", path.stem, re.I)
-    return int(match.group(1)) if match else None
 
 
 def _title_key(title: str) -> str:

@@ -301,8 +301,7 @@ def _read_title(src: Foreign) -> None:
         return
     _, clean = split_title(_plain_heading(written))
     bare = re.match(r"^0*(\d{1,6})\s+(\S.*)$", clean)
-    file_number = _FILE_NUMBER_RE.match(src.path.stem)
-    if bare and file_number and int(bare.group(1)) == int(file_number.group(1)):
+    if bare and int(bare.group(1)) == file_number(src.path):
         clean = bare.group(2)  # "# 34 EKS Fargate" in 034-EKS-Fargate.md: the number, without its stop
     src.title = clean or _title_from_name(src.path)
     marker = _STATUS_MARKER_RE.search(written)
@@ -349,11 +348,16 @@ def _read_number(src: Foreign) -> None:
             if number is not None:
                 src.number = number
                 return
-    if _DATED_NAME_RE.match(src.path.stem):
-        return  # log4brains names files by date: YYYYMMDD is no sequence number
-    match = _FILE_NUMBER_RE.match(src.path.stem)
-    if match:
-        src.number = int(match.group(1))
+    src.number = file_number(src.path)
+
+
+def file_number(path: Path) -> int | None:
+    """The sequence number a file name starts with (0021-x.md, adr-021-x.md, 036-x.md); None for a name that
+    starts with a date, as log4brains names files (YYYYMMDD is no sequence number)."""
+    if _DATED_NAME_RE.match(path.stem):
+        return None
+    match = _FILE_NUMBER_RE.match(path.stem)
+    return int(match.group(1)) if match else None
 
 
 def _normal(text: str) -> str:
