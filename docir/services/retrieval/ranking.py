@@ -392,12 +392,13 @@ def pool_needs(per_need: list[list[Fused]], limit: int) -> list[Fused]:
     return order
 
 
-def _section_cost(session: Session, listing: Listing, start: int, end: int) -> Size:
-    """What `get --section` of this span costs, and how much of it is comments (only a document
-    with comments is read again to count them)."""
-    if not listing.hidden:
-        return cost(end - start)
-    return cost(end - start, Visible.of(session.catalog.docs.body_of(listing.rowid)).hidden_bytes(start, end))
+def _matched(session: Session, listing: Listing, span: tuple[int, int], texts: list[str]) -> tuple[Size, str | None]:
+    """What `get --section` of the matched span costs (and how much of it is comments), and the sentence of it
+    that says most of the task: from one reading of the body."""
+    seen = Visible.of(session.catalog.docs.body_of(listing.rowid))
+    start, end = span
+    size = cost(end - start, seen.hidden_bytes(start, end)) if listing.hidden else cost(end - start)
+    return size, passage.best_sentence(seen.slice(start, end), texts)
 
 
 def _entry(session: Session, cand: Fused, explain: bool, texts: list[str]) -> ContextRow:
@@ -418,8 +419,9 @@ def _entry(session: Session, cand: Fused, explain: bool, texts: list[str]) -> Co
         section, span = chunk.section, (chunk.start, chunk.end)
     elif best is not None and best.path:
         section, span = best.path[-1], (best.start, best.end)
+    quoted: str | None = None
     if span is not None:
-        size = _section_cost(session, cand.listing, *span)
+        size, quoted = _matched(session, cand.listing, span, texts)
     entry: ContextHit = {
         **skeleton(cand.listing, session.schema, session.today),
         "kind": "document",
@@ -427,14 +429,9 @@ def _entry(session: Session, cand: Fused, explain: bool, texts: list[str]) -> Co
         "similarity": similarity,
         "matched_section": section,
         "matched_section_size": size,
-        "matched_passage": None,
+        "matched_passage": quoted,
         "via": None,
     }
-    if span is not None:
-        shown = Visible.of(session.catalog.docs.body_of(cand.listing.rowid)).slice(*span)
-        found = passage.best_sentence(shown, texts)
-        if found:
-            entry["matched_passage"] = found
     if explain:
         text = ""
         if chunk is not None:
