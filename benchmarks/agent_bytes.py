@@ -34,6 +34,7 @@ import run as quality  # noqa: I001  (benchmarks/quality/run.py: corpora, querie
 import sketch as sketches  # benchmarks/quality/sketch.py: each judged task's sketch
 
 from docir.cli import agent_text
+from docir.services.retrieval import budget as budgets
 from docir.services.retrieval import requests as commands
 from _harness import arguments, percentile, report, target  # benchmarks/_harness.py, beside this file
 
@@ -52,16 +53,10 @@ def cli_json(payload: Any) -> str:
     return json.dumps(payload, ensure_ascii=False, indent=2) + "\n"
 
 
-# What `context --json` gained with the text form: the linked entries' descriptions and the matched passage.
-ADDED_KEYS = ("matched_passage",)
-
-
 def json_before(payload: Any) -> str:
-    """The JSON `context` printed before the text form: the same entries without the keys it gained (the
-    budget counts neither, so the entries are the same)."""
-    rows = [{k: v for k, v in row.items() if k not in ADDED_KEYS and not (k == "description" and row.get("via"))}
-            for row in payload["results"]]
-    return cli_json({**payload, "results": rows})
+    """The JSON `context` printed before the text form: the same entries, each as the budget counts it (without
+    the linked entries' descriptions and the matched passage, which the JSON gained with the text form)."""
+    return cli_json({**payload, "results": [budgets.counted(row) for row in payload["results"]]})
 
 
 def measure(session: Any, query: quality.Query, sketch: str) -> dict[str, Any]:

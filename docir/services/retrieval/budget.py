@@ -41,16 +41,18 @@ DEFAULT_BUDGET = 1600
 BUDGET_MAX = 1_000_000  # far past any reply worth reading; 0 means no budget
 
 
+def counted(row: ContextRow) -> dict[str, object]:
+    """An entry as the budget counts it: without a linked entry's description and without the matched passage.
+    The budget was set on entries without either (adr-fddbbbfefafd), and an agent reads the compact text form,
+    in which they cost less than the JSON's keys it dropped (adr-aa663d326ae5); so the budget keeps the same
+    entries it kept before they came, and each can now be judged."""
+    linked = row.get("via") is not None and "related" not in row
+    return {k: v for k, v in row.items() if k != "matched_passage" and not (linked and k == "description")}
+
+
 def tokens(row: ContextRow) -> int:
-    """The token estimate of one entry: the bytes of its JSON, as an agent receives it, over four. A linked
-    entry is counted without its description: the budget was set on entries without one (adr-fddbbbfefafd),
-    and an agent reads the compact text form, in which the description costs less than the JSON's keys it
-    replaced (adr-aa663d326ae5); so the same entries are kept, and each can now be judged."""
-    if row.get("via") is not None and "description" in row and "related" not in row:
-        row = cast(ContextRow, {k: v for k, v in row.items() if k != "description"})
-    if "matched_passage" in row:  # likewise: what the text form shows instead of a bare heading
-        row = cast(ContextRow, {k: v for k, v in row.items() if k != "matched_passage"})
-    return cost(len(json.dumps(row, ensure_ascii=False).encode("utf-8")))["tokens"]
+    """The token estimate of one entry: the bytes of its JSON as counted, at four bytes a token."""
+    return cost(len(json.dumps(counted(row), ensure_ascii=False).encode("utf-8")))["tokens"]
 
 
 def brief(row: ContextHit) -> BriefHit:
