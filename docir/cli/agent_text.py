@@ -57,8 +57,8 @@ def listing(payload: Mapping[str, Any], what: str) -> str:
         links = _links(row, every=False)
         tail = f" [{links}]" if links else ""
         stale = " (stale)" if row.get("stale") else ""
-        lines.append(f"{row['id']} {row['status']}{stale}: {row['title']} — "
-                     f"{_clip(row.get('description'), DESCRIPTION_CHARS)}{tail}")
+        said = _clip(row.get("description"), DESCRIPTION_CHARS)
+        lines.append(f"{row['id']} {row['status']}{stale}: {row['title']}{f' — {said}' if said else ''}{tail}")
     return "\n".join(lines) + "\n"
 
 
@@ -192,8 +192,9 @@ def _document(doc: Mapping[str, Any], whole: bool) -> str:
     size = doc.get("size") or {}
     facts = ", ".join(p for p in (doc.get("type"), doc.get("status"), "archived" if doc.get("archived") else None,
                                   "stale" if doc.get("stale") else None) if p)
-    lines = [f"=== {doc['id']} ({facts}{_tokens(size)}) {doc['title']}", f"path: {doc['path']}",
-             f"description: {_one_line(doc.get('description'))}"]
+    lines = [f"=== {doc['id']} ({facts}{_tokens(size)}) {doc['title']}", f"path: {doc['path']}"]
+    if doc.get("description"):
+        lines.append(f"description: {_one_line(doc['description'])}")
     links = _links(doc)
     if links:
         lines.append(f"links: {links}")
