@@ -25,6 +25,20 @@ PASSAGE_CHARS = 50
 LINKED_DESCRIPTION_CHARS = 50  # a linked entry is one line: the link says most of why it is there
 
 
+def of(command: str, request: Any, payload: Mapping[str, Any], *, say_missing: bool = True) -> str:
+    """The text form of a read's result, for the CLI off a terminal and for the MCP tool alike (route.READS
+    names the reads)."""
+    if command == "context":
+        return context(payload)
+    if command == "get":
+        return documents(payload, whole=request.full, say_missing=say_missing)
+    if command == "query":
+        return listing(payload, "document(s)")
+    if command == "search":
+        return listing(payload, f"match(es) for: {request.text}")
+    raise ValueError(f"{command} is not a read")
+
+
 def context(payload: Mapping[str, Any]) -> str:
     """`context`: the ranked results, each linked document under the result it hangs off."""
     rows: Sequence[Mapping[str, Any]] = payload["results"]

@@ -41,7 +41,7 @@ def run(request: requests.ContextRequest, result: ContextResult, call: Invocatio
     if form == "json":
         render.emit_json(result.to_json(), call)
     elif form == "text":
-        call.stdout.write(agent_text.context(result.to_json()))
+        call.stdout.write(agent_text.of("context", request, result.to_json()))
     else:
         typed = ", ".join(_as_typed(p, call.cwd) for p in path)
         heading = f"context: {task}" if task else f"governing: {typed or 'the changed files'}"

@@ -26,7 +26,7 @@ def run(request: requests.GetRequest, result: GetResult, call: Invocation) -> in
     if form == "json":
         render.emit_json(result.to_json(), call)
     elif form == "text":
-        call.stdout.write(agent_text.documents(result.to_json(), whole=request.full, say_missing=False))
+        call.stdout.write(agent_text.of("get", request, result.to_json(), say_missing=False))  # stderr says it
     else:
         render.documents(result.documents, call)
     return EXIT_FINDINGS if result.missing or result.no_section else EXIT_OK

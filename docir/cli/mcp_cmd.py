@@ -42,27 +42,21 @@ class Tool:
     run: Callable[[session.Session, Any, Callable[[str], None]], Any]
     read_only: bool
     description: str
-    # A read answers in the agent's compact text (adr-aa663d326ae5); a write with its small JSON.
-    text: Callable[[Any, Any], str] | None = None
 
 
-def _tool(name: str, read_only: bool, description: str, text: Callable[[Any, Any], str] | None = None) -> Tool:
+def _tool(name: str, read_only: bool, description: str) -> Tool:
     """The tool of a declared command: its request and the service function its CLI command runs."""
     declared = route.declared(name)
     if declared.serve is None:
         raise TypeError(f"{name} serves no request in a session: it cannot be a tool")
-    return Tool(name, declared.request, declared.serve, read_only, description, text)
+    return Tool(name, declared.request, declared.serve, read_only, description)
 
 
 TOOLS = (
-    _tool("context", True, "The documents that matter for a task, ranked, with those they link.",
-          lambda _request, payload: agent_text.context(payload)),
-    _tool("get", True, "Documents by id, many per call; a long one comes as its outline.",
-          lambda request, payload: agent_text.documents(payload, whole=request.full)),
-    _tool("query", True, "Documents by filters, a line each; no filter: the whole catalogue.",
-          lambda _request, payload: agent_text.listing(payload, "document(s)")),
-    _tool("search", True, "Full-text search (bm25). Prefer `context` for a task.",
-          lambda request, payload: agent_text.listing(payload, f"match(es) for: {request.text}")),
+    _tool("context", True, "The documents that matter for a task, ranked, with those they link."),
+    _tool("get", True, "Documents by id, many per call; a long one comes as its outline."),
+    _tool("query", True, "Documents by filters, a line each; no filter: the whole catalogue."),
+    _tool("search", True, "Full-text search (bm25). Prefer `context` for a task."),
     _tool("add", False, "Create a document; returns its id and path."),
     _tool("update", False, "Change a document in place."),
     _tool("archive", False, "Move a document to docs/archive/: out of search, `get` still finds it."),
@@ -109,9 +103,9 @@ def handler(tool: Tool, home: Path) -> Callable[..., Any]:
         request = tool.request(**{k: tuple(v) if isinstance(v, list) else v for k, v in arguments.items()})
         result = session.run(home, lambda s: tool.run(s, request, _ignore))
         payload = result.to_json() if hasattr(result, "to_json") else result
-        # A read's agent text; a write's JSON without its indentation. Once: structured content would send
-        # every byte a second time (adr-9fa8dcd099b0).
-        text = (tool.text(request, payload) if tool.text is not None
+        # A read's agent text, as the CLI prints it off a terminal (adr-aa663d326ae5); a write's JSON without
+        # its indentation. Once: structured content would send every byte a second time (adr-9fa8dcd099b0).
+        text = (agent_text.of(tool.name, request, payload) if tool.name in route.READS
                 else json.dumps(payload, ensure_ascii=False, separators=(",", ":")))
         return CallToolResult(content=[TextContent(type="text", text=text)])
 

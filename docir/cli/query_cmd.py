@@ -16,7 +16,7 @@ def run(request: requests.QueryRequest, result: QueryResult, call: Invocation) -
     if form == "json":
         render.emit_json(result.to_json(), call)
     elif form == "text":
-        call.stdout.write(agent_text.listing(result.to_json(), "document(s)"))
+        call.stdout.write(agent_text.of("query", request, result.to_json()))
     else:
         render.skeleton_table(result.results, heading="query", call=call)
     return EXIT_OK

@@ -16,7 +16,7 @@ def run(request: requests.SearchRequest, result: SearchResult, call: Invocation)
     if form == "json":
         render.emit_json(result.to_json(), call)
     elif form == "text":
-        call.stdout.write(agent_text.listing(result.to_json(), f"match(es) for: {request.text}"))
+        call.stdout.write(agent_text.of("search", request, result.to_json()))
     else:
         render.skeleton_table(result.results, heading=f"search: {request.text}", call=call)
     return EXIT_OK

@@ -14,6 +14,7 @@ from pathlib import Path
 import anyio
 import pytest
 
+from docir.cli import route
 from tests.conftest import FIXTURES, run_process
 
 mcp_client = pytest.importorskip("mcp.client.stdio")
@@ -51,7 +52,7 @@ async def _session_calls(root: Path, env: dict[str, str],  # type: ignore[type-a
         return [tool.name for tool in listed.tools], results
 
 
-READS = ("context", "get", "query", "search")
+READS = route.READS
 
 
 def test_mcp_tools_mirror_the_cli(tmp_path: Path) -> None:
