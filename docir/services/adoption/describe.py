@@ -14,7 +14,7 @@ from typing import NamedTuple
 
 from docir.documents import prose
 from docir.documents.fences import FENCE_RE, closes
-from docir.services.adoption.reading import SECTION_NAMES, Foreign
+from docir.services.adoption.reading import SECTION_NAMES, Foreign, heading_name
 
 # Sections whose first paragraph says what a record is about, best first.
 SUMMARY_SECTIONS = ("summary", "tl;dr", "tldr", "abstract", "simple summary", "executive summary", "what's proposed",
@@ -102,11 +102,11 @@ def sentences(paragraph: str, min_length: int, max_length: int) -> str:
 def _from_section(src: Foreign, name: str, min_length: int, max_length: int) -> tuple[str, str] | None:
     headings = src.headings
     for index, heading in enumerate(headings):
-        if heading is src.title_heading or _name(heading.text) != name:
+        if heading is src.title_heading or heading_name(heading.text) != name:
             continue
         end = len(src.analysis)
         for later in headings[index + 1:]:
-            if later.level <= heading.level or _name(later.text) in SECTION_NAMES:
+            if later.level <= heading.level or heading_name(later.text) in SECTION_NAMES:
                 end = later.start
                 break
         for paragraph in _prose(src.analysis[heading.end:end], max_length):
@@ -114,10 +114,6 @@ def _from_section(src: Foreign, name: str, min_length: int, max_length: int) -> 
             if text:
                 return heading.text, text
     return None
-
-
-def _name(text: str) -> str:
-    return " ".join(re.sub(r"[:.]+$", "", text.replace("*", "").strip()).lower().split())
 
 
 def _after_preamble(src: Foreign) -> str:

@@ -323,7 +323,7 @@ def _title_heading(src: Foreign) -> Heading | None:
     if not src.headings:
         return None
     first = src.headings[0]
-    name = _normal(first.text)
+    name = heading_name(first.text)
     if name in SECTION_NAMES or (len(name.split()) <= 3 and set(name.split()) <= _SECTION_WORDS):
         return None
     if first.level == 1:
@@ -360,7 +360,8 @@ def file_number(path: Path) -> int | None:
     return int(match.group(1)) if match else None
 
 
-def _normal(text: str) -> str:
+def heading_name(text: str) -> str:
+    """A heading as a section name: no decoration, no trailing colon, lower case ("**Status:**" -> status)."""
     text = statuses.clean(text)
     return " ".join(re.sub(r"[:.]+$", "", text).lower().split())
 
@@ -528,7 +529,7 @@ def _cells(row: str) -> list[str]:
 def _section(src: Foreign, names: frozenset[str]) -> str | None:
     """The text of the first section whose heading is one of `names`, up to the next heading of any level."""
     for index, heading in enumerate(src.headings):
-        if heading is src.title_heading or _normal(heading.text) not in names:
+        if heading is src.title_heading or heading_name(heading.text) not in names:
             continue
         end = src.headings[index + 1].start if index + 1 < len(src.headings) else len(src.analysis)
         return _without_fences(src.analysis[heading.end : end])
