@@ -23,7 +23,16 @@ _LINK_RE = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
 def best_sentence(section_text: str, needs: list[str]) -> str | None:
     """The sentence of `section_text` (a section as a reader sees it, its heading line included) with the most
     distinct words of `needs`; None when no sentence holds any of them."""
-    wanted = {term for need in needs for term in query_terms(need)}
+    return quote(section_text, words_of(needs))
+
+
+def words_of(needs: list[str]) -> frozenset[str]:
+    """The words a passage is chosen by: the needs' query terms, found once for every result of a read."""
+    return frozenset(term for need in needs for term in query_terms(need))
+
+
+def quote(section_text: str, wanted: frozenset[str]) -> str | None:
+    """best_sentence, by words already found."""
     found = _sentences(section_text)
     if not found:
         return None

@@ -223,7 +223,8 @@ def context(session: Session, queries: Sequence[Need | str], source: QuerySource
         if cand.key[0] == "doc":
             cand.listing = listings[cand.key[1]]
     texts = [text for need in needs for _, text in need.forms()]
-    results = [_entry(session, cand, explain, texts) for cand in ordered]
+    words = passage.words_of(texts)  # the words every matched passage is chosen by, found once
+    results = [_entry(session, cand, explain, texts, words) for cand in ordered]
     if expand:
         seeds = [c for c in ordered if c.listing is not None]
         results.extend(_expand(session, seeds, visibility, vectors, all_vectors, limit))
@@ -392,16 +393,19 @@ def pool_needs(per_need: list[list[Fused]], limit: int) -> list[Fused]:
     return order
 
 
-def _matched(session: Session, listing: Listing, span: tuple[int, int], texts: list[str]) -> tuple[Size, str | None]:
+def _matched(session: Session, listing: Listing, span: tuple[int, int],
+             wanted: frozenset[str]) -> tuple[Size, str | None]:
     """What `get --section` of the matched span costs (and how much of it is comments), and the sentence of it
-    that says most of the task: from one reading of the body."""
-    seen = Visible.of(session.catalog.docs.body_of(listing.rowid))
+    that says most of the task: from one reading of the body, scanned for comments only when it has some."""
+    body = session.catalog.docs.body_of(listing.rowid)
     start, end = span
-    size = cost(end - start, seen.hidden_bytes(start, end)) if listing.hidden else cost(end - start)
-    return size, passage.best_sentence(seen.slice(start, end), texts)
+    if not listing.hidden:
+        return cost(end - start), passage.quote(body[start:end], wanted)
+    seen = Visible.of(body)
+    return cost(end - start, seen.hidden_bytes(start, end)), passage.quote(seen.slice(start, end), wanted)
 
 
-def _entry(session: Session, cand: Fused, explain: bool, texts: list[str]) -> ContextRow:
+def _entry(session: Session, cand: Fused, explain: bool, texts: list[str], wanted: frozenset[str]) -> ContextRow:
     if cand.ref is not None:
         return _ref_entry(cand, explain, texts)
     assert cand.listing is not None
@@ -421,7 +425,7 @@ def _entry(session: Session, cand: Fused, explain: bool, texts: list[str]) -> Co
         section, span = best.path[-1], (best.start, best.end)
     quoted: str | None = None
     if span is not None:
-        size, quoted = _matched(session, cand.listing, span, texts)
+        size, quoted = _matched(session, cand.listing, span, wanted)
     entry: ContextHit = {
         **skeleton(cand.listing, session.schema, session.today),
         "kind": "document",
