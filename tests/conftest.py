@@ -22,11 +22,20 @@ FIXTURES = REPO / "fixtures"
 
 
 @pytest.fixture(autouse=True)
-def _isolated(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """Every test runs with a temp HOME and cwd, so nothing it does can reach the user or the repo."""
+def _isolated(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch,
+              model_cache: Path) -> Iterator[None]:
+    """Every test runs with a temp HOME and cwd, so nothing it does can reach the user or the repo.
+
+    Only the models folder is shared, read-only once made: the model is assembled and built
+    (docir/embed/quantized.py, a few seconds) once per run, not once per test.
+    """
     home = tmp_path_factory.mktemp("home")
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("XDG_CACHE_HOME", str(home / ".cache"))
+    models = model_cache / "docir" / "models"
+    models.mkdir(parents=True, exist_ok=True)
+    (home / ".cache" / "docir").mkdir(parents=True)
+    (home / ".cache" / "docir" / "models").symlink_to(models, target_is_directory=True)
     monkeypatch.setenv("XDG_RUNTIME_DIR", str(home / "run"))
     monkeypatch.setenv("DOCIR_WORKER", "0")  # tests that want the warm worker turn it on
     # Each test its own vector vault: what one test embedded never spares another the model.

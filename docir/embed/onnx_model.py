@@ -18,10 +18,16 @@ from docir.embed.protocol import Vectors
 from docir.embed.resolve import MODEL_FILE, ModelChoice
 from docir.embed.tokens import TokenCounter
 
-# Texts per session run. On 2 cores, over the 150-EIP texts sorted by tokens: 32 (what the bare
-# benchmark session uses) 23.8-24.4 s and 1.1 GB peak, 16 22.5-23.0 s and 0.7 GB, 64 24.2-25.8 s
-# and 1.9 GB. 4 and 8 were faster still on a quiet machine, slower with neighbours.
+# Texts per session run of the file as shipped. On 2 cores, over the 150-EIP texts sorted by tokens:
+# 32 (what the bare benchmark session uses) 23.8-24.4 s and 1.1 GB peak, 16 22.5-23.0 s and 0.7 GB,
+# 64 24.2-25.8 s and 1.9 GB. 4 and 8 were faster still on a quiet machine, slower with neighbours.
 BATCH = 16
+# The built file quantizes each MatMul's input per run, over the whole batch (quantized.py): one
+# scale for every text and every pad in it, so a batch-mate would move a text's vector (a word
+# alone against the same word beside a long text: cosine 0.987). Each text runs alone, which
+# keeps a vector a function of its text (the vault and every reuse by text hash rely on that), pads
+# nothing, and measured as fast as 16 a run: 800 paragraphs, 2 cores, 2.14x the shipped file.
+BUILT_BATCH = 1
 
 
 class OnnxEmbedder(TokenCounter):
@@ -43,6 +49,7 @@ class OnnxEmbedder(TokenCounter):
         self._session: Any = ort.InferenceSession(str(choice.path / MODEL_FILE), sess_options=options,
                                                   providers=["CPUExecutionProvider"])
         self._inputs = {node.name for node in self._session.get_inputs()}
+        self._batch = BATCH if choice.build is None else BUILT_BATCH
         # tokenizer.json ships with truncation and padding of its own (128, fixed): both are reset.
         self._reader: Any = Tokenizer.from_file(str(choice.path / "tokenizer.json"))
         self._reader.enable_truncation(max_length=self.max_tokens)  # the window the model was trained on
@@ -53,8 +60,9 @@ class OnnxEmbedder(TokenCounter):
     def dim(self) -> int:
         return self._dim
 
-    def embed(self, texts: Sequence[str], batch_size: int = BATCH) -> Vectors:
+    def embed(self, texts: Sequence[str], batch_size: int | None = None) -> Vectors:
         """Unit vectors in the order of `texts`; run fewest tokens first, so each batch pads little."""
+        batch_size = batch_size or self._batch
         encodings = self._reader.encode_batch(list(texts))
         lengths = [len(e.ids) for e in encodings]
         order = sorted(range(len(texts)), key=lengths.__getitem__)

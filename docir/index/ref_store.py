@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from docir.index.chunked import in_chunks
 from docir.index.fts import index_text
@@ -90,14 +90,14 @@ class RefStore:
                               [(model_id, rowid, sha) for rowid, sha in done])
         self._vectors.bump_generation()
 
-    def vector_set(self, model_id: str) -> VectorSet:
-        """Every embedded reference chunk's vector (ordinals carry the chunk rowid)."""
+    def vector_set(self, model_ids: Sequence[str]) -> VectorSet:
+        """Every reference chunk's vector made by one of `model_ids` (ordinals carry the chunk rowid)."""
         from docir.index.vectors import stack
 
         rows = self.conn.execute(
-            "SELECT c.rowid, v.vector, v.dim FROM ref_chunks c JOIN vectors v"
-            " ON v.text_sha = c.text_sha AND v.model_id = c.model_id WHERE c.model_id = ?",
-            (model_id,),
+            "SELECT c.rowid, v.vector, v.dim FROM ref_chunks c JOIN vectors v ON v.text_sha = c.text_sha"
+            f" AND v.model_id = c.model_id WHERE c.model_id IN ({', '.join('?' * len(model_ids))})",
+            tuple(model_ids),
         ).fetchall()
         dim = int(rows[0][2]) if rows else 0
         return VectorSet([int(r[0]) for r in rows], [int(r[0]) for r in rows], stack([r[1] for r in rows], dim))

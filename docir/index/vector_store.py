@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 import time
-from collections.abc import Collection, Iterable, Iterator
+from collections.abc import Collection, Iterable, Iterator, Sequence
 
 from docir.index.chunked import in_chunks
 from docir.index.records import ChunkVector, EmbedJob, VectorPlan, VectorSet
@@ -225,17 +225,18 @@ class VectorStore:
                 plans[doc] = plans[doc]._replace(chunks=tuple(found), shared=frozenset(shared.get(doc, ())))
         return plans
 
-    def vector_set(self, model_id: str) -> VectorSet:
-        """Every document and chunk vector made by `model_id`, as one matrix."""
+    def vector_set(self, model_ids: Sequence[str]) -> VectorSet:
+        """Every document and chunk vector made by one of `model_ids` (each document's own), as one matrix."""
         from docir.index.vectors import stack  # numpy, only where vectors are used
+        marks = ", ".join("?" * len(model_ids))
         rows = self.conn.execute(
             "SELECT e.doc, -1, v.vector, v.dim FROM embeddings e JOIN vectors v"
-            " ON v.text_sha = e.vector_sha AND v.model_id = e.model_id WHERE e.model_id = ?"
+            f" ON v.text_sha = e.vector_sha AND v.model_id = e.model_id WHERE e.model_id IN ({marks})"
             " UNION ALL "
             "SELECT c.doc, c.ordinal, v.vector, v.dim FROM chunk_embeddings c JOIN embeddings e ON e.doc = c.doc"
             " JOIN vectors v ON v.text_sha = c.vector_sha AND v.model_id = e.model_id"
-            " WHERE e.model_id = ? AND c.shared = 0",
-            (model_id, model_id),
+            f" WHERE e.model_id IN ({marks}) AND c.shared = 0",
+            (*model_ids, *model_ids),
         ).fetchall()
         dim = int(rows[0][3]) if rows else 0
         return VectorSet([int(r[0]) for r in rows], [int(r[1]) for r in rows], stack([r[2] for r in rows], dim))
@@ -248,11 +249,12 @@ class VectorStore:
         )
         return {int(r[0]): ChunkVector(int(r[0]), r[1], r[2], bool(r[3]), int(r[4]), int(r[5]), r[6]) for r in rows}
 
-    def document_vectors(self, model_id: str) -> tuple[list[int], list[bytes]]:
-        """Document vectors only (never sections): what near-duplicate checks compare."""
+    def document_vectors(self, model_ids: Sequence[str]) -> tuple[list[int], list[bytes]]:
+        """Document vectors only (never sections), each made by one of `model_ids`: what near-duplicate
+        checks compare."""
         rows = self.conn.execute(
-            "SELECT e.doc, v.vector FROM embeddings e JOIN vectors v"
-            " ON v.text_sha = e.vector_sha AND v.model_id = e.model_id WHERE e.model_id = ?",
-            (model_id,),
+            "SELECT e.doc, v.vector FROM embeddings e JOIN vectors v ON v.text_sha = e.vector_sha"
+            f" AND v.model_id = e.model_id WHERE e.model_id IN ({', '.join('?' * len(model_ids))})",
+            tuple(model_ids),
         ).fetchall()
         return [int(r[0]) for r in rows], [bytes(r[1]) for r in rows]

@@ -21,6 +21,7 @@ from tests.conftest import REPO, Result
 from tests.git.test_hooks import git, git_identity, sample_in_git
 
 RUNTIME = ("fastembed", "onnxruntime", "tokenizers")
+BUILD_TOOLS = ("onnx",)  # what builds the packaged model's integer file, through onnxruntime's own tools
 OFF = f"off: the model runtime is not installed (onnxruntime, tokenizers); run: {RUNTIME_INSTALL}"
 
 # Hide the runtime, run the command, then fail (exit 99) if anything got past the block.
@@ -66,7 +67,9 @@ def test_the_packaged_model_without_its_runtime_is_no_model(monkeypatch: pytest.
     assert (choice.available, choice.path, choice.source) == (False, None, OFF)
 
 
-def test_no_runtime_and_no_model_name_both_installs_in_one_reason(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_no_runtime_and_no_model_name_both_installs_in_one_reason(monkeypatch: pytest.MonkeyPatch,
+                                                                  tmp_path: Path) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))  # no model assembled here before
     monkeypatch.setattr(resolve_module, "_package_file", lambda package, name: (_ for _ in ()).throw(
         resolve_module.ModelUnavailable(f"no embedding model installed; for the offline model run: {OFFLINE_INSTALL}")))
     monkeypatch.setitem(sys.modules, "onnxruntime", None)
@@ -120,7 +123,8 @@ def test_the_extra_installs_what_the_embedders_import_and_the_model_hooks_instal
     named = {requirement.split(">")[0].split("=")[0].strip() for requirement in extra}
     imported = {name for name in RUNTIME for path in (REPO / "docir" / "embed").glob("*.py")
                 if f"import {name}" in path.read_text() or f"from {name} import" in path.read_text()}
-    assert named == imported == set(RUNTIME)
+    assert imported == set(RUNTIME) and named == imported | set(BUILD_TOOLS)
+    assert all(f'"{tool}"' in (REPO / "docir" / "embed" / "quantized.py").read_text() for tool in BUILD_TOOLS)
     hooks = {hook["id"]: hook for hook in yaml.safe_load((REPO / ".pre-commit-hooks.yaml").read_text())}
     assert {hook_id: hook.get("additional_dependencies", []) for hook_id, hook in hooks.items()} == {
         "docir-lint": [], "docir-lint-deep": extra, "docir-reindex": extra}

@@ -23,7 +23,7 @@ def make(store: Path) -> tuple[Session, str]:
 def vectors_of(session: Session, doc_id: str, model_id: str) -> tuple[bytes | None, dict[int, str]]:
     rowid = session.catalog.docs.by_id(doc_id)[0][0]
     chunks = {o: c.vector_sha for o, c in session.catalog.vectors.chunk_rows(rowid).items()}
-    rowids, blobs = session.catalog.vectors.document_vectors(model_id)  # what near-duplicate checks compare
+    rowids, blobs = session.catalog.vectors.document_vectors([model_id])  # what near-duplicate checks compare
     return dict(zip(rowids, blobs, strict=True)).get(rowid), chunks
 
 
@@ -90,7 +90,7 @@ def test_archive_removes_vectors_in_the_same_transaction(store: Path) -> None:
     embedding.drain(session.catalog, fake)
     writes.archive(session, doc_id)
     assert vectors_of(session, doc_id, fake.model_id) == (None, {})
-    assert session.catalog.vectors.vector_set(fake.model_id).rowids == []
+    assert session.catalog.vectors.vector_set([fake.model_id]).rowids == []
     assert session.catalog.vectors.queue_counts(fake.model_id) == (0, 0)
 
 

@@ -27,7 +27,7 @@ def add(session: Session, title: str, text: str) -> tuple[str, Path]:
 def chunks(session: Session, doc_id: str, model_id: str) -> dict[str, bool]:
     """Each chunk's section, and whether it is ranked (it has a vector in the matrix)."""
     rowid = session.catalog.docs.by_id(doc_id)[0][0]
-    matrix = session.catalog.vectors.vector_set(model_id)
+    matrix = session.catalog.vectors.vector_set([model_id])
     ranked = set(zip(matrix.rowids, matrix.ordinals, strict=True))
     return {c.section: (rowid, o) in ranked for o, c in session.catalog.vectors.chunk_rows(rowid).items()}
 

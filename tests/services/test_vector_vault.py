@@ -270,3 +270,65 @@ def test_a_clone_imports_the_file_its_schema_names_before_it_embeds(sample_store
     assert model.texts == []
     assert report["texts_embedded"] == 0
     assert due(clone, model.model_id) == 0
+
+
+def test_an_export_of_the_model_as_shipped_answers_then_is_made_again(sample_store: Path, tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """A vector file made before the packaged model was built (adr-5b1e0c7d2a94) still imports: its
+    vectors answer at once, and the drain makes every one again with the built model."""
+    from docir.embed.quantized import BUILD
+    from docir.embed.resolve import OFFLINE_MODEL, answers_with
+    from docir.services.vectors import transfer
+
+    shipped, built = CountingEmbedder(f"{OFFLINE_MODEL}@int8-w256"), CountingEmbedder(f"{OFFLINE_MODEL}@{BUILD}-w256")
+    drained(sample_store, shipped)
+    session = open_session(sample_store)
+    try:
+        transfer.export_vectors(session, tmp_path / "before.docirvec", "float32",
+                                transfer.StoreModel(shipped.model_id, 256))
+        documents = session.catalog.vectors.queue_counts(shipped.model_id)[1]
+    finally:
+        session.close()
+    clone = tmp_path / "clone"
+    shutil.copytree(sample_store, clone, ignore=shutil.ignore_patterns(".docir"))
+    monkeypatch.setenv("DOCIR_VECTORS", str(tmp_path / "another-machine" / "vectors.db"))
+    now = transfer.StoreModel(built.model_id, 256)
+
+    session = open_session(clone)
+    try:
+        report = transfer.import_into(session.catalog, session.store.lock_path, now, tmp_path / "before.docirvec")
+        answering = session.catalog.vectors.vector_set(answers_with(built.model_id))
+        assert session.catalog.vectors.vector_set([built.model_id]).rowids == []
+    finally:
+        session.close()
+    assert report["documents_restored"] == documents > 0
+    assert report["due"] == documents  # every one is still due the built model's vectors
+    assert len(set(answering.rowids)) == documents  # ... and answers with the shipped one's meanwhile
+
+    drained(clone, built)
+    assert built.texts and due(clone, built.model_id) == 0
+    session = open_session(clone)
+    try:
+        again = transfer.import_into(session.catalog, session.store.lock_path, now, tmp_path / "before.docirvec")
+        made_again = session.catalog.vectors.vector_set([built.model_id])
+    finally:
+        session.close()
+    assert again["documents_restored"] == 0 and again["due"] == 0  # the built model's vectors are never replaced
+    assert len(set(made_again.rowids)) == documents
+
+
+def test_a_file_of_an_unrelated_model_is_still_refused(sample_store: Path, tmp_path: Path) -> None:
+    from docir.errors import InputError
+    from docir.services.vectors import transfer
+
+    other = CountingEmbedder("BAAI/bge-small-en-v1.5@local-w256")
+    drained(sample_store, other)
+    session = open_session(sample_store)
+    try:
+        transfer.export_vectors(session, tmp_path / "other.docirvec", "float32", transfer.StoreModel(other.model_id, 256))
+        with pytest.raises(InputError, match="never mixed"):
+            transfer.import_into(session.catalog, session.store.lock_path,
+                                 transfer.StoreModel("sentence-transformers/all-MiniLM-L6-v2@int8pc1-w256", 256),
+                                 tmp_path / "other.docirvec")
+    finally:
+        session.close()

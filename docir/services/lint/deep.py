@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from docir.embed.resolve import answers_with
 from docir.index.vectors import unpack
 from docir.services.indexing.session import Session
 from docir.services.lint.rules.duplicates import near_duplicate
@@ -28,7 +29,7 @@ def near_duplicates(session: Session, source: QuerySource, report: LintReport, p
     if isinstance(source, LocalModel):
         # Staged documents not yet embedded are embedded for the check (by the worker's drain, in the worker).
         drain_due(session, source.embedder)
-    rowids, blobs = session.catalog.vectors.document_vectors(source.model_id)
+    rowids, blobs = session.catalog.vectors.document_vectors(answers_with(source.model_id))
     listings = session.catalog.docs.listings_by_rowid(rowids)
     visible = Visibility.from_schema(session.schema)
     docs = [DocumentVector(listings[r], unpack(blob, len(blob) // 4)) for r, blob in zip(rowids, blobs, strict=True)

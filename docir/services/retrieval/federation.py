@@ -17,6 +17,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple, TypeVar, Union
 
+from docir.embed.resolve import answers_with
 from docir.errors import UsageError
 from docir.index.records import Filters
 from docir.org.address import OrgAddress, is_url, parse
@@ -367,7 +368,7 @@ def context(
             continue
         models = peer.session.catalog.vectors.model_ids()
         peer_source: QuerySource = shared
-        if shared.model_id is None or (models and shared.model_id not in models):
+        if shared.model_id is None or (models and not set(answers_with(shared.model_id)) & set(models)):
             reason = f"its vectors are from {', '.join(models)}" if models else "no model here"
             peer_source = NoModel(reason)
             if shared.model_id is not None:

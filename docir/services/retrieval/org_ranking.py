@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 import numpy as np
 
+from docir.embed.resolve import answers_with
 from docir.services.indexing.session import Session
 from docir.services.retrieval import fusion, lending, ranking
 from docir.services.retrieval.lexical import CANDIDATES, LexicalCandidate, Standing
@@ -80,7 +81,8 @@ def context(session: Session, peer: OrgPeer, needs: Sequence[Need], query_vector
 
     repos = readable(session, peer)
     models = {repo.name: repo.model_id for repo in peer.repos}
-    by_vector = [name for name in repos if model_id is not None and models.get(name) == model_id]
+    comparable = answers_with(model_id) if model_id is not None else ()
+    by_vector = [name for name in repos if models.get(name) in comparable]
     others = sorted(name for name in repos if name not in by_vector and models.get(name) is not None)
     if others and model_id is not None:
         theirs = sorted({str(models[name]) for name in others})

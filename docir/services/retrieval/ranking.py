@@ -37,6 +37,7 @@ from typing import Any, Literal, NamedTuple
 import numpy as np
 
 from docir.documents.visible import Visible
+from docir.embed.resolve import answers_with
 from docir.index.fts import query_terms
 from docir.index.records import Listing, SectionHit, VectorSet
 from docir.index.ref_records import StoredRefChunk
@@ -363,8 +364,9 @@ def _cached_vectors(session: Session, model_id: str, refs: bool) -> _Vectors:
     cached = _VECTOR_CACHE.get(key)
     if cached is not None and cached[0] == generation:
         return cached[1]
-    vectors = _Vectors(session.catalog.vectors.vector_set(model_id),
-                       session.catalog.refs.vector_set(model_id) if refs else None)
+    models = answers_with(model_id)  # an earlier build's vectors answer until they are made again
+    vectors = _Vectors(session.catalog.vectors.vector_set(models),
+                       session.catalog.refs.vector_set(models) if refs else None)
     _VECTOR_CACHE[key] = (generation, vectors)
     return vectors
 

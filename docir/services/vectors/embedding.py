@@ -155,14 +155,20 @@ def _drain(catalog: Catalog, kept: _Kept, debounce: float | Callable[[], float],
     return report
 
 
-def restore_due(catalog: Catalog, model_id: str, vault: Vault) -> DrainReport:
-    """Give every due document whose plan and vectors are kept its vectors back, with no model at all."""
+def restore_due(catalog: Catalog, model_id: str, vault: Vault, due_for: str | None = None) -> DrainReport:
+    """Give every due document whose plan and vectors are kept its vectors back, with no model at all.
+
+    `due_for` is the store's model when `model_id` is an earlier build of it (adr-5b1e0c7d2a94):
+    then a document due its document vector gets the earlier build's to answer with until the drain
+    makes it again, and one that already has the store's model's keeps them.
+    """
     report = DrainReport()
     kept = _Restorer(model_id, vault)
-    for listing in (catalog.vectors.dirty_jobs, catalog.vectors.section_jobs):
+    listings = (catalog.vectors.dirty_jobs,) if due_for else (catalog.vectors.dirty_jobs, catalog.vectors.section_jobs)
+    for listing in listings:
         # Listed once (SQLite's LIMIT -1: all), then restored a batch at a time: listing again after
         # each batch and skipping what could not be restored sorted and read the queue once per batch.
-        jobs = listing(model_id, limit=-1, texts=False)  # restoring goes by text hash: no body is read
+        jobs = listing(due_for or model_id, limit=-1, texts=False)  # by text hash: no body is read
         for start in range(0, len(jobs), BATCH_DOCUMENTS):
             kept.restore(catalog, jobs[start : start + BATCH_DOCUMENTS], report)
     return report

@@ -1,8 +1,9 @@
 """A team embeds once: export a store's vectors to a file, import them anywhere (guide-a464656adb89).
 
 An import checks everything before it writes anything: the file's checksum,
-and that its model, window and chunking are this store's (vectors of another
-are refused, never mixed). What it brings goes into the vector vault and the
+and that its model, window and chunking are this store's, or an earlier build
+of its model's, which answer until the drain makes them again (adr-5b1e0c7d2a94);
+vectors of another model are refused, never mixed. What it brings goes into the vector vault and the
 index, and every due document whose plan and vectors arrived gets them back
 with no model at all. The schema's `embedding.vectors_from` names a file or a
 folder that CI publishes; a drain imports it once, before it embeds.
@@ -16,7 +17,7 @@ from pathlib import Path
 from typing import TypedDict
 
 from docir.embed.protocol import Embedder
-from docir.embed.resolve import resolve
+from docir.embed.resolve import answers_with, resolve
 from docir.errors import InputError, UsageError
 from docir.index import vector_file
 from docir.index.catalog import Catalog
@@ -61,8 +62,20 @@ class StoreModel:
         return vector_file.describe(self.model_id, self.window, self.chunking)
 
     def made(self, header: vector_file.Header) -> bool:
-        """Whether a vector file holds this model's vectors, planned by this chunker: only then are they used."""
+        """Whether a vector file holds this model's vectors, planned by this chunker."""
         return (header.model_id, header.window, header.chunking) == (self.model_id, self.window, self.chunking)
+
+    def earlier(self, header: vector_file.Header) -> StoreModel | None:
+        """The model of a file made by an earlier build of this one (adr-5b1e0c7d2a94), which answers
+        until the drain makes its vectors again; None for a file of this model or another."""
+        made_by = StoreModel(header.model_id, header.window)
+        if header.model_id in answers_with(self.model_id)[1:] and made_by.made(header) and header.window == self.window:
+            return made_by
+        return None
+
+    def reads(self, header: vector_file.Header) -> bool:
+        """Whether a vector file can be imported here: only then are its vectors used."""
+        return self.made(header) or self.earlier(header) is not None
 
 
 def store_model(session: Session) -> StoreModel:
@@ -105,17 +118,20 @@ def import_into(catalog: Catalog, lock_path: Path, model: StoreModel, source: Pa
     except vector_file.VectorFileError as exc:
         raise InputError(f"cannot import: {exc}; nothing was changed") from None
     refuse_other_model(contents.header, model, source)
+    earlier = model.earlier(contents.header)
+    made_by = earlier or model  # vectors are kept under the model that made them, whichever it is
     keep = Vault.default()
     if not keep.usable():
         keep = Vault(Path(":memory:"))  # no vault here: the file's plans still restore this index
     try:
-        keep.put_vectors(model.model_id, contents.vectors)
-        keep.put_plans(model.chunking, contents.plans)
+        keep.put_vectors(made_by.model_id, contents.vectors)
+        keep.put_plans(made_by.chunking, contents.plans)
         with write_lock(lock_path):
             catalog.check_current()
             with catalog.transaction():
-                catalog.vectors.store(model.model_id, contents.vectors)
-            restored = restore_due(catalog, model.model_id, keep).documents
+                catalog.vectors.store(made_by.model_id, contents.vectors)
+            due_for = model.model_id if earlier else None
+            restored = restore_due(catalog, made_by.model_id, keep, due_for).documents
         due, _ = catalog.vectors.queue_counts(model.model_id)
     finally:
         keep.close()
@@ -124,7 +140,7 @@ def import_into(catalog: Catalog, lock_path: Path, model: StoreModel, source: Pa
 
 
 def refuse_other_model(header: vector_file.Header, model: StoreModel, source: Path) -> None:
-    if not model.made(header):
+    if not model.reads(header):
         raise InputError(f"cannot import {source}: it holds vectors of {header.describe()}, this store embeds "
                          f"with {model.describe()}; vectors of another model are never mixed, nothing was changed")
 
@@ -142,7 +158,7 @@ def configured_file(setting: str | None, root: Path, model: StoreModel) -> Path 
     # Newest first, so the header read is usually one: the drain asks this on every pass while documents wait.
     for candidate in sorted(place.glob(f"*{vector_file.SUFFIX}"), key=lambda p: p.stat().st_mtime_ns, reverse=True):
         try:
-            if model.made(vector_file.read_header(candidate)):
+            if model.reads(vector_file.read_header(candidate)):
                 return candidate
         except vector_file.VectorFileError:
             continue
