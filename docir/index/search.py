@@ -68,18 +68,30 @@ class LexicalSearch:
         document's title and its heading path), so a long document is as strong as its best section."""
         # The task's words are matched in the text columns only: a number in the task is not a rowid.
         match = f"{SECTION_TEXT_COLUMNS} : ({match})"
-        if among is not None:
-            if not among:
-                return []
-            match += " AND doc : (" + " OR ".join(quoted(str(rowid)) for rowid in among) + ")"
+        weights = ", ".join(str(w) for w in SECTION_BM25_WEIGHTS)
+        if among is None:
+            scored = (f"SELECT rowid, bm25(sections_fts, {weights}) AS score FROM sections_fts"
+                      " WHERE sections_fts MATCH ? ORDER BY score LIMIT ?")
+            arguments: tuple[object, ...] = (match, limit)
+        elif not among:
+            return []
+        else:
+            # The documents are kept by their rowid, not by ORing one `doc : "rowid"` phrase per document
+            # into the MATCH: bm25 walks every phrase of the expression for every row it scores, and 200
+            # phrases of weight 0 made it most of a warm context. A document's phrase only ever added 0.0
+            # to a score, so each kept section scores the same, and the sections reach the sort in the same
+            # order (the full-text index's, rowid ascending: CROSS JOIN keeps it the outer loop), so ties
+            # fall the same way too (adr-0d3c41e5a7b9).
+            scored = (f"SELECT sections_fts.rowid, bm25(sections_fts, {weights}) AS score FROM sections_fts"
+                      " CROSS JOIN sections s ON s.rowid = sections_fts.rowid WHERE sections_fts MATCH ?"
+                      " AND s.doc IN (SELECT value FROM json_each(?)) ORDER BY score LIMIT ?")
+            arguments = (match, json.dumps(list(among)), limit)
         # One row per document, in SQL: SQLite takes a bare column of a min() aggregate from the row
         # holding the minimum, and only the winners' heading paths are parsed.
         rows = self.conn.execute(
-            f"SELECT s.doc, s.path, s.start, s.end, min(f.score) AS best FROM"
-            f" (SELECT rowid, bm25(sections_fts, {', '.join(str(w) for w in SECTION_BM25_WEIGHTS)}) AS score"
-            "  FROM sections_fts WHERE sections_fts MATCH ? ORDER BY score LIMIT ?) f"
+            f"SELECT s.doc, s.path, s.start, s.end, min(f.score) AS best FROM ({scored}) f"
             " JOIN sections s ON s.rowid = f.rowid GROUP BY s.doc ORDER BY best, s.doc",
-            (match, limit),
+            arguments,
         )
         return [SectionHit(int(r[0]), tuple(json.loads(r[1])), int(r[2]), int(r[3]), float(r[4])) for r in rows]
 

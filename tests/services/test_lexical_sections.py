@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 import sqlite3
 from pathlib import Path
@@ -126,6 +127,34 @@ def test_a_section_query_among_some_documents_finds_sections_of_those_only(tmp_p
     one = sorted(everywhere)[1]
     assert {h.doc for h in search.best_sections(match, 1000, [one])} == {one}
     assert search.best_sections(match, 1000, []) == []
+    session.close()
+
+
+def test_sections_among_some_documents_score_and_order_as_a_match_naming_those_documents_would(
+        tmp_path: Path) -> None:
+    session = open_session(_store(tmp_path))
+    search = session.catalog.search
+    rowids = sorted(int(r[0]) for r in session.catalog.conn.execute("SELECT rowid FROM documents"))
+
+    def named_in_the_match(match: str, limit: int, among: list[int]) -> list[tuple[int, tuple[str, ...], float]]:
+        # The documents ORed into the MATCH as `doc` phrases of weight 0: what the kept rowids replace.
+        named = " OR ".join(f'"{rowid}"' for rowid in among)
+        rows = session.catalog.conn.execute(
+            "SELECT s.doc, s.path, min(f.score) AS best FROM (SELECT rowid, bm25(sections_fts, 1, 1, 1, 1, 0) AS score"
+            " FROM sections_fts WHERE sections_fts MATCH ? ORDER BY score LIMIT ?) f JOIN sections s"
+            " ON s.rowid = f.rowid GROUP BY s.doc ORDER BY best, s.doc",
+            (f"{{title about heading body}} : ({match}) AND doc : ({named})", limit))
+        return [(int(r[0]), tuple(json.loads(r[1])), float(r[2])) for r in rows]
+
+    compared = 0
+    for task in (BROAD_TASK, "weekend roster swaps when the primary does not acknowledge", "vault credentials"):
+        match = match_expression(task) or ""
+        for among in (rowids, rowids[::2], rowids[1:4]):
+            for limit in (1, 3, 1000):
+                kept = [(h.doc, h.path, h.bm25) for h in search.best_sections(match, limit, among)]
+                assert kept == named_in_the_match(match, limit, among)
+                compared += bool(kept)
+    assert compared > 10
     session.close()
 
 
