@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import IO, NamedTuple
 
-STD_FDS = (0, 1, 2)  # the descriptors whose terminal size rich asks for, in its order
+from docir.terminal import terminal_sizes
 
 
 class Invocation(NamedTuple):
@@ -68,18 +68,6 @@ class Invocation(NamedTuple):
 
     def sizes(self) -> tuple[tuple[int, int, int], ...]:
         return self.terminal if self.terminal is not None else terminal_sizes()
-
-
-def terminal_sizes() -> tuple[tuple[int, int, int], ...]:
-    """(fd, columns, lines) of each of stdin, stdout and stderr that is a terminal (a few ioctls)."""
-    found = []
-    for fd in STD_FDS:
-        try:
-            columns, lines = os.get_terminal_size(fd)
-        except (OSError, ValueError):
-            continue
-        found.append((fd, columns, lines))
-    return tuple(found)
 
 
 def here(*, own_process: bool = False) -> Invocation:

@@ -5,13 +5,15 @@ from __future__ import annotations
 import json
 import os
 import sys
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from docir.worker import identity, paths, protocol
 
+TYPE_CHECKING = False  # not typing's: the warm client imports neither typing nor pathlib (paths.py says why)
 if TYPE_CHECKING:
     import socket
+    from typing import Any
+
+    from docir.worker.paths import Root
 
 # Commands that must run in the calling process: they manage the worker itself, create the store,
 # or own the process's stdin and stdout for a long session (the MCP server); publish, whose
@@ -28,7 +30,7 @@ def enabled() -> bool:
     return os.environ.get("DOCIR_WORKER", "1") != "0"
 
 
-def connect(root: Path, timeout: float = HANDSHAKE_SECONDS, any_version: bool = False) -> socket.socket | None:
+def connect(root: Root, timeout: float = HANDSHAKE_SECONDS, any_version: bool = False) -> socket.socket | None:
     """A connection to the worker of `root` that has said it is ready, or None.
 
     A stale status file or socket is removed. A worker that does not send its ready
@@ -78,7 +80,7 @@ def _stop_other_version(sock: socket.socket) -> None:
             pass
 
 
-def request(root: Path, payload: dict[str, Any], timeout: float = HANDSHAKE_SECONDS,
+def request(root: Root, payload: dict[str, Any], timeout: float = HANDSHAKE_SECONDS,
             any_version: bool = False) -> dict[str, Any] | None:
     """One request/reply with the worker; None when no worker answers.
 
@@ -106,7 +108,7 @@ def run_via_worker(argv: list[str]) -> int | None:
         return None
     if argv[0] == "embed" and "--flush" in argv and sys.stderr.isatty():
         return None  # a worker's output comes back at the end: here the bar can follow its drain live
-    cwd = Path.cwd()
+    cwd = os.getcwd()
     root = paths.find_root(argv, cwd)
     if root is None:
         return None
@@ -116,7 +118,7 @@ def run_via_worker(argv: list[str]) -> int | None:
     env = protocol.forwarded_env(os.environ)
     try:
         reply = request(root, {
-            "cmd": "run", "argv": argv, "cwd": str(cwd), "stdin": stdin, "env": env,
+            "cmd": "run", "argv": argv, "cwd": cwd, "stdin": stdin, "env": env,
             "stdout_tty": sys.stdout.isatty(), "stderr_tty": sys.stderr.isatty(),
             # The rest of what rich renders by: the terminal's size (80 columns in the worker otherwise) and
             # the streams' encodings (ASCII boxes off UTF-8), so the output is DOCIR_WORKER=0's byte for byte
@@ -143,7 +145,7 @@ def _status_here(argv: list[str]) -> int | None:
         return None
     if "--json" not in argv and sys.stdout.isatty():
         return None
-    root = paths.find_root(argv, Path.cwd())
+    root = paths.find_root(argv, os.getcwd())
     reply = request(root, {"cmd": "status"}, any_version=True) if root is not None else None
     if reply is None or "pid" not in reply:
         return None
@@ -152,7 +154,7 @@ def _status_here(argv: list[str]) -> int | None:
     return 0
 
 
-def spawn(root: Path) -> None:
+def spawn(root: Root) -> None:
     """Start the worker in the background and return at once; a second start exits by itself."""
     if not enabled():
         return
@@ -162,14 +164,14 @@ def spawn(root: Path) -> None:
     log = paths.log_path(root)
     with open(log, "ab") as out:
         subprocess.Popen(
-            [sys.executable, "-m", "docir", "worker", "serve", "--root", str(root)],
+            [sys.executable, "-m", "docir", "worker", "serve", "--root", os.fspath(root)],
             stdin=subprocess.DEVNULL, stdout=out, stderr=out, start_new_session=True, close_fds=True,
-            cwd=str(root),
+            cwd=os.fspath(root),
         )
 
 
-def _remove_stale(root: Path, sock_path: str) -> None:
-    for path in (paths.status_path(root), Path(sock_path) if sock_path else None):
+def _remove_stale(root: Root, sock_path: str) -> None:
+    for path in (paths.status_path(root), sock_path or None):
         if path is not None:
             try:
                 os.unlink(path)

@@ -37,7 +37,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import IO, Any
 
-from docir.invocation import STD_FDS
+from docir.terminal import STD_FDS
 from docir.worker import protocol
 
 

@@ -12,21 +12,21 @@ this on every call.
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 import docir
 
 VERSION = docir.__version__
-PACKAGE = Path(docir.__file__).parent  # absolute already: no file system call on the client's path
+# Absolute already: no file system call on the client's path, and a string: no pathlib import on it either.
+PACKAGE = os.path.dirname(docir.__file__)
 
 
-def code_stamp(package: Path = PACKAGE) -> tuple[int, int]:
+def code_stamp(package: str | os.PathLike[str] = PACKAGE) -> tuple[int, int]:
     """(number of files, newest mtime in ns) of the package's source: any upgrade or edit changes it.
 
     A stat of each source file, cheap enough to repeat while serving (adr-df76e7045762); compiled
     caches are left out, since running the code writes them."""
     count, newest = 0, 0
-    folders = [str(package)]
+    folders = [os.fspath(package)]
     while folders:
         with os.scandir(folders.pop()) as entries:
             for entry in entries:

@@ -10,14 +10,24 @@ from __future__ import annotations
 
 import json
 import os
-from pathlib import Path
-from typing import Any
+
+# Neither typing nor pathlib at run time: every warm call imports this module, and the two cost it a
+# third of the interpreter's own start. What the client reads (find_root, read_status) works on strings;
+# what names a file for the server or a command (status_path, ...) builds a Path on first use.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
+    from typing import Any, TypeAlias
+
+    Root: TypeAlias = str | os.PathLike[str]
 
 STATUS_FILE = "worker.json"
 
 
 def runtime_dir() -> Path:
     """A folder only this user can enter; short, because socket paths are limited to ~104 bytes."""
+    from pathlib import Path
+
     base = os.environ.get("XDG_RUNTIME_DIR")
     folder = Path(base) / "docir" if base and len(base) < 60 else Path(f"/tmp/docir-{os.getuid()}")
     folder.mkdir(mode=0o700, parents=True, exist_ok=True)
@@ -36,33 +46,41 @@ def socket_path(store: dict[str, Any]) -> Path:
     return runtime_dir() / f"{digest}.sock"
 
 
-def run_dir(root: Path) -> Path:
-    return root / ".docir" / "run"
+def _run_file(root: Root, name: str) -> str:
+    return os.path.join(root, ".docir", "run", name)
 
 
-def ensure_run_dir(root: Path) -> Path:
+def run_dir(root: Root) -> Path:
+    from pathlib import Path
+
+    return Path(root, ".docir", "run")
+
+
+def ensure_run_dir(root: Root) -> Path:
     """.docir/run/, with .docir/.gitignore first: nothing written here may ever be committed."""
+    from pathlib import Path
+
     from docir.store import ensure_state_dir
 
-    ensure_state_dir(root)
+    ensure_state_dir(Path(root))
     folder = run_dir(root)
     folder.mkdir(exist_ok=True)
     return folder
 
 
-def status_path(root: Path) -> Path:
+def status_path(root: Root) -> Path:
     return run_dir(root) / STATUS_FILE
 
 
-def lock_path(root: Path) -> Path:
+def lock_path(root: Root) -> Path:
     return run_dir(root) / "worker.lock"
 
 
-def log_path(root: Path) -> Path:
+def log_path(root: Root) -> Path:
     return run_dir(root) / "worker.log"
 
 
-def store_identity(root: Path) -> dict[str, Any] | None:
+def store_identity(root: Root) -> dict[str, Any] | None:
     """Which store a worker belongs to: the real path of its folder and the (device, inode) of its
     worker lock file, the file the worker holds locked for life. None while no lock file exists.
 
@@ -71,27 +89,28 @@ def store_identity(root: Path) -> dict[str, Any] | None:
     that goes on serving (adr-121c73e3f21e). Stdlib only, a few stat calls: every warm call makes it.
     """
     try:
-        lock = os.stat(lock_path(root))
+        lock = os.stat(_run_file(root, "worker.lock"))
     except OSError:
         return None
     return identity_of(root, lock)
 
 
-def identity_of(root: Path, lock: os.stat_result) -> dict[str, Any]:
+def identity_of(root: Root, lock: os.stat_result) -> dict[str, Any]:
     """store_identity with the lock file's stat given (the worker's, from the file it holds open)."""
     return {"root": os.path.realpath(root), "lock": [lock.st_dev, lock.st_ino]}
 
 
-def read_record(root: Path) -> dict[str, Any] | None:
+def read_record(root: Root) -> dict[str, Any] | None:
     """The status record in this store's run folder, whichever worker wrote it."""
     try:
-        data = json.loads(status_path(root).read_text(encoding="utf-8"))
+        with open(_run_file(root, STATUS_FILE), encoding="utf-8") as record:
+            data = json.loads(record.read())
     except (OSError, ValueError):
         return None
     return data if isinstance(data, dict) else None
 
 
-def read_status(root: Path) -> dict[str, Any] | None:
+def read_status(root: Root) -> dict[str, Any] | None:
     """The status record of this store's own worker, or None.
 
     A record naming another store (copied with the store, or left by an older docir that named
@@ -114,18 +133,22 @@ def pid_alive(pid: int) -> bool:
     return True
 
 
-def find_root(argv: list[str], cwd: Path) -> Path | None:
-    """The store root the way the CLI finds it: --root, else upward for docs-schema.yaml.
+def find_root(argv: list[str], cwd: str) -> str | None:
+    """The store root the way the CLI finds it: --root, else upward from `cwd` (absolute) for docs-schema.yaml.
 
     Not docir.store.find_root: importing docir.store pulls in dataclasses and inspect, and this
     runs on every warm call before anything else (adr-d5e80517405b).
     """
     for index, arg in enumerate(argv):
         if arg == "--root" and index + 1 < len(argv):
-            return Path(argv[index + 1]).expanduser().resolve()
+            return os.path.realpath(os.path.expanduser(argv[index + 1]))
         if arg.startswith("--root="):
-            return Path(arg.split("=", 1)[1]).expanduser().resolve()
-    for folder in (cwd, *cwd.parents):
-        if (folder / "docs-schema.yaml").is_file():
+            return os.path.realpath(os.path.expanduser(arg.split("=", 1)[1]))
+    folder = cwd
+    while True:
+        if os.path.isfile(os.path.join(folder, "docs-schema.yaml")):
             return folder
-    return None
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return None
+        folder = parent
