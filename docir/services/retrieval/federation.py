@@ -17,7 +17,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple, TypeVar, Union
 
-from docir.embed.resolve import answers_with
+from docir.embed.model_ids import answers_with
 from docir.errors import UsageError
 from docir.index.records import Filters
 from docir.org.address import OrgAddress, is_url, parse

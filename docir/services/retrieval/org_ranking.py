@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 import numpy as np
 
-from docir.embed.resolve import answers_with
+from docir.embed.model_ids import answers_with
 from docir.services.indexing.session import Session
 from docir.services.retrieval import fusion, lending, ranking
 from docir.services.retrieval.lexical import CANDIDATES, LexicalCandidate, Standing

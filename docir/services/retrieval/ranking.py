@@ -37,7 +37,7 @@ from typing import Any, Literal, NamedTuple
 import numpy as np
 
 from docir.documents.visible import Visible
-from docir.embed.resolve import answers_with
+from docir.embed.model_ids import answers_with
 from docir.index.fts import query_terms
 from docir.index.records import Listing, SectionHit, VectorSet
 from docir.index.ref_records import StoredRefChunk

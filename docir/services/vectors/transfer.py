@@ -16,8 +16,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TypedDict
 
+from docir.embed.model_ids import answers_with
 from docir.embed.protocol import Embedder
-from docir.embed.resolve import answers_with, resolve
+from docir.embed.resolve import resolve
 from docir.errors import InputError, UsageError
 from docir.index import vector_file
 from docir.index.catalog import Catalog
