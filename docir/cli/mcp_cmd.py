@@ -71,7 +71,7 @@ def command(root: RootOption = None) -> int:
         from mcp_types import ToolAnnotations
     except ImportError:
         raise UsageError("the MCP server needs the mcp package: pip install 'docir[mcp]'") from None
-    from docir.services.indexing.shared_walk import keep_watch
+    from docir.services.indexing.shared_walk import keep_watch, let_go
 
     class Server(MCPServer):
         async def list_tools(self) -> Any:
@@ -90,7 +90,10 @@ def command(root: RootOption = None) -> int:
                     description="A document by id: its file, frontmatter and body, as `get` finds it.")(reader(home))
     keep_watch()  # a session of many reads: after the first walk, only a change makes one walk again
     threading.Thread(target=_warm_up, args=(home,), name="model", daemon=True).start()
-    server.run("stdio")
+    try:
+        server.run("stdio")
+    finally:
+        let_go()
     return 0
 
 

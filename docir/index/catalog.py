@@ -8,6 +8,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from docir.index import changes
 from docir.index.db import IndexReplaced, file_identity, immediate
 from docir.index.docs_table import DocsTable
 from docir.index.search import LexicalSearch
@@ -54,6 +55,10 @@ class Catalog:
         """
         if self.path is not None and file_identity(self.path) != self.identity:
             raise IndexReplaced(f"{self.path} was replaced or removed while this command used it")
+
+    def stamp(self) -> changes.Stamp | None:
+        """What a long-lived process's caches of this index are keyed by (changes.stamp); None: read it."""
+        return None if self.path is None else changes.stamp(self.path, self.identity, self.conn)
 
     def clear_all(self) -> None:
         # The vectors table is a cache keyed by text: kept, so a rebuild re-embeds nothing.

@@ -291,6 +291,15 @@ class DocsTable:
         rows = in_chunks(self.conn, "SELECT rowid, type, status, archived FROM documents WHERE rowid IN (...)", rowids)
         return {int(r[0]): (r[1], r[2], bool(r[3])) for r in rows}
 
+    def every_visibility(self) -> dict[int, tuple[str, str, bool]]:
+        """visibility_rows of every document, read in one statement; the few distinct values shared."""
+        cursor = self.conn.cursor()
+        cursor.row_factory = None  # plain tuples, built in C
+        shared: dict[tuple[str, str, bool], tuple[str, str, bool]] = {}
+        return {int(rowid): shared.setdefault((doc_type, status, bool(archived)), (doc_type, status, bool(archived)))
+                for rowid, doc_type, status, archived in cursor.execute(
+                    "SELECT rowid, type, status, archived FROM documents")}
+
     def with_field(self, name: str) -> list[tuple[int, str, object]]:
         """(rowid, id, value) of every unarchived document whose frontmatter has the field, in path order."""
         rows = self.conn.execute(

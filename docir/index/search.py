@@ -11,6 +11,16 @@ from docir.index.fts import BM25_WEIGHTS, SECTION_BM25_WEIGHTS, SECTION_TEXT_COL
 from docir.index.records import Hit, SectionHit
 
 
+class DocumentCounts:
+    """How many rows of documents_fts hold each term, and how many rows there are: one state of an index."""
+
+    MOST = 100_000  # terms kept: a long-lived process's store, asked in many words, stays small
+
+    def __init__(self) -> None:
+        self.terms: dict[str, int] = {}
+        self.rows = -1  # not read yet
+
+
 class LexicalSearch:
     """What FTS5 finds in documents_fts and ref_fts; the rows themselves are written by their tables."""
 
@@ -18,27 +28,39 @@ class LexicalSearch:
         self.conn = conn
         self._vocabulary_ready = False
 
-    def weightless(self, words: Sequence[str]) -> frozenset[str]:
+    def weightless(self, words: Sequence[str], known: DocumentCounts | None = None) -> frozenset[str]:
         """The words bm25 gives no weight in documents_fts: each of their terms is in at least half of
         its rows. FTS5 floors a term's idf, log((N - n + 0.5) / (n + 0.5)), at 1e-6 once n >= N / 2, so
         such a word changes no order among the documents that match another word, and leaving it out of
-        a MATCH only saves reading its doclist: where a store's vocabulary is small, most of the query."""
+        a MATCH only saves reading its doclist: where a store's vocabulary is small, most of the query.
+
+        `known` holds counts read earlier from this same state of the index, and takes the new ones:
+        counting a term's documents reads its whole doclist."""
         words = list(dict.fromkeys(words))
         if not words:
             return frozenset()
-        self._prepare_vocabulary()
         # The words are tokenized exactly as the index was (stemmed, identifiers kept whole).
         terms = {index: set(found[0]) for index, found in enumerate(tokens.shared().tokens([[w] for w in words]))
                  if found[0]}
         wanted = sorted(set().union(*terms.values())) if terms else []
         if not wanted:
             return frozenset()
-        frequency = dict(self.conn.execute(
-            f"SELECT term, doc FROM temp.docir_documents_vocabulary WHERE term IN ({','.join('?' * len(wanted))})",
-            wanted))
-        rows = int(self.conn.execute("SELECT count(*) FROM documents_fts_docsize").fetchone()[0])
-        return frozenset(words[index] for index, found in terms.items()
-                         if all(weightless(frequency.get(term, 0), rows) for term in found))
+        counts = known if known is not None else DocumentCounts()
+        missing = [term for term in wanted if term not in counts.terms]
+        if missing:
+            self._prepare_vocabulary()
+            found = dict(self.conn.execute(
+                f"SELECT term, doc FROM temp.docir_documents_vocabulary WHERE term IN ({','.join('?' * len(missing))})",
+                missing))
+            if len(counts.terms) < DocumentCounts.MOST:
+                counts.terms.update((term, int(found.get(term, 0))) for term in missing)
+        else:
+            found = {}
+        if counts.rows < 0:
+            counts.rows = int(self.conn.execute("SELECT count(*) FROM documents_fts_docsize").fetchone()[0])
+        frequency = {**counts.terms, **found}
+        return frozenset(words[index] for index, found_terms in terms.items()
+                         if all(weightless(frequency.get(term, 0), counts.rows) for term in found_terms))
 
     def _prepare_vocabulary(self) -> None:
         # Temporary tables: a read-only connection (a peer's index) may create them too.

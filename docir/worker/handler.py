@@ -24,6 +24,7 @@ import numpy as np
 
 from docir.embed.protocol import Embedder, WrappedEmbedder
 from docir.errors import EXIT_INTERRUPTED
+from docir.index import changes
 from docir.index.catalog import Catalog
 from docir.index.db import IndexReplaced, open_index
 from docir.invocation import Invocation
@@ -79,6 +80,7 @@ class WarmWorker:
         self._draining = False
         self._progress: embedding.DrainProgress | None = None
         self._due = 0
+        self._drained: changes.Stamp | None = None  # the index as the last finished pass began on it
         self._stopping = False
         self.started = time.time()
         self._queries: CachedQueries | None = None  # repeated queries are embedded once
@@ -115,8 +117,12 @@ class WarmWorker:
                 "vectors": base64.b64encode(np.ascontiguousarray(vectors, dtype="<f4").tobytes()).decode("ascii")}
 
     def cmd_run(self, request: dict[str, Any]) -> dict[str, Any]:
+        before = changes.current(self.store.index_path)
         reply = run_captured(self.run_cli, request)
-        self._wake.set()  # a write may have scheduled vectors
+        # A write may have scheduled vectors; a read committed nothing, and a pass of the drain thread
+        # beside the next request only competes with it (index/changes.py).
+        if before is None or changes.current(self.store.index_path) != before:
+            self._wake.set()
         return reply
 
     def cmd_flush(self, request: dict[str, Any]) -> dict[str, Any]:
@@ -143,6 +149,7 @@ class WarmWorker:
             self._flushes.notify_all()
         if self.embedder is not None:
             self._thread.join(timeout=60)
+        changes.forget()  # the last connection to close checkpoints the WAL into the index
 
     def flush_and_wait(self, cancelled: threading.Event | None = None) -> FlushReport:
         """Wake the drain with no debounce and wait until a pass that began after this call ends.
@@ -190,7 +197,11 @@ class WarmWorker:
                 answering = self._flush_asked  # a pass answers the flushes asked before it began
             error = ""
             try:
-                self._drain()
+                # Nothing due and no commit since the last pass began: a pass would find nothing to do.
+                now = changes.current(self.store.index_path)
+                if now is None or now != self._drained or self._due or self._flush_pending():
+                    self._drain()
+                    self._drained = now
             except Exception as exc:  # keep the worker alive; the rows stay dirty for next time
                 error = f"computing vectors failed: {exc!r}"
                 os.write(2, f"drain failed: {exc!r}\n".encode())  # fd 2 is the log; sys.stderr is a client's

@@ -88,7 +88,7 @@ def test_the_lexical_ranking_is_the_same_with_weightless_words_left_out_or_not(
     task = "retrying the gateway call when the webhook fires"
     try:
         lean = lexical.rank_documents(session, task, visibility)
-        monkeypatch.setattr(LexicalSearch, "weightless", lambda self, words: frozenset())
+        monkeypatch.setattr(LexicalSearch, "weightless", lambda self, words, known=None: frozenset())
         whole = lexical.rank_documents(session, task, visibility)
     finally:
         session.close()

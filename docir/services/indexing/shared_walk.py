@@ -27,6 +27,7 @@ from typing import Generic, TypeVar
 from docir.documents.ownership import EVERYTHING, Ownership
 from docir.documents.scan import FileStat, scan_docs
 from docir.documents.watch import FolderWatch
+from docir.index import changes
 
 T = TypeVar("T")
 
@@ -105,8 +106,15 @@ _WATCHING = [False]  # set once by a long-lived process: keep_watch
 
 
 def keep_watch() -> None:
-    """This process lives long and reads often: watch the folders walked (see the module docstring)."""
+    """This process lives long and reads often: watch the folders walked (see the module docstring),
+    and keep what is read of an index until it changes (index/changes.py)."""
     _WATCHING[0] = True
+    changes.keep()
+
+
+def let_go() -> None:
+    """Close the index connections keep_watch kept: the last connection to close checkpoints the WAL."""
+    changes.forget()
 
 
 def scan_docs_shared(root: Path, docs_dir: Path, owned: Ownership = EVERYTHING) -> dict[str, FileStat]:

@@ -17,10 +17,13 @@ from docir.documents.ownership import Ownership
 from docir.documents.scan import link_reason
 from docir.errors import InputError
 from docir.index.catalog import Catalog
+from docir.index.changes import Kept
 from docir.index.records import DocRow, FileState, SkippedFile
 from docir.services.indexing import prewalk
 from docir.services.indexing.planning import Scan, plan_changes, plan_scan, plan_stats
 from docir.services.indexing.shared_walk import scan_docs_shared
+
+_PLANS: Kept[Scan] = Kept()
 
 
 class SyncReport(NamedTuple):
@@ -45,7 +48,9 @@ def scan(root: Path, docs_dir: Path, catalog: Catalog, owned: Ownership) -> Scan
         if index == catalog.identity:  # planned against this very file; rescan checks it under the lock
             return Scan(begun.files, begun.disk, {}, plan)
     disk = begun.disk if begun is not None and begun.planned is None else scan_docs_shared(root, docs_dir, owned)
-    return plan_scan(disk, catalog.docs)
+    # In a long-lived process, the same walk (nothing changed in docs/: shared_walk.py) against the same
+    # index (index/changes.py) is the same plan.
+    return _PLANS.get(catalog.stamp(), lambda: plan_scan(disk, catalog.docs), lambda held: held.disk is disk)
 
 
 def rescan(catalog: Catalog, current: Scan) -> Scan:

@@ -15,8 +15,10 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
+from docir.index.changes import Kept
 from docir.index.fts import match_expression, near_expression, query_terms
 from docir.index.records import Hit, SectionHit
+from docir.index.search import DocumentCounts
 from docir.services.indexing.session import Session
 from docir.services.retrieval import fusion
 from docir.services.retrieval.visibility import Visibility
@@ -30,6 +32,10 @@ SECTIONS_PER_DOCUMENT = 8  # sections fetched per wanted document: a long docume
 # benchmark figure; a smaller one costs the EIPs ranking quality.
 SECTION_GATE = 200
 GATE_FROM_SECTIONS = 20_000
+# Every document's visibility, in a long-lived process: one read per change of the index, not one per ranking.
+_VISIBILITY: Kept[dict[int, tuple[str, str, bool]]] = Kept()
+# And the document counts of the task words seen so far, which tell the weightless ones.
+_COUNTS: Kept[DocumentCounts] = Kept()
 
 
 class Standing(NamedTuple):
@@ -87,7 +93,8 @@ def rank_documents(session: Session, text: str, visibility: Visibility,
     # Only a big index pays for finding the weightless words: in a small one the lean queries
     # seldom fill their lists, and each then runs twice.
     # The task's terms hold every word its NEAR pairs are made of.
-    weightless = search.weightless(query_terms(text)) if big else frozenset()
+    counts = _COUNTS.get(session.catalog.stamp(), DocumentCounts) if big else None
+    weightless = search.weightless(query_terms(text), counts) if big else frozenset()
     gate = _gate(session, match, match_expression(text, weightless), visibility, wanted) if big else None
     best = {hit.doc: hit for hit in search.best_sections(match, wanted * SECTIONS_PER_DOCUMENT, gate)}
     shown = visible_in_order(session, list(best), visibility, wanted)
@@ -159,11 +166,15 @@ def _standings(raw: Sequence[float], keys: Sequence[int]) -> list[tuple[int, int
 
 def visible_in_order(session: Session, rowids: list[int], visibility: Visibility, limit: int) -> list[int]:
     """The first `limit` of `rowids` (in order) that the visibility predicate lets through; every
-    ranking filters its candidates here. Read in batches: most candidates are visible."""
+    ranking filters its candidates here. Read in batches: most candidates are visible. A long-lived
+    process reads every document's once per change of the index (index/changes.py)."""
     out: list[int] = []
+    catalog = session.catalog
+    now = catalog.stamp() if rowids else None
+    every = _VISIBILITY.get(now, catalog.docs.every_visibility) if now is not None else None
     for start in range(0, len(rowids), limit):
         batch = rowids[start : start + limit]
-        seen = session.catalog.docs.visibility_rows(batch)
+        seen = every if every is not None else catalog.docs.visibility_rows(batch)
         for rowid in batch:
             row = seen.get(rowid)
             if row is not None and visibility.allows(*row):

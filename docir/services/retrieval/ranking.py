@@ -38,6 +38,7 @@ import numpy as np
 
 from docir.documents.visible import Visible
 from docir.embed.model_ids import answers_with
+from docir.index.changes import Kept
 from docir.index.fts import query_terms
 from docir.index.records import Listing, SectionHit, VectorSet
 from docir.index.ref_records import StoredRefChunk
@@ -193,7 +194,7 @@ def context(session: Session, queries: Sequence[Need | str], source: QuerySource
         embedded = background.start(source.embed, [text for _, _, text in wanted])
         vectors = _cached_vectors(session, source.model_id, refs)
         # Fused with whatever vectors exist: a document whose sections are still due ranks by its document vector.
-        pending, sections_pending = session.catalog.vectors.waiting(source.model_id)
+        pending, sections_pending = _waiting(session, source.model_id)
     lexical_sides = {
         (index, form): (lexical.rank_documents(session, text, visibility), _ref_lexical(session, text) if refs else [])
         if mode != "vector" else ([], [])
@@ -369,6 +370,16 @@ def _cached_vectors(session: Session, model_id: str, refs: bool) -> _Vectors:
                        session.catalog.refs.vector_set(models) if refs else None)
     _VECTOR_CACHE[key] = (generation, vectors)
     return vectors
+
+
+# What is still due, in a long-lived process: read again only when the index changed (index/changes.py).
+_WAITING: Kept[tuple[str, tuple[int, int]]] = Kept()
+
+
+def _waiting(session: Session, model_id: str) -> tuple[int, int]:
+    catalog = session.catalog
+    return _WAITING.get(catalog.stamp(), lambda: (model_id, catalog.vectors.waiting(model_id)),
+                        lambda held: held[0] == model_id)[1]
 
 
 def pool_needs(per_need: list[list[Fused]], limit: int) -> list[Fused]:
