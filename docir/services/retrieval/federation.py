@@ -5,8 +5,9 @@ this store's home) plus `--store` for one call. Each is opened read-only at
 the database; one that cannot be read is skipped with a warning. A peer may
 also be the organisation store (a `url:` entry, or a postgresql:// --store):
 it ranks in PostgreSQL and merges here like any peer (adr-8a976b997594). Ranked
-results merge on `similarity`, never on `score`: RRF scores rank within one
-store, so comparing two stores' scores compares the sizes of their corpora.
+results merge on `similarity`, never on `score`: fused scores are sums of
+z-scores over one store's candidates, so comparing two stores' scores compares
+their candidate lists, not their documents.
 """
 
 from __future__ import annotations
