@@ -34,6 +34,7 @@ class Catalog:
         self.vectors = VectorStore(conn)
         self.docs = DocsTable(conn, self.vectors)
         self.search = LexicalSearch(conn)
+        self._stamp: tuple[int, changes.Stamp] | None = None  # (this connection's total_changes, the stamp)
 
     @cached_property
     def refs(self) -> RefStore:
@@ -57,8 +58,19 @@ class Catalog:
             raise IndexReplaced(f"{self.path} was replaced or removed while this command used it")
 
     def stamp(self) -> changes.Stamp | None:
-        """What a long-lived process's caches of this index are keyed by (changes.stamp); None: read it."""
-        return None if self.path is None else changes.stamp(self.path, self.identity, self.conn)
+        """What a long-lived process's caches of this index are keyed by (changes.stamp); None: read it.
+
+        Read once while this connection changes nothing: a commit by another one meanwhile only makes
+        what is read after it newer than its stamp, and the next command reads it again.
+        """
+        if self.path is None or self.conn.in_transaction:
+            return None
+        changed = self.conn.total_changes
+        if self._stamp is not None and self._stamp[0] == changed:
+            return self._stamp[1]
+        now = changes.stamp(self.path, self.identity, self.conn)
+        self._stamp = None if now is None else (changed, now)
+        return now
 
     def clear_all(self) -> None:
         # The vectors table is a cache keyed by text: kept, so a rebuild re-embeds nothing.
