@@ -14,11 +14,15 @@ tail words all stand at the last position.
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Sequence
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
-from docir.index.fts import BM25_WEIGHTS, NEAR_DISTANCE, SECTION_BM25_WEIGHTS
+from docir.index import tokens
+from docir.index.fts import BM25_WEIGHTS, NEAR_DISTANCE, SECTION_BM25_WEIGHTS, index_text
+
+if TYPE_CHECKING:
+    from docir.index.records import DocRow, SectionSpan
+    from docir.org.rows import SectionRow
 
 COLUMN_GAP = NEAR_DISTANCE + 2  # positions between two columns: never within NEAR's reach
 # A document's columns and their labels: title, description, tags, headings, body, weighed as the
@@ -56,16 +60,82 @@ class Lexical(NamedTuple):
 
 def lexical(columns: Sequence[list[str]], labels: Sequence[str], extra_tokens: int = 0) -> Lexical:
     """The tsvector of a row's tokenized columns, laid out COLUMN_GAP apart, each labelled."""
-    positions: dict[str, list[str]] = defaultdict(list)
+    positions: dict[str, list[str]] = {}
     at = 1
     count = extra_tokens
-    for tokens, label in zip(columns, labels, strict=False):
-        for offset, token in enumerate(tokens):
-            if len(token) * 4 <= LEXEME_MAX_BYTES or len(token.encode("utf-8")) <= LEXEME_MAX_BYTES:
-                positions[token].append(f"{at + offset}{label}")
-        at += len(tokens) + COLUMN_GAP
-        count += len(tokens)
+    longest = LEXEME_MAX_BYTES // 4  # a token this long or shorter fits, whatever its characters
+    for column, label in zip(columns, labels, strict=False):
+        for position, token in enumerate(column, at):
+            if len(token) > longest and len(token.encode("utf-8")) > LEXEME_MAX_BYTES:
+                continue
+            mark = f"{position}{label}"
+            found = positions.get(token)
+            if found is None:
+                positions[token] = [mark]
+            else:
+                found.append(mark)
+        at += len(column) + COLUMN_GAP
+        count += len(column)
     return Lexical(" ".join(f"{quoted(token)}:{','.join(found)}" for token, found in positions.items()), count)
+
+
+def document_words(row: DocRow, sections: Sequence[SectionRow],
+                   searched_max: int) -> tuple[Lexical, dict[int, Lexical]]:
+    """The words of a document and of each of its heading sections (by ord): the columns the local
+    index searches (index/docs_table.py), tokenized as it tokenizes them, each text cut at `searched_max`.
+
+    A body is its heading sections in order and what lies between them (blank lines, headings
+    with no text of their own). When no word runs across an edge of a section, the body's
+    tokens are those pieces' tokens in order, so the body is tokenized once, through them.
+    """
+    searched = row.searched[:searched_max]
+    pieces = [s for s in sections if s.searched is not None]
+    texts = [s.searched[:searched_max] for s in pieces if s.searched is not None]
+    between = _between(searched, row.sections, texts) if len(row.searched) <= searched_max else None
+    head = [index_text(row.title), index_text(row.description), index_text(" ".join(row.tags)),
+            index_text("\n".join(row.headings)), index_text(row.description + "\n" + " ".join(row.tags))]
+    rows = [head, *([index_text(" ".join(s.heading)), text, _identifier_parts(text)]
+                    for s, text in zip(pieces, texts, strict=True))]
+    rows += [[index_text(searched)]] if between is None else [[gap, _identifier_parts(gap)] for gap in between]
+    tokenized = tokens.shared().tokens(rows)
+    title, description, tags, headings, about = tokenized[0]
+    parts = tokenized[1 : 1 + len(pieces)]
+    if between is None:
+        body = tokenized[-1][0]
+    else:  # index_text(body): every piece's tokens in body order, then every piece's identifier parts
+        gaps = tokenized[1 + len(pieces) :]
+        order = [(gaps[0], 0)] + [(piece, n) for part, gap in zip(parts, gaps[1:], strict=True)
+                                  for piece, n in ((part, 1), (gap, 0))]
+        body = [t for piece, n in order for t in piece[n]] + [t for piece, n in order for t in piece[n + 1]]
+    document = lexical([title, description, tags, headings, body], DOCUMENT_LABELS)
+    by_ord = {s.ord: lexical([title, about, part[0], part[1] + part[2]], SECTION_LABELS, SECTION_EXTRA_TOKENS)
+              for s, part in zip(pieces, parts, strict=True)}
+    return document, by_ord
+
+
+def _between(searched: str, spans: Sequence[SectionSpan], texts: Sequence[str]) -> list[str] | None:
+    """What lies before, between and after the sections (one more than there are), when `texts` are
+    the spans of `searched` in order and every edge of one is at a blank, so that no word (of FTS5's
+    or of index_text's) is cut; None otherwise."""
+    if len(spans) != len(texts):
+        return None
+    gaps: list[str] = []
+    at = 0
+    for span, text in zip(spans, texts, strict=True):
+        if span.start < at or searched[span.start : span.end] != text:
+            return None
+        for edge in (span.start, span.end):
+            if 0 < edge < len(searched) and not (searched[edge - 1].isspace() or searched[edge].isspace()):
+                return None
+        gaps.append(searched[at : span.start])
+        at = span.end
+    gaps.append(searched[at:])
+    return gaps
+
+
+def _identifier_parts(text: str) -> str:
+    """What index_text adds to `text`: the parts of its compound identifiers, '' when none."""
+    return index_text(text)[len(text) + 1 :]
 
 
 def quoted(token: str) -> str:

@@ -19,14 +19,13 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from docir.documents.globs import FIELD, as_globs
 from docir.embed.resolve import resolve
 from docir.errors import DocirError, UsageError
-from docir.index import tokens
-from docir.index.fts import index_text
 from docir.index.records import DocRow
 from docir.index.vector_store import dim_of
 from docir.org import connect, lexemes, names, rows
+from docir.org.ahead import ahead
 from docir.org.report import PublishReport
 from docir.org.tables import SCHEMA_VERSION
-from docir.org.vectors import PgVector, register
+from docir.org.vectors import to_text
 from docir.schema import Schema, as_json
 from docir.services.indexing.session import Session
 from docir.store import open_store
@@ -34,7 +33,8 @@ from docir.store import open_store
 if TYPE_CHECKING:
     import psycopg
 
-BATCH = 200  # documents read from the index and sent per round: bounds memory on a big first publish
+BATCH = 200  # documents per progress line
+PART_CHARS = 500_000  # characters of body read, tokenized and sent at once: what bounds a publish's memory
 # A tsvector holds at most 1 MB; text whose every word differs measured about two bytes of it per
 # character (500,000 characters: 993 KB), so this much of a body or section always fits.
 SEARCHED_MAX = 300_000
@@ -170,7 +170,6 @@ def publish(session: Session, url: str, *, as_name: str | None = None, dry_run: 
             report["ids"] = _ids(changes)
             return report
         with _guarded(url, where.name), conn.transaction(force_rollback=dry_run):
-            register(conn)
             _lock(conn, where.name, warn)
             stored = _repo_row(conn, where)
             published = dict(conn.execute("SELECT id, fingerprint FROM docir.documents WHERE repo = %s",
@@ -296,24 +295,40 @@ def _write(conn: psycopg.Connection[Any], session: Session, where: Target, local
         _count_terms(conn, where.name, gone, -1)
         conn.execute("DELETE FROM docir.documents WHERE repo = %s AND id = ANY(%s)", (where.name, gone))
     due = [local.entries[i] for i in (*changes.added, *changes.changed)]
-    for start in range(0, len(due), BATCH):
-        batch = due[start : start + BATCH]
-        _insert(conn, session, where.name, local.model, batch, warn)
-        if progress is not None:
-            progress(start + len(batch), len(due))
+    # The next rows are read and tokenized while the database takes these (adr-97ebb77d9713).
+    with ahead(_prepared(session, where.name, local.model, due)) as prepared:
+        for part in prepared:
+            for note in part.notes:
+                warn(note)
+            with conn.cursor() as cur:
+                for table, columns, found in (("documents", _DOCUMENT_COLUMNS, part.documents),
+                                              ("sections", _SECTION_COLUMNS, part.sections),
+                                              ("links", _LINK_COLUMNS, part.links)):
+                    _copy(cur, table, columns, found)
+            if progress is not None and (part.written % BATCH == 0 or part.written == len(due)):
+                progress(part.written, len(due))
     _count_terms(conn, where.name, [e.state.id for e in due], 1)
     conn.execute(_TOTALS_SQL, {"format": rows.ROW_FORMAT, "repo": where.name})
 
 
-_DOCUMENT_SQL = (
-    "INSERT INTO docir.documents (repo, id, path, type, title, description, status, active, archived, tags, owner,"
-    " verified, related, applies_to, meta, body, sha256, fingerprint, lex, lex_tokens, vector) VALUES"
-    " (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s::jsonb, %s, %s::jsonb, %s, %s, %s, %s::tsvector, %s, %b)"
-)
-_SECTION_SQL = (
-    "INSERT INTO docir.sections (repo, doc_id, ord, heading, start_line, end_line, lex, lex_tokens, vector) VALUES"
-    " (%s, %s, %s, %s, %s, %s, %s::tsvector, %s, %b)"
-)
+# Each table's rows go in by COPY, in its text form: the server parses each value as it would
+# the same text cast to the column's type (jsonb, tsvector, vector), and the client sends a
+# part's rows in one stream rather than a statement each (adr-97ebb77d9713).
+_DOCUMENT_COLUMNS = ("repo", "id", "path", "type", "title", "description", "status", "active", "archived", "tags",
+                     "owner", "verified", "related", "applies_to", "meta", "body", "sha256", "fingerprint", "lex",
+                     "lex_tokens", "vector")
+_SECTION_COLUMNS = ("repo", "doc_id", "ord", "heading", "start_line", "end_line", "lex", "lex_tokens", "vector")
+_LINK_COLUMNS = ("repo", "doc_id", "kind", "target")
+
+
+def _copy(cur: psycopg.Cursor[Any], table: str, columns: Sequence[str], found: Sequence[tuple[Any, ...]]) -> None:
+    if not found:
+        return
+    with cur.copy(f"COPY docir.{table} ({', '.join(columns)}) FROM STDIN") as copy:
+        for row in found:
+            copy.write_row(row)
+
+
 # The totals bm25's idf and average length read (ranking_sql.py), kept per repository so a reader
 # sums a few rows instead of scanning every section it reads.
 _TOTALS_SQL = (
@@ -325,7 +340,6 @@ _TOTALS_SQL = (
     "       WHERE repo = %(repo)s AND lex IS NOT NULL) s"
     " WHERE r.name = %(repo)s"
 )
-_LINK_SQL = "INSERT INTO docir.links (repo, doc_id, kind, target) VALUES (%s, %s, %s, %s)"
 
 
 # Each word's documents and sections among the named documents of a repository, added to (sign 1)
@@ -354,64 +368,58 @@ def _count_terms(conn: psycopg.Connection[Any], repo: str, ids: Sequence[str], s
         conn.execute("DELETE FROM docir.terms WHERE repo = %s AND documents <= 0 AND sections <= 0", (repo,))
 
 
-def _insert(conn: psycopg.Connection[Any], session: Session, repo: str, model: Model | None,
-            batch: Sequence[rows.Local], warn: Callable[[str], None]) -> None:
-    full = session.catalog.docs.rows_by_rowid(e.state.rowid for e in batch)
-    for row in full.values():
-        if len(row.searched) > SEARCHED_MAX:
-            warn(f"{row.path}: only its first {SEARCHED_MAX:,} characters are searched by words in the "
-                 "organisation store (PostgreSQL's tsvector holds 1 MB)")
-    sections = {e.state.id: rows.section_rows(full[e.state.rowid], e.vectors) for e in batch}
-    wanted = {e.vectors.vector_sha for e in batch if e.vectors and e.vectors.vector_sha}
-    wanted |= {s.vector_sha for found in sections.values() for s in found if s.vector_sha}
+class _Part(NamedTuple):
+    """Rows of some documents, ready to send, and what to say about them."""
+
+    documents: list[tuple[Any, ...]]
+    sections: list[tuple[Any, ...]]
+    links: list[tuple[Any, ...]]
+    written: int  # documents written once these are, counted from the first due one
+    notes: list[str]
+
+
+def _prepared(session: Session, repo: str, model: Model | None, due: Sequence[rows.Local]) -> Iterator[_Part]:
+    """The rows of the due documents, PART_CHARS of body at a time and never across a BATCH boundary
+    (progress is told a batch at a time), read from the index as they are needed."""
+    for start in range(0, len(due), BATCH):
+        batch = due[start : start + BATCH]
+        taken: list[tuple[rows.Local, DocRow]] = []
+        chars = 0
+        for n, entry in enumerate(batch, start=1):
+            row = session.catalog.docs.rows_by_rowid([entry.state.rowid])[entry.state.rowid]
+            taken.append((entry, row))
+            chars += len(row.body)
+            if chars >= PART_CHARS or n == len(batch):
+                yield _part(session, repo, model, taken, start + n)
+                taken, chars = [], 0
+
+
+def _part(session: Session, repo: str, model: Model | None, taken: Sequence[tuple[rows.Local, DocRow]],
+          written: int) -> _Part:
+    notes = [f"{row.path}: only its first {SEARCHED_MAX:,} characters are searched by words in the organisation "
+             "store (PostgreSQL's tsvector holds 1 MB)" for _, row in taken if len(row.searched) > SEARCHED_MAX]
+    sections = [rows.section_rows(row, entry.vectors) for entry, row in taken]
+    wanted = {e.vectors.vector_sha for e, _ in taken if e.vectors and e.vectors.vector_sha}
+    wanted |= {s.vector_sha for found in sections for s in found if s.vector_sha}
     blobs = session.catalog.vectors.vectors_of(model.model_id, wanted) if model is not None and wanted else {}
 
-    def vector(sha: str | None) -> PgVector | None:
+    def vector(sha: str | None) -> str | None:
         blob = blobs.get(sha) if sha else None
-        return PgVector(blob) if blob is not None else None
+        return to_text(blob) if blob is not None else None
 
-    words = _words(batch, full, sections)
-    with conn.cursor() as cur:
-        cur.executemany(_DOCUMENT_SQL, [_document_params(repo, e, full[e.state.rowid], words.get(e.state.id), vector)
-                                        for e in batch])
-        cur.executemany(_SECTION_SQL, [(repo, doc_id, s.ord, list(s.heading), s.start_line, s.end_line,
-                                        *(words.get((doc_id, s.ord)) or (None, None)), vector(s.vector_sha))
-                                       for doc_id, found in sections.items() for s in found])
-        cur.executemany(_LINK_SQL, [(repo, e.state.id, kind, target) for e in batch
-                                    for kind, target in rows.links(full[e.state.rowid])])
-
-
-def _words(batch: Sequence[rows.Local], full: dict[int, DocRow],
-           sections: dict[str, list[rows.SectionRow]]) -> dict[Any, lexemes.Lexical]:
-    """The searched words of each document (by id) and heading section (by (id, ord)), the columns
-    the local index searches (index/docs_table.py) tokenized as it tokenizes them. Archived documents
-    have none: the local index does not search them either."""
-    keys: list[Any] = []
-    texts: list[list[str]] = []
-    labels: list[tuple[tuple[str, ...], int]] = []
-    for entry in batch:
-        row = full[entry.state.rowid]
-        if row.archived:
-            continue
-        searched = row.searched[:SEARCHED_MAX]
-        keys.append(row.id)
-        texts.append([index_text(row.title), index_text(row.description), index_text(" ".join(row.tags)),
-                      index_text("\n".join(row.headings)), index_text(searched)])
-        labels.append((lexemes.DOCUMENT_LABELS, 0))
-        title, about = index_text(row.title), index_text(row.description + "\n" + " ".join(row.tags))
-        for section in sections[row.id]:
-            if section.searched is not None:
-                keys.append((row.id, section.ord))
-                texts.append([title, about, index_text(" ".join(section.heading)),
-                              index_text(section.searched[:SEARCHED_MAX])])
-                labels.append((lexemes.SECTION_LABELS, lexemes.SECTION_EXTRA_TOKENS))
-    tokenized = tokens.shared().tokens(texts)
-    return {key: lexemes.lexical(columns, names, extra)
-            for key, columns, (names, extra) in zip(keys, tokenized, labels, strict=True)}
+    part = _Part([], [], [], written, notes)
+    for (entry, row), found in zip(taken, sections, strict=True):
+        # Archived documents have no words: the local index does not search them either.
+        words, by_ord = (None, {}) if row.archived else lexemes.document_words(row, found, SEARCHED_MAX)
+        part.documents.append(_document_params(repo, entry, row, words, vector))
+        part.sections.extend((repo, row.id, s.ord, list(s.heading), s.start_line, s.end_line,
+                              *(by_ord.get(s.ord) or (None, None)), vector(s.vector_sha)) for s in found)
+        part.links.extend((repo, row.id, kind, target) for kind, target in rows.links(row))
+    return part
 
 
 def _document_params(repo: str, entry: rows.Local, row: DocRow, words: lexemes.Lexical | None,
-                     vector: Callable[[str | None], PgVector | None]) -> tuple[Any, ...]:
+                     vector: Callable[[str | None], str | None]) -> tuple[Any, ...]:
     meta = json.loads(row.meta_json)
     applies_to = as_globs(meta.get(FIELD)) or []
     return (repo, row.id, row.path, row.type, row.title, row.description, row.status, entry.active, row.archived,

@@ -38,6 +38,11 @@ def pg_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
 @pytest.fixture
 def pg_url(pg_server: Any) -> str:
     """A new empty database with the vector extension created (as a superuser would, once)."""
+    return new_database(pg_server)
+
+
+def new_database(pg_server: Any) -> str:
+    """The URL of a new empty database of the test server, with the vector extension."""
     import psycopg
 
     name = f"org{next(_NAMES)}"
