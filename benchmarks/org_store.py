@@ -150,7 +150,8 @@ class WordHashEmbedder:
         out = np.empty((len(texts), self.dim), dtype=np.float32)
         for i, text in enumerate(texts):
             words = re.findall(r"[a-z0-9_]+", text.lower()) or ["empty"]
-            vector = self._table[[self._row(w) for w in words]].sum(axis=0)
+            rows = [self._row(w) for w in words]  # first: a new word may grow the table this reads
+            vector = self._table[rows].sum(axis=0)
             out[i] = vector / (np.linalg.norm(vector) or 1.0)
         self.texts += len(texts)
         return out

@@ -184,17 +184,9 @@ def side_store(name: str, tree: Path, source: Path) -> tuple[Path, dict[str, Any
 
 def fill_vectors(root: Path) -> dict[str, Any]:
     """In a child with the side's docir: every document's vectors, by WordHashEmbedder, through the drain."""
-    import org_store
-
-    class Embedder(org_store.WordHashEmbedder):
-        def embed(self, texts: Any) -> Any:
-            # Every word's row first: the table may grow meanwhile, and a lookup must see the grown one.
-            for text in texts:
-                for word in re.findall(r"[a-z0-9_]+", text.lower()):
-                    self._row(word)
-            return super().embed(texts)
-
     import sqlite3
+
+    import org_store
 
     # The query model loads from where docir packs it (DOCIR_MODEL_PATH names a folder to resolve, not
     # a file layout the loader takes); only its tokenizer, dimension and window are used.
@@ -206,7 +198,7 @@ def fill_vectors(root: Path) -> dict[str, Any]:
     if not choice.available:
         raise BenchmarkError(f"no model for {root}: {choice.status}")
     # The id a publish resolves, whatever build the query side loaded: the vectors must be its.
-    embedder = Embedder(real)
+    embedder = org_store.WordHashEmbedder(real)
     embedder.model_id = choice.model_id
     texts = org_store.fill_vectors(root, embedder)
     conn = sqlite3.connect(root / ".docir" / "index.db")
