@@ -173,32 +173,28 @@ def context(session: Session, request: ContextRequest, warn: Warn) -> ContextRes
         listed = ContextResult(governing.entries(session, found, request.explain), "off: no task to rank", [Need("")])
         _outside_checkout(session, listed.results, [])
         return budget.apply(listed, request.budget, request.full_links)
-    # The model: only the ranking command pays
-    from docir.services.vectors.query_source import LoadingModel, ModelFailed, NoModel, QuerySource, query_source
+    from docir.services.vectors.query_source import query_source  # the model: only the ranking command pays
 
     if request.refs:
         references.ensure_ingested(session)
-    source = query_source(session.schema.model_path, session.store.root, beside=True)
+    source = query_source(session.schema.model_path, session.store.root)
     queries = [Need(request.task, request.sketch, request.terms), *(Need(task) for task in request.also)]
-
-    def rank(peers: list[federation.AnyPeer]) -> ContextResult:
-        def ranked_with(source: QuerySource) -> ContextResult:
-            return federation.context(session, peers, queries, source, limit=request.limit, expand=request.expand,
-                                      explain=request.explain, include_inactive=request.include_inactive,
-                                      refs=request.refs)
-
-        said = len(session.warnings)
-        try:
-            return ranked_with(source)
-        except ModelFailed as failed:  # ranked again as a model that failed to load always ranked: without it
-            del session.warnings[said:]
-            return ranked_with(NoModel(failed.reason))
-
-    try:
-        ranked = federation.with_peers(session, _stores(request), warn, rank)
-    finally:
-        if isinstance(source, LoadingModel):
-            source.settle()
+    ranked = federation.with_peers(
+        session,
+        _stores(request),
+        warn,
+        lambda peers: federation.context(
+            session,
+            peers,
+            queries,
+            source,
+            limit=request.limit,
+            expand=request.expand,
+            explain=request.explain,
+            include_inactive=request.include_inactive,
+            refs=request.refs,
+        ),
+    )
     if paths:
         found = governing.governing(session, paths, request.include_inactive)
         ranked.results = governing.lead(session, ranked.results, found, request.limit, request.explain)

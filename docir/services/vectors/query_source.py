@@ -7,7 +7,6 @@ ranking goes on lexically.
 
 from __future__ import annotations
 
-import _thread
 import base64
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -15,7 +14,7 @@ from pathlib import Path
 from typing import Protocol
 
 from docir.embed.protocol import Embedder, Vectors
-from docir.embed.resolve import ModelChoice, resolve
+from docir.embed.resolve import resolve
 from docir.services.vectors.drainer import ensure_worker, warm_worker_model
 from docir.services.vectors.model_registry import held_model
 from docir.worker import client
@@ -101,11 +100,9 @@ class WorkerGone(Exception):
     pass
 
 
-def query_source(schema_model_path: str | None, store_root: Path, *, beside: bool = False) -> QuerySource:
+def query_source(schema_model_path: str | None, store_root: Path) -> QuerySource:
     """The cheapest way to embed a query here: the process's own model, the warm worker, or a
-    model loaded for this one command (starting a worker in the background for the next); with
-    `beside`, that model loads on a thread of its own while the command goes on (`LoadingModel`,
-    which the command settles before it ends)."""
+    model loaded for this one command (starting a worker in the background for the next)."""
     held = held_model()
     if held is not None:
         return LocalModel(held.embedder)
@@ -114,66 +111,7 @@ def query_source(schema_model_path: str | None, store_root: Path, *, beside: boo
         if model is not None:
             return WorkerModel(store_root, model, schema_model_path)
         ensure_worker(store_root)
-    return _loading(schema_model_path, store_root) if beside else load_local(schema_model_path, store_root)
-
-
-def _loading(schema_model_path: str | None, store_root: Path) -> QuerySource:
-    choice = resolve(schema_model_path, store_root)
-    if not choice.available:
-        return NoModel(choice.source.removeprefix("off: "))
-    return LoadingModel(choice)
-
-
-class ModelFailed(Exception):
-    """The model a command began to load failed to: the command ranks again as with `NoModel(reason)`."""
-
-    def __init__(self, reason: str) -> None:
-        super().__init__(reason)
-        self.reason = reason
-
-
-class LoadingModel:
-    """A model loading on a thread of its own from the moment a cold command knows it needs one; its id
-    is the choice's, known before the load. Importing ONNX Runtime and creating its session (most of a
-    cold `context`) overlap the command's reads of the index, which let go of the interpreter lock.
-    `embed` waits for the load, and raises ModelFailed if it failed."""
-
-    def __init__(self, choice: ModelChoice) -> None:
-        self._choice = choice
-        self._loaded: list[Embedder] = []
-        self._failed: list[BaseException] = []
-        self._done = _thread.allocate_lock()
-        self._done.acquire()
-        _thread.start_new_thread(self._load, ())
-
-    def _load(self) -> None:
-        try:
-            from docir.embed.load import load_embedder
-
-            self._loaded.append(load_embedder(self._choice))
-        except BaseException as exc:  # a broken model folder must not break a read: the caller ranks without
-            self._failed.append(exc)
-        finally:
-            self._done.release()
-
-    def settle(self) -> None:
-        """Wait until the load has ended, either way: a process must not exit inside ONNX Runtime."""
-        with self._done:
-            pass
-
-    @property
-    def status(self) -> str:
-        return "on"
-
-    @property
-    def model_id(self) -> str | None:
-        return self._choice.model_id
-
-    def embed(self, texts: Sequence[str]) -> Vectors:
-        self.settle()
-        if self._failed:
-            raise ModelFailed(f"model at {self._choice.path} failed to load ({self._failed[0]})")
-        return self._loaded[0].embed(texts)
+    return load_local(schema_model_path, store_root)
 
 
 def load_local(schema_model_path: str | None, store_root: Path) -> QuerySource:
