@@ -26,8 +26,8 @@ def _isolated(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Monk
               model_cache: Path) -> Iterator[None]:
     """Every test runs with a temp HOME and cwd, so nothing it does can reach the user or the repo.
 
-    Only the models folder is shared, read-only once made: the model is assembled and built
-    (docir/embed/quantized.py, a few seconds) once per run, not once per test.
+    Only the models folder is shared, read-only once made: the model is assembled (and, where a test
+    asks, built: docir/embed/quantized.py, a few seconds) once per run, not once per test.
     """
     home = tmp_path_factory.mktemp("home")
     monkeypatch.setenv("HOME", str(home))

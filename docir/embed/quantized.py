@@ -1,4 +1,4 @@
-"""The model docir runs, built once from the packaged one: integer arithmetic, per channel (adr-5b1e0c7d2a94).
+"""The packaged model built once, on request, for integer arithmetic per channel (adr-5b1e0c7d2a94).
 
 The packaged all-MiniLM-L6-v2 file stores int8 weights but computes in float: before every
 MatMul a Cast and a Mul turn the weights back into floats, so each query and each section is

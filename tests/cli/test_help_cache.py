@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -58,6 +59,7 @@ def test_a_kept_help_from_other_code_is_not_used_and_is_replaced() -> None:
 def test_without_a_writable_cache_help_is_rendered_every_time() -> None:
     cache = Path(os.environ["XDG_CACHE_HOME"])
     cache.mkdir(parents=True, exist_ok=True)
+    shutil.rmtree(cache / "docir", ignore_errors=True)  # the test session's shared models link, not followed
     (cache / "docir").write_text("a file where the folder would be\n", encoding="utf-8")
     expected = _clicks_own("80")
     for _ in range(2):

