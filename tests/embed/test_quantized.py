@@ -56,7 +56,7 @@ def test_a_build_is_made_once_and_again_once_when_its_source_changes(packaged: P
     rebuilt = (again / MODEL_FILE).stat()
     assert quantized.built_folder(source, MODEL_FILE, changed) == again
     assert (again / MODEL_FILE).stat().st_ino == rebuilt.st_ino
-    assert not list(tmp_path.glob(".build-*"))  # no staging folder left behind
+    assert not list(tmp_path.glob(".staging-*"))  # no staging folder left behind
 
 
 def test_without_the_build_tools_the_shipped_file_runs_under_its_own_id(tmp_path: Path,
