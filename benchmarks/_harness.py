@@ -17,8 +17,10 @@ each write again:
                 notes, and writes the JSON to benchmarks/results/<name>.json (or --out), stamped with
                 machine_info; floor_line says what the floor was
 
-Scripts put benchmarks/ on sys.path and `from _harness import ...` or `import _harness as harness`
-(benchmarks/ is not a package). The leading underscore says it is no benchmark of its own: it has no command.
+Scripts `from benchmarks._harness import ...` or `from benchmarks import _harness as harness`: benchmarks/ is a
+package, each script run as `python -m benchmarks.<name>` from the repository root, and a benchmark that runs
+another (or itself again) as a child does so by module name too (module_argv, tree_module_argv,
+benchmarks_alone). The leading underscore says it is no benchmark of its own: it has no command.
 """
 
 from __future__ import annotations
@@ -39,11 +41,12 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
-from generate import generate_store  # benchmarks/ is on sys.path: each script puts it there
+from benchmarks.generate import generate_store
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
@@ -163,6 +166,36 @@ def timed(call: Callable[[], T]) -> tuple[T, float]:
 def docir_argv(*args: str) -> list[str]:
     """`python -m docir ARGS` with this interpreter: what every benchmark times."""
     return [sys.executable, "-m", "docir", *args]
+
+
+def module_argv(module: str, *args: str) -> list[str]:
+    """`python -m benchmarks.MODULE ARGS` with this interpreter: a benchmark of this checkout (MODULE as
+    "embed_throughput" or "quality.eips") run as a child, with cwd=REPO so that the package is found."""
+    return [sys.executable, "-m", f"benchmarks.{module}", *args]
+
+
+def tree_module_argv(tree: Path, module: str, *args: str) -> list[str]:
+    """`tree`'s own benchmark MODULE, for a child whose PYTHONPATH starts with `tree` (and whose cwd holds no
+    benchmarks/ of its own): `python -m benchmarks.MODULE ARGS` where the tree's benchmarks/ is a package.
+
+    A revision from before benchmarks/ was a package runs the script by its path, as it was run then (it puts
+    its own folder on the import path). By name, its plain folder would lose to this checkout's package,
+    which an editable install of docir puts on every interpreter's path."""
+    if (tree / "benchmarks" / "__init__.py").is_file():
+        return module_argv(module, *args)
+    return [sys.executable, str(tree / "benchmarks" / Path(*module.split(".")).with_suffix(".py")), *args]
+
+
+@contextmanager
+def benchmarks_alone() -> Iterator[Path]:
+    """A folder holding only a link to this checkout's benchmarks/, for the cwd of a child that runs this
+    checkout's benchmark modules (module_argv) with the docir of another tree (PYTHONPATH=tree).
+
+    `python -m` puts the working folder first on the import path: from here it finds `benchmarks` in this
+    checkout and `docir` in the tree, where the repository root would give it this checkout's docir too."""
+    with tempfile.TemporaryDirectory(prefix="docir-benchmarks-") as folder:
+        (Path(folder) / "benchmarks").symlink_to(HERE, target_is_directory=True)
+        yield Path(folder)
 
 
 # --- rounds against the floor ---------------------------------------------------------------------

@@ -1,6 +1,6 @@
 """How right `docir adopt` is on real ADR folders, against hand-checked truth.
 
-    python benchmarks/adopt_folders.py [--truth PATH] [--folders a,b] [--verbose] [--no-check] [--keep]
+    python -m benchmarks.adopt_folders [--truth PATH] [--folders a,b] [--verbose] [--no-check] [--keep]
 
 The folders and their truth are ../shared/benchdata/adr-folders/ (six real ADR folders,
 173 ADRs: adr-tools/Nygard, MADR 2-4, log4brains, a status-table format; truth.yaml says
@@ -60,10 +60,7 @@ from typing import Any
 
 import yaml
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-
-import _harness as harness  # benchmarks/ is not a package
+from benchmarks import _harness as harness
 
 NAME = "adopt_folders"
 DEFAULT_TRUTH = harness.REPO.parent / "shared" / "benchdata" / "adr-folders" / "truth.yaml"

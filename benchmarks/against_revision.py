@@ -1,6 +1,6 @@
 """Warm `context` and `get` of this tree against another revision of docir, on the same generated stores.
 
-    python benchmarks/against_revision.py [--rev f13de10] [--sizes 1000,10000] [--rounds 40]
+    python -m benchmarks.against_revision [--rev f13de10] [--sizes 1000,10000] [--rounds 40]
 
 A target such as "warm context no slower than before" needs both trees side by side on one
 machine, in one run: these machines are too noisy for figures taken at different times.
@@ -9,7 +9,7 @@ machine, in one run: these machines are too noisy for figures taken at different
   model), prepared as that benchmark prepares it.
 - The revision is unpacked with `git archive` into benchmarks/.cache/rev-<sha>/. Its store is a
   copy of the same documents, indexed and given the same synthetic vectors by the revision's own
-  code (its `benchmarks/speed_context.py --fill-vectors`). Both are kept between runs.
+  code (its `python -m benchmarks.speed_context --fill-vectors`). Both are kept between runs.
 - Each side answers through its own warm worker (PYTHONPATH picks the tree). Every round times
   the floor (`python -c "import sqlite3, json"`), then each side's `context` on the round's own
   task and `get` of three ids, the sides' order alternating from round to round.
@@ -32,13 +32,22 @@ import tarfile
 from pathlib import Path
 from typing import Any
 
-HERE = Path(__file__).resolve().parent
-REPO = HERE.parent
-sys.path.insert(0, str(HERE))
-
-import speed_context  # noqa: E402  (benchmarks/ is not a package)
-from _harness import CACHE, MARKER, SEED, Rounds, arguments, docir_argv, machine_info, model_env, report, run  # noqa: E402
-from speed import parse_sizes, picks  # noqa: E402
+from benchmarks import speed_context
+from benchmarks._harness import (
+    CACHE,
+    MARKER,
+    REPO,
+    SEED,
+    Rounds,
+    arguments,
+    docir_argv,
+    machine_info,
+    model_env,
+    report,
+    run,
+    tree_module_argv,
+)
+from benchmarks.speed import parse_sizes, picks
 
 REV_MARKER = ".against-revision.json"
 WORDS = ("cache retry webhook session store migration gateway limits events schema index worker queue "
@@ -73,7 +82,7 @@ def env(tree: Path) -> dict[str, str]:
 
 def docir(tree: Path, root: Path, *args: str, worker: bool = True) -> tuple[float, bytes]:
     environment = env(tree) if worker else {**env(tree), "DOCIR_WORKER": "0"}
-    # From the store's folder: `python -m` puts the working folder first on sys.path, and from this
+    # From the store's folder: `python -m` puts the working folder first on the import path, and from this
     # checkout that would run this tree's docir whatever PYTHONPATH says.
     ran = run(docir_argv(*args, "--root", str(root)), what=f"docir {' '.join(args)} ({tree})", env=environment,
               cwd=root)
@@ -93,7 +102,7 @@ def rev_store(sha: str, tree: Path, source: Path, size: int) -> Path:
     shutil.copy2(source / "docs-schema.yaml", root / "docs-schema.yaml")
     docir(tree, root, "reindex", worker=False)
     # The vault off: the synthetic vectors must never reach the user's vault (speed_context.py says why).
-    run([sys.executable, str(tree / "benchmarks" / "speed_context.py"), "--fill-vectors", str(root)],
+    run(tree_module_argv(tree, "speed_context", "--fill-vectors", str(root)),
         what=f"filling vectors with {sha[:12]}", env={**env(tree), "DOCIR_WORKER": "0", "DOCIR_VECTORS": "off"},
         cwd=root)
     marker.write_text(json.dumps(key), encoding="utf-8")

@@ -1,6 +1,6 @@
 """What an agent reads of docir's answers: the compact text form beside the JSON, per judged task.
 
-    python benchmarks/agent_bytes.py [--corpus quality,docir,madr,eips]
+    python -m benchmarks.agent_bytes [--corpus quality,docir,madr,eips]
 
 For every judged query of each corpus (benchmarks/quality/run.py builds and caches their stores),
 runs the `context` command's own service function, as the CLI and the MCP tool do, with the
@@ -24,19 +24,14 @@ import re
 import statistics
 import sys
 import time
-from pathlib import Path
 from typing import Any
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE / "quality"))
-
-import run as quality  # noqa: I001  (benchmarks/quality/run.py: corpora, queries, cached stores)
-import sketch as sketches  # benchmarks/quality/sketch.py: each judged task's sketch
-
+from benchmarks._harness import arguments, percentile, report, target
+from benchmarks.quality import run as quality  # corpora, queries, cached stores
+from benchmarks.quality import sketch as sketches  # each judged task's sketch
 from docir.cli import agent_text
 from docir.services.retrieval import budget as budgets
 from docir.services.retrieval import requests as commands
-from _harness import arguments, percentile, report, target  # benchmarks/_harness.py, beside this file
 
 DEFAULT_CORPORA = ("quality", "docir", "madr", "eips")
 TEXT_SHARE = 0.25  # the agent's form, at most this share of the JSON's bytes

@@ -1,6 +1,6 @@
 """What docir's pre-commit hook adds to `git commit`, now that it lints what is staged (adr-b6dd1c2330ab).
 
-    python benchmarks/commit_hook_speed.py [--docs 1000] [--renames 200] [--repeat 11]
+    python -m benchmarks.commit_hook_speed [--docs 1000] [--renames 200] [--repeat 11]
 
 Builds a temporary git repository holding a generated store (benchmarks/generate.py, seed 7) and,
 two folders below the top, a second small store, both set up by `docir init`, with docir's hooks
@@ -30,12 +30,20 @@ import time
 from pathlib import Path
 from typing import Any
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-
-from _harness import SEED, Rounds, Samples, arguments, docir_argv, git, git_env, in_temp_repo, machine_info, report
-from generate import generate_store  # benchmarks/ is not a package
-from hook_speed import run
+from benchmarks._harness import (
+    SEED,
+    Rounds,
+    Samples,
+    arguments,
+    docir_argv,
+    git,
+    git_env,
+    in_temp_repo,
+    machine_info,
+    report,
+)
+from benchmarks.generate import generate_store
+from benchmarks.hook_speed import run
 
 CASES = ("commit-nohook", "hook-one", "lint-staged-one", "lint-disk-one", "hook-renames", "hook-no-docs",
          "commit-no-docs")

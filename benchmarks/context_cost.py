@@ -1,6 +1,6 @@
 """What an agent reads per task: one `context` and one `get --section` of its top result.
 
-    python benchmarks/context_cost.py [--corpus quality,docir,eips] [--budgets 1000,1600,2500]
+    python -m benchmarks.context_cost [--corpus quality,docir,eips] [--budgets 1000,1600,2500]
 
 For every judged query of the quality corpora (benchmarks/quality/run.py builds and caches
 their stores), runs the `context` command's own service function (commands.context, what
@@ -24,18 +24,13 @@ import json
 import statistics
 import sys
 import time
-from pathlib import Path
 from typing import Any
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE / "quality"))
-
-import run as quality  # noqa: I001  (benchmarks/quality/run.py: corpora, queries, cached stores)
-
+from benchmarks._harness import arguments, percentile, report
+from benchmarks.quality import run as quality  # corpora, queries, cached stores
 from docir.services.retrieval import budget as budgets
 from docir.services.retrieval import requests as commands
 from docir.services.retrieval.skeleton import cost
-from _harness import arguments, percentile, report  # benchmarks/_harness.py, beside this file
 
 DEFAULT_CORPORA = ("quality", "docir", "eips")
 TARGET_MEDIAN = 2500  # tokens per task

@@ -1,7 +1,7 @@
 """A first index of long real documents (the EIPs): time to the first fused answer, and the full flush.
 
-    python benchmarks/eips_first_index.py [--src ../shared/benchdata/eips] [--skip-flush]
-    python benchmarks/eips_first_index.py --skip-fused --flush-eips 150 --repeat 3   # the flush, iterating
+    python -m benchmarks.eips_first_index [--src ../shared/benchdata/eips] [--skip-flush]
+    python -m benchmarks.eips_first_index --skip-fused --flush-eips 150 --repeat 3   # the flush, iterating
 
 The store is built once by benchmarks/quality/eips.py into benchmarks/.cache/eips-store/.
 
@@ -37,11 +37,18 @@ import time
 from pathlib import Path
 from typing import Any
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-sys.path.insert(0, str(HERE / "quality"))
-
-from _harness import CACHE, REPO, Samples, arguments, docir_argv, machine_info, model_env, report, run  # noqa: E402
+from benchmarks._harness import (
+    CACHE,
+    REPO,
+    Samples,
+    arguments,
+    docir_argv,
+    machine_info,
+    model_env,
+    module_argv,
+    report,
+    run,
+)
 
 QUERY = "how does a contract signal which token interfaces it supports"
 
@@ -50,7 +57,7 @@ def measured(argv: list[str]) -> tuple[float, int, str]:
     """Wall seconds, peak RSS in MB (this child and what it waited for) and stdout of one process (no worker)."""
     # RUSAGE_CHILDREN's ru_maxrss is the max over all children so far, so each measured process runs
     # inside a small wrapper that reports its own.
-    ran = run(argv, what=" ".join(argv[3:6]), env=model_env(False))
+    ran = run(argv, what=" ".join(argv[3:6]), env=model_env(False), cwd=REPO)
     rss = 0
     for line in ran.stderr.decode().splitlines():
         if line.startswith("maxrss_kb="):
@@ -110,8 +117,8 @@ def full_flush(root: Path, lengths: list[int], repeat: int = 1) -> dict[str, obj
     twice: list[int] = []  # per docir run: texts through the model beyond the vectors it stored
     with tempfile.TemporaryDirectory() as scratch:
         texts_file = Path(scratch) / "texts.json"
-        run([sys.executable, str(HERE / "embed_throughput.py"), "--dump-texts", str(root), str(texts_file)],
-            what="listing the texts", env=model_env(False))
+        run(module_argv("embed_throughput", "--dump-texts", str(root.resolve()), str(texts_file)),
+            what="listing the texts", env=model_env(False), cwd=REPO)
         data = json.loads(texts_file.read_text(encoding="utf-8"))
         texts = len(data["texts"])
         for round_no in range(repeat):
@@ -126,9 +133,9 @@ def full_flush(root: Path, lengths: list[int], repeat: int = 1) -> dict[str, obj
                     stored = stored_vectors(root)
                     twice.append(int(str(reports[-1].get("texts_embedded") or 0)) - stored)
                 else:
-                    wall, rss, _ = measured(wrapped(sys.executable, str(HERE / "embed_throughput.py"), "--ort",
-                                                    str(texts_file), str(Path(scratch) / f"{side}.npy"),
-                                                    side.removeprefix("ort-")))
+                    wall, rss, _ = measured(wrapped(*module_argv("embed_throughput", "--ort", str(texts_file),
+                                                                 str(Path(scratch) / f"{side}.npy"),
+                                                                 side.removeprefix("ort-"))))
                 walls.add(side, wall)
                 peaks[side].append(rss)
     rows = {side: {"wall_s": round(walls.median(side), 1), "texts_per_s": round(texts / walls.median(side), 1),
@@ -161,7 +168,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--lengths", default="256,512", help="bare-session truncations to compare (default 256,512)")
     parser.add_argument("--repeat", type=int, default=1, help="rounds of the full flush, sides rotated (default 1)")
     args = parser.parse_args(argv)
-    from eips import build_store
+    from benchmarks.quality.eips import build_store
 
     if not (args.store / "docs-schema.yaml").is_file():
         build_store(args.src, args.store)

@@ -1,6 +1,6 @@
 """Embedding throughput: `docir embed --flush` versus a bare ONNX Runtime session on the same texts.
 
-    python benchmarks/embed_throughput.py [--docs 100] [--repeat 3]
+    python -m benchmarks.embed_throughput [--docs 100] [--repeat 3]
 
 A deterministic store (benchmarks/generate.py, seed 7) lives in
 benchmarks/.cache/embed-store-<N>-seed<S>/. The texts docir embeds for it are listed once,
@@ -40,10 +40,7 @@ import time
 from pathlib import Path
 from typing import Any, TypedDict
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-
-import _harness as harness  # benchmarks/ is not a package
+from benchmarks import _harness as harness
 
 BATCH = 32
 TARGET_RATIO = 0.8
@@ -299,8 +296,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"embed_throughput: store {root} {setup}", file=sys.stderr)
         setup["fresh_reindex_ms"] = round(fresh_index(root))
         texts_file = work / "texts.json"
-        harness.run([sys.executable, str(Path(__file__).resolve()), "--dump-texts", str(root), str(texts_file)],
-            what="listing the texts")
+        harness.run(harness.module_argv("embed_throughput", "--dump-texts", str(root), str(texts_file)),
+                    what="listing the texts", cwd=harness.REPO)
         listing = json.loads(texts_file.read_text(encoding="utf-8"))
         meta = listing["meta"]
         texts: list[TextEntry] = listing["texts"]
@@ -314,7 +311,6 @@ def main(argv: list[str] | None = None) -> int:
         warnings: list[str] = []
         comparisons: dict[str, Any] = {}
         docir_vectors: dict[str, bytes] = {}
-        this = str(Path(__file__).resolve())
         rounds = harness.Rounds("embed_throughput", args.repeat, 0)
         for round_no in rounds:
             # Rotate the order every round, so no side always runs at the same point of the round.
@@ -336,14 +332,15 @@ def main(argv: list[str] | None = None) -> int:
                 elif side.startswith("ort-"):
                     length = side.removeprefix("ort-")
                     vec_file = work / f"ort-{length}.npy"
-                    ran = harness.run([sys.executable, this, "--ort", str(texts_file), str(vec_file), length],
-                              what=f"bare ONNX Runtime ({side})")
+                    ran = harness.run(harness.module_argv("embed_throughput", "--ort", str(texts_file), str(vec_file),
+                                                          length), what=f"bare ONNX Runtime ({side})", cwd=harness.REPO)
                     details[side].append(ran.json())
                     if round_no == 0 and docir_vectors:
                         comparisons[side] = compare(texts, docir_vectors, vec_file, max_tokens)
                 else:
                     length = side.removeprefix("fastembed").removeprefix("-") or "default"
-                    ran = harness.run([sys.executable, this, "--fastembed", str(texts_file), length], what=side)
+                    ran = harness.run(harness.module_argv("embed_throughput", "--fastembed", str(texts_file), length),
+                                      what=side, cwd=harness.REPO)
                     details[side].append(ran.json())
                 rounds.record(side, ran)
     except harness.BenchmarkError as exc:

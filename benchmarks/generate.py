@@ -1,6 +1,6 @@
 """Generate a deterministic docir store for benchmarks.
 
-    python benchmarks/generate.py --docs 10000 --out /tmp/store [--seed 7] [--force]
+    python -m benchmarks.generate --docs 10000 --out /tmp/store [--seed 7] [--force]
 
 writes `OUT/docs-schema.yaml` (docir's default schema) and `OUT/docs/<folder>/<slug>.md`
 for N documents: decisions 40 %, architecture 20 %, issues 25 %, guides 15 %, with

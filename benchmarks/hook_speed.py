@@ -1,6 +1,6 @@
 """How long docir's post-checkout hook takes, and what it adds to `git checkout`.
 
-    python benchmarks/hook_speed.py [--docs 1000] [--changed 10] [--repeat 15]
+    python -m benchmarks.hook_speed [--docs 1000] [--changed 10] [--repeat 15]
 
 Builds a temporary git repository holding a generated store (benchmarks/generate.py, seed 7),
 with `docir init`'s `.docir/.gitignore` committed, a branch `changed` that edits 10 documents
@@ -29,11 +29,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-
-import _harness as harness  # benchmarks/ is not a package
-from generate import generate_store  # benchmarks/ is not a package
+from benchmarks import _harness as harness
+from benchmarks.generate import generate_store
 
 COMMANDS: tuple[tuple[str, str], ...] = (
     ("git-checkout-nohook", "git checkout, no hooks (reference)"),

@@ -1,6 +1,6 @@
 """What the section ranking costs a warm `context`, against the whole-document bm25 it replaced.
 
-    python benchmarks/lexical_cost.py [--sizes 1000,10000] [--rounds 15]
+    python -m benchmarks.lexical_cost [--sizes 1000,10000] [--rounds 15]
 
 Uses speed_context.py's stores (generated, indexed, synthetic vectors; built on first use) and
 runs, in one process and in alternating rounds so that load on the machine hits all sides alike:
@@ -24,13 +24,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-
-from _harness import CACHE, SEED, Samples, arguments, report, timed  # noqa: E402  (benchmarks/ is not a package)
-from speed import parse_sizes  # noqa: E402
-from speed_context import TASK, prepare_store  # noqa: E402
-from worker_concurrency import QUERIES  # noqa: E402
+from benchmarks._harness import CACHE, SEED, Samples, arguments, report, timed
+from benchmarks.speed import parse_sizes
+from benchmarks.speed_context import TASK, prepare_store
+from benchmarks.worker_concurrency import QUERIES
 
 SIDES = ("whole-doc", "sections", "context")
 

@@ -1,6 +1,6 @@
 """How long the pre-commit framework's first use of the docir-lint hook takes, on a clean machine.
 
-    python benchmarks/lint_install.py [--rev HEAD] [--docs 20] [--keep]
+    python -m benchmarks.lint_install [--rev HEAD] [--docs 20] [--keep]
 
 The first `pre-commit run` of a hook repository clones it, makes a virtualenv and `pip install .`s
 it: what a plain install pulls in is paid by everyone who adopts the hook. In a temporary folder:
@@ -27,11 +27,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-
-from _harness import REPO, SEED, BenchmarkError, arguments, git_env, machine_info, report, run
-from generate import generate_store  # benchmarks/ is not a package
+from benchmarks._harness import REPO, SEED, BenchmarkError, arguments, git_env, machine_info, report, run
+from benchmarks.generate import generate_store
 
 TARGET_S = 8.0
 MODEL_RUNTIME = ("onnxruntime", "fastembed", "tokenizers")

@@ -1,6 +1,6 @@
 """What an agent session pays for docir's MCP server before and per answer, in tokens (bytes / 4).
 
-    python benchmarks/mcp_cost.py [--task "..."] [--out benchmarks/results/mcp_cost.json]
+    python -m benchmarks.mcp_cost [--task "..."] [--out benchmarks/results/mcp_cost.json]
 
 Copies this repository's own store (docs/ and docs-schema.yaml) to a temporary folder, starts
 `docir mcp` on it with the MCP SDK's own stdio client (no worker, no model: lexical ranking, so
@@ -28,10 +28,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-
-from _harness import REPO, arguments, docir_argv, machine_info, report, run  # benchmarks/ is not a package
+from benchmarks._harness import REPO, arguments, docir_argv, machine_info, report, run
 
 TASK = "how does docir keep a superseded decision out of the results"
 BUDGET_TOKENS = 2000

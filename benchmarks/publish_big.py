@@ -1,6 +1,6 @@
 """A big first publish into a fresh organisation store: wall seconds and peak memory, this tree against a revision.
 
-    python benchmarks/publish_big.py [--rev 1ee4b49] [--repeat 3] [--warmup 0]
+    python -m benchmarks.publish_big [--rev 1ee4b49] [--repeat 3] [--warmup 0]
 
 The repository: 650 long documents made of the EIPs (../shared/benchdata/eips, every one that
 benchmarks/quality/eips.py converts: 584 once Moved stubs are left out, too few and too short
@@ -42,25 +42,23 @@ import time
 from pathlib import Path
 from typing import Any
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-sys.path.insert(0, str(HERE / "quality"))
-
-from _harness import (  # noqa: E402  (benchmarks/ is not a package)
+from benchmarks._harness import (
     CACHE,
     REPO,
     BenchmarkError,
     Rounds,
     arguments,
+    benchmarks_alone,
     child_env,
     docir_argv,
     machine_info,
+    module_argv,
     report,
     run,
     target,
 )
-from against_revision import quartiles, unpacked  # noqa: E402
-from eips_first_index import wrapped  # noqa: E402
+from benchmarks.against_revision import quartiles, unpacked
+from benchmarks.eips_first_index import wrapped
 
 FOLDER = CACHE / "publish-big"
 BUILD_VERSION = 1  # bump when the documents or their vectors change for the same inputs
@@ -96,8 +94,9 @@ def variant(body: str, mark: str) -> str:
 
 def compose(folder: Path) -> Path:
     """The documents (docs/ and docs-schema.yaml) in `folder`/source, rebuilt when missing."""
-    import eips
     import yaml
+
+    from benchmarks.quality import eips
 
     source = folder / "source"
     if (source / "docs-schema.yaml").is_file():
@@ -135,7 +134,7 @@ def side_env(tree: Path) -> dict[str, str]:
 
 
 def build_key(tree: Path, model_id: str) -> str:
-    import eips
+    from benchmarks.quality import eips
 
     digest = hashlib.sha256(Path(eips.__file__).read_bytes())
     digest.update(json.dumps([BUILD_VERSION, DOCUMENTS, BODY_CHARS, str(tree), model_id]).encode())
@@ -158,8 +157,9 @@ def side_store(name: str, tree: Path, source: Path) -> tuple[Path, dict[str, Any
     marker = root / ".publish-big.json"
     (root / "docs").mkdir(parents=True, exist_ok=True)
     shutil.copy2(source / "docs-schema.yaml", root / "docs-schema.yaml")
-    model_id = run([sys.executable, str(Path(__file__).resolve()), "--model-id", str(root)],
-                   what=f"the model of {name}", env=side_env(tree), cwd=root).stdout.decode().strip()
+    with benchmarks_alone() as folder:  # this checkout's benchmarks, the tree's docir
+        model_id = run(module_argv("publish_big", "--model-id", str(root)), what=f"the model of {name}",
+                       env=side_env(tree), cwd=folder).stdout.decode().strip()
     key = build_key(tree, model_id)
     try:
         found = json.loads(marker.read_text(encoding="utf-8"))
@@ -173,10 +173,11 @@ def side_store(name: str, tree: Path, source: Path) -> tuple[Path, dict[str, Any
     shutil.copy2(source / "docs-schema.yaml", root / "docs-schema.yaml")
     # A git repository of its own without commits: no revision, so both sides publish the same row.
     run(["git", "init", "-q", str(root)], what="git init", cwd=root)
-    # From the store's folder: `python -m` puts the working folder first on sys.path.
+    # From the store's folder: `python -m` puts the working folder first on the import path.
     run(docir_argv("reindex", "--root", str(root)), what=f"reindex ({name})", env=side_env(tree), cwd=root)
-    filled = run([sys.executable, str(Path(__file__).resolve()), "--fill-vectors", str(root)],
-                 what=f"filling vectors ({name})", env=side_env(tree), cwd=root).json()
+    with benchmarks_alone() as folder:
+        filled = run(module_argv("publish_big", "--fill-vectors", str(root)), what=f"filling vectors ({name})",
+                     env=side_env(tree), cwd=folder).json()
     info = {"key": key, **filled}
     marker.write_text(json.dumps(info), encoding="utf-8")
     return root, info
@@ -186,7 +187,7 @@ def fill_vectors(root: Path) -> dict[str, Any]:
     """In a child with the side's docir: every document's vectors, by WordHashEmbedder, through the drain."""
     import sqlite3
 
-    import org_store
+    from benchmarks import org_store
 
     # The query model loads from where docir packs it (DOCIR_MODEL_PATH names a folder to resolve, not
     # a file layout the loader takes); only its tokenizer, dimension and window are used.
@@ -283,8 +284,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.fill_vectors is not None:
         print(json.dumps(fill_vectors(args.fill_vectors.resolve())))
         return 0
-    import org_store
-
+    from benchmarks import org_store
     from docir.embed.resolve import resolve
 
     choice = resolve(None)

@@ -1,6 +1,6 @@
 """What a sketch and terms cost `docir context`, through the warm worker and in a process of its own.
 
-    python benchmarks/sketch_cost.py [--corpus eips] [--tasks 40] [--out benchmarks/results/sketch_cost.json]
+    python -m benchmarks.sketch_cost [--corpus eips] [--tasks 40] [--out benchmarks/results/sketch_cost.json]
 
 The corpus's store is built and embedded as quality/run.py builds it (run that first: the vectors are
 cached). For each of the first N queries, in one round: the floor (`python -c "import sqlite3, json"`),
@@ -11,16 +11,11 @@ in ms and as ratios to the floor. Prints a table, writes JSON.
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-sys.path.insert(0, str(HERE / "quality"))
-
-import run as bench  # benchmarks/ is not a package
-import sketch as sketches
-from _harness import Rounds, Samples, arguments, child_env, docir_argv, machine_info, report, run
+from benchmarks._harness import Rounds, Samples, arguments, child_env, docir_argv, machine_info, report, run
+from benchmarks.quality import run as bench
+from benchmarks.quality import sketch as sketches
 
 WAYS = ("task", "sketch", "sketch+terms")
 

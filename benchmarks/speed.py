@@ -1,6 +1,6 @@
 """Whole-process latency of docir's everyday commands on generated stores.
 
-    python benchmarks/speed.py [--sizes 100,1000,10000] [--repeat 15] [--out benchmarks/results/speed.json]
+    python -m benchmarks.speed [--sizes 100,1000,10000] [--repeat 15] [--out benchmarks/results/speed.json]
 
 For each size a deterministic store is generated (benchmarks/generate.py, seed 7) or
 reused from benchmarks/.cache/store-<N>-seed<S>/, and indexed once with `docir reindex`.
@@ -33,10 +33,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-
-import _harness as harness  # benchmarks/ is not a package
+from benchmarks import _harness as harness
 
 SEARCH_TEXT = "cache invalidation"
 TOUCH_SHARE = 0.01

@@ -1,6 +1,6 @@
 """speed.py's cold and warm commands, this tree against another revision, in one run, alternating.
 
-    python benchmarks/speed_against_revision.py [--rev main] [--size 1000] [--rounds 15]
+    python -m benchmarks.speed_against_revision [--rev main] [--size 1000] [--rounds 15]
 
 A target such as "every cold and warm figure within 5% of before" needs both trees side by side
 on one machine, in one run: these machines are too noisy for figures taken at different times.
@@ -29,13 +29,9 @@ import sys
 import time
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-REPO = HERE.parent
-sys.path.insert(0, str(HERE))
-
-from _harness import CACHE, FLOOR_ARGV, SEED, child_env, machine_info, results_path, write_json  # noqa: E402
-from against_revision import quartiles, unpacked  # noqa: E402  (benchmarks/ is not a package)
-from speed import Store, prepare_store  # noqa: E402
+from benchmarks._harness import CACHE, FLOOR_ARGV, REPO, SEED, child_env, machine_info, results_path, write_json
+from benchmarks.against_revision import quartiles, unpacked
+from benchmarks.speed import Store, prepare_store
 
 COLD = ("get", "search", "query", "help", "lint-one", "reindex-unchanged")
 WARM = ("get-warm", "search-warm", "query-warm")
@@ -48,7 +44,7 @@ def run(tree: Path, argv: list[str], *, warm: bool) -> float:
     cache = CACHE / f"user-cache-{'this' if tree == REPO else tree.name}"
     environment = {**child_env(worker=warm), "PYTHONPATH": str(tree), "XDG_CACHE_HOME": str(cache)}
     began = time.perf_counter()
-    # From the store's folder: `python -m` puts the working folder first on sys.path.
+    # From the store's folder: `python -m` puts the working folder first on the import path.
     proc = subprocess.run(argv, capture_output=True, stdin=subprocess.DEVNULL, env=environment, cwd=argv_root(argv),
                           check=False)
     elapsed = (time.perf_counter() - began) * 1000

@@ -1,6 +1,6 @@
 """Whole-process latency of `docir context` and `docir get`, warm (through the worker) and cold.
 
-    python benchmarks/speed_context.py [--sizes 1000,10000] [--repeat 15] [--cycles 3]
+    python -m benchmarks.speed_context [--sizes 1000,10000] [--repeat 15] [--cycles 3]
 
 For each size a deterministic store is generated (benchmarks/generate.py, seed 7) into
 benchmarks/.cache/ctx-store-<N>-seed<S>/ (its own copy: speed.py edits its stores while it
@@ -32,11 +32,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-
-import _harness as harness  # benchmarks/ is not a package
-from speed import parse_sizes, picks, size_table
+from benchmarks import _harness as harness
+from benchmarks.speed import parse_sizes, picks, size_table
 
 TASK = "add retries with exponential backoff and an idempotency key to the webhook dispatcher's queue consumer"
 FAKE_VERSION = 1  # bump when FakeEmbedder's output changes: cached stores are refilled
@@ -176,9 +173,9 @@ def prepare_store(cache: Path, size: int, seed: int) -> Store:
         print(f"speed_context: filling {store.size} documents with synthetic vectors", file=sys.stderr)
         # The vault off: synthetic vectors filed under the real model's id must never reach the user's vault,
         # where a real embedding of the same text (another benchmark, another store) would reuse them.
-        filled = harness.run([sys.executable, str(Path(__file__).resolve()), "--fill-vectors", str(store.root)],
+        filled = harness.run(harness.module_argv("speed_context", "--fill-vectors", str(store.root.resolve())),
                              what=f"filling vectors of {store.size} docs",
-                             env={**harness.model_env(False), "DOCIR_VECTORS": "off"})
+                             env={**harness.model_env(False), "DOCIR_VECTORS": "off"}, cwd=harness.REPO)
         setup["vectors"] = json.loads(filled.stdout)
         harness.write_marker(root, key, size, seed, store.ids, vectors=setup["vectors"])
     status = docir_json(store, "embed", "--status")

@@ -1,6 +1,6 @@
 """Warm `docir context` across three stores, and through the MCP server, as ratios.
 
-    python benchmarks/speed_federation.py [--size 1000] [--repeat 15]
+    python -m benchmarks.speed_federation [--size 1000] [--repeat 15]
 
 Stores: three generated stores of SIZE documents (seeds 7, 8, 9; prepared exactly as
 speed_context.py prepares its stores, synthetic vectors included). With a warm worker on
@@ -21,11 +21,18 @@ import time
 from pathlib import Path
 from typing import Any
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-
-import speed_context as sc
-from _harness import CACHE, BenchmarkError, Rounds, Samples, arguments, docir_argv, machine_info, model_env, report
+from benchmarks import speed_context as sc
+from benchmarks._harness import (
+    CACHE,
+    BenchmarkError,
+    Rounds,
+    Samples,
+    arguments,
+    docir_argv,
+    machine_info,
+    model_env,
+    report,
+)
 
 TASK = sc.TASK
 

@@ -1,10 +1,10 @@
 """What a first embed costs on a template-heavy store and on the EIPs: this tree against a revision.
 
-    python benchmarks/template_embed.py [--rev main] [--corpora madr,eips] [--time madr] [--repeat 1]
+    python -m benchmarks.template_embed [--rev main] [--corpora madr,eips] [--time madr] [--repeat 1]
 
 For each corpus (built as quality/run.py builds it: quality/madr.py, quality/eips.py) and each side
 (this tree; the revision, unpacked by against_revision.py), a fresh index is made by that side's
-`docir reindex`, then that side's `embed_throughput.py --dump-texts` lists exactly what its drain
+`docir reindex`, then that side's `embed_throughput --dump-texts` lists exactly what its drain
 embeds: texts (de-duplicated by sha256), document texts and chunks, and the tokens the model reads
 (each text's tokens, at most the model's window). For the corpora of `--time`, each side's whole
 `docir embed --flush` is timed on a fresh index, sides alternating round by round, and its
@@ -28,13 +28,9 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-HERE = Path(__file__).resolve().parent
-REPO = HERE.parent
-sys.path.insert(0, str(HERE))
-
-from _harness import CACHE as BENCH_CACHE
-from _harness import arguments, machine_info, report, run, table  # noqa: E402
-from against_revision import unpacked  # noqa: E402  (benchmarks/ is not a package)
+from benchmarks._harness import CACHE as BENCH_CACHE
+from benchmarks._harness import REPO, arguments, docir_argv, machine_info, report, run, table, tree_module_argv
+from benchmarks.against_revision import unpacked
 
 CACHE = BENCH_CACHE / "template-embed"
 SOURCE = REPO.parent / "shared" / "benchdata" / "eips"
@@ -43,13 +39,9 @@ REPEATS_AT = (2, 5, 20)  # a body repeated in at least this many documents
 
 def build(corpus: str) -> Path:
     """The corpus's store, built once into the cache (only changed files are rewritten)."""
-    import importlib.util
+    import importlib
 
-    spec = importlib.util.spec_from_file_location(f"docir_quality_{corpus}", HERE / "quality" / f"{corpus}.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
+    module = importlib.import_module(f"benchmarks.quality.{corpus}")
     built: Path = module.build_store(SOURCE, CACHE / "source" / corpus)
     return built
 
@@ -63,23 +55,24 @@ def side_store(source: Path, side: str, corpus: str) -> Path:
     return root
 
 
-def child(tree: Path, *argv: str) -> tuple[float, bytes]:
+def child(tree: Path, argv: list[str]) -> tuple[float, bytes]:
+    """One process of `tree`'s code (PYTHONPATH and cwd the tree): its seconds and stdout."""
     # No per-user vector vault: a first embed is timed, and a vault would hand the second round its vectors.
     env = {**os.environ, "PYTHONPATH": str(tree), "DOCIR_WORKER": "0", "DOCIR_VECTORS": "off"}
-    ran = run([sys.executable, *argv], what=f"template_embed.py: {' '.join(argv)}", env=env, cwd=tree)
+    ran = run(argv, what=f"template_embed.py: {' '.join(argv[1:])}", env=env, cwd=tree)
     return ran.ms / 1000, ran.stdout
 
 
 def fresh_index(tree: Path, root: Path) -> None:
     for path in (root / ".docir").glob("index.db*"):
         path.unlink()
-    child(tree, "-m", "docir", "reindex", "--root", str(root))
+    child(tree, docir_argv("reindex", "--root", str(root)))
 
 
 def listing(tree: Path, root: Path) -> dict[str, Any]:
     fresh_index(tree, root)
     out = root.parent / f"{root.name}-texts.json"
-    child(tree, str(tree / "benchmarks" / "embed_throughput.py"), "--dump-texts", str(root), str(out))
+    child(tree, tree_module_argv(tree, "embed_throughput", "--dump-texts", str(root), str(out)))
     data = json.loads(out.read_text(encoding="utf-8"))
     window = int(data["meta"]["max_tokens"])
     texts = data["texts"]
@@ -91,7 +84,7 @@ def listing(tree: Path, root: Path) -> dict[str, Any]:
 
 def timed_flush(tree: Path, root: Path) -> tuple[float, int]:
     fresh_index(tree, root)
-    seconds, out = child(tree, "-m", "docir", "embed", "--flush", "--root", str(root))
+    seconds, out = child(tree, docir_argv("embed", "--flush", "--root", str(root)))
     return seconds, int(json.loads(out)["texts_embedded"])
 
 

@@ -1,7 +1,7 @@
 """An hour of embedding is never lost: a corpus's vectors come back from the vault and from a vector file.
 
-    python benchmarks/vectors_outlive_index.py                  # the EIPs
-    python benchmarks/vectors_outlive_index.py --corpus madr    # the template corpus (tuned on by nothing)
+    python -m benchmarks.vectors_outlive_index                  # the EIPs
+    python -m benchmarks.vectors_outlive_index --corpus madr    # the template corpus (tuned on by nothing)
 
 The store is a corpus of the quality benchmark, built by its own builders (benchmarks/quality/run.py).
 Every step runs docir as its own process with DOCIR_VECTORS at a vault of this benchmark's
@@ -35,12 +35,17 @@ import time
 from pathlib import Path
 from typing import Any
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-sys.path.insert(0, str(HERE / "quality"))
-
-import run as quality  # noqa: E402  (benchmarks/ is not a package)
-from _harness import CACHE, BenchmarkError, docir_argv, machine_info, model_env, report, results_path, run  # noqa: E402
+from benchmarks._harness import (
+    CACHE,
+    BenchmarkError,
+    docir_argv,
+    machine_info,
+    model_env,
+    report,
+    results_path,
+    run,
+)
+from benchmarks.quality import run as quality
 
 QUERY = "how does a contract signal which token interfaces it supports"
 

@@ -1,7 +1,7 @@
 """Warm `context`, `context --sketch` and `search`, and cold `context`, on long real documents, as ratios to the floor,
 this tree against another revision in one run.
 
-    python benchmarks/warm_floor.py [--rev 1ee4b49] [--copies 3] [--rounds 20] [--cold-every 2]
+    python -m benchmarks.warm_floor [--rev 1ee4b49] [--copies 3] [--rounds 20] [--cold-every 2]
 
 The store: every EIP (benchmarks/quality/eips.py) `--copies` times over, each copy under its own
 ids (adr-00000001..., adr-00000002...) with the same titles and bodies, so its section texts are the
@@ -34,14 +34,10 @@ from typing import Any
 
 import yaml
 
-HERE = Path(__file__).resolve().parent
-REPO = HERE.parent
-sys.path.insert(0, str(HERE))
+from benchmarks._harness import CACHE, REPO, Rounds, arguments, machine_info, model_env, module_argv, report, run
+from benchmarks.against_revision import docir, quartiles, unpacked
 
-from _harness import CACHE, Rounds, arguments, machine_info, model_env, report, run  # noqa: E402
-from against_revision import docir, quartiles, unpacked  # noqa: E402
-
-QUALITY = HERE / "quality"
+QUALITY = REPO / "benchmarks" / "quality"
 COPY_ID = re.compile(r"\badr-0{8}(?=[0-9a-f]{4}\b)")
 COMMANDS = ("context", "sketch", "search", "cold")
 SIDES = ("this", "rev")
@@ -49,8 +45,8 @@ SIDES = ("this", "rev")
 
 def store_docs(root: Path, copies: int) -> None:
     """Every EIP as eips.py builds it, then `copies - 1` more under their own ids and folders."""
-    run([sys.executable, str(QUALITY / "eips.py"), "--out", str(root)], what="building the EIP store",
-        env=model_env(False))
+    run(module_argv("quality.eips", "--out", str(root.resolve())), what="building the EIP store",
+        env=model_env(False), cwd=REPO)
     first = root / "docs" / "eips"
     for copy in range(1, copies):
         folder = root / "docs" / f"eips-{copy + 1}"

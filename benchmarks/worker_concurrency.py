@@ -1,6 +1,6 @@
 """The warm worker under many clients, and reads while it flushes.
 
-    python benchmarks/worker_concurrency.py [--docs 1000] [--clients 8] [--calls 20] [--flush-docs 500]
+    python -m benchmarks.worker_concurrency [--docs 1000] [--clients 8] [--calls 20] [--flush-docs 500]
 
 A deterministic store (benchmarks/generate.py, seed 7) is kept, indexed and fully embedded, in
 benchmarks/.cache/concurrency-store-<N>/ (the first run embeds it: minutes on 2 cores). Then,
@@ -29,10 +29,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-
-import _harness as harness  # benchmarks/ is not a package
+from benchmarks import _harness as harness
 
 QUERIES = ("how are cache invalidation events propagated", "retry policy for failed webhook deliveries",
            "who owns the session store migration", "rate limits on the public API gateway")

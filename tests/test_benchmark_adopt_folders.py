@@ -10,12 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import REPO
-
-sys.path.insert(0, str(REPO / "benchmarks"))
-
-import _harness as harness  # noqa: E402  (benchmarks/ is not a package)
-import adopt_folders as bench  # noqa: E402
+from benchmarks import _harness as harness
+from benchmarks import adopt_folders as bench
 
 GOOD = [
     "Orders live in one PostgreSQL database owned by the orders service.",

@@ -3,16 +3,12 @@
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import pytest
 
+from benchmarks import _harness as harness
 from tests.conftest import REPO
-
-sys.path.insert(0, str(REPO / "benchmarks"))
-
-import _harness as harness  # noqa: E402  (benchmarks/ is not a package)
 
 
 def test_percentile_is_nearest_rank() -> None:

@@ -3,15 +3,9 @@ repositories a corpus is split into, and the rows its table shows."""
 
 from __future__ import annotations
 
-import sys
-
 import pytest
 
-from tests.conftest import REPO
-
-sys.path.insert(0, str(REPO / "benchmarks"))
-
-import org_store  # noqa: E402  (benchmarks/ is not a package)
+from benchmarks import org_store
 
 
 def test_all_names_every_judged_corpus_once_and_keeps_the_order_given() -> None:

@@ -12,15 +12,14 @@ way on graded nDCG@10 with the `ci: true` queries of eips_queries.yaml. Only com
 are used: the full EIP corpus under ../shared is for the benchmark, never for the tests.
 
 Refresh the baseline only on purpose, after a ranking change that is meant to move it:
-    python benchmarks/quality/run.py --write-baseline
+    python -m benchmarks.quality.run --write-baseline
 """
 
 from __future__ import annotations
 
-import importlib.util
+import importlib
 import json
 import os
-import sys
 import time
 from pathlib import Path
 from types import ModuleType
@@ -39,20 +38,17 @@ def _benchmark() -> ModuleType:
 
 
 def _script(name: str) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(f"docir_quality_{name}", QUALITY / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up while the class is built
-    spec.loader.exec_module(module)
-    return module
+    """A module of the quality benchmark, benchmarks.quality.NAME."""
+    return importlib.import_module(f"benchmarks.quality.{name}")
 
 
 def _require_model() -> None:
     """The gate needs the real model. Where it is missing the gate is skipped, except under CI
     (`.ci/run` sets DOCIR_REQUIRE_MODEL=1), where a gate that did not run must not pass."""
     from docir.embed.resolve import resolve
+    from tests.caller import settings
 
-    if resolve(None).available:  # the temp HOME of conftest: assembled from the installed packages
+    if resolve(settings(), None).available:  # the temp HOME of conftest: assembled from the installed packages
         return
     reason = "the offline embedding model is not installed (see docir.embed.resolve.OFFLINE_INSTALL)"
     if os.environ.get("DOCIR_REQUIRE_MODEL") == "1":
@@ -154,7 +150,6 @@ def _sketches_hold(name: str, work_dir: Path) -> None:
     (written from the query list alone): a good sketch beats the task alone by a wide margin and the
     pasted floor, loses no answer the task had first, and another query's sketch costs at most 0.03
     nDCG@10."""
-    sys.path.insert(0, str(QUALITY))  # sketch.py imports run.py by name, as the benchmark does
     sketch = _script("sketch")
     rows = sketch.corpus_rows(name, work_dir, sketch.load_sketches(), sketch.load_sketches(part="terms"), print)
     means = {key: value["ndcg@10"] for key, value in sketch.summary(rows).items()}

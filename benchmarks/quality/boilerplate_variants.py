@@ -1,6 +1,6 @@
 """What leaving boilerplate sections out would do: nDCG@10 and texts, through the real ranking.
 
-    python benchmarks/quality/boilerplate_variants.py [--corpus madr,eips,eips-ci,quality,docir]
+    python -m benchmarks.quality.boilerplate_variants [--corpus madr,eips,eips-ci,quality,docir]
 
 Run quality/run.py on the corpora first: each variant copies a corpus's cached store and index, so
 every vector is reused by its hash and only the sections change. Nothing in docir/ is edited: a
@@ -32,18 +32,14 @@ from __future__ import annotations
 import argparse
 import shutil
 import sqlite3
-import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-sys.path.insert(0, str(HERE.parent))
-import run as bench  # noqa: E402
-from _harness import report, table  # noqa: E402
-from template_embed import folded, section_bodies  # noqa: E402
+from benchmarks._harness import report, table
+from benchmarks.quality import run as bench
+from benchmarks.template_embed import folded, section_bodies
 
 WORK = bench.REPO / "benchmarks" / ".cache" / "quality-boilerplate"
 THRESHOLDS = (2, 5, 20)

@@ -1,7 +1,7 @@
 """Turn a folder of Ethereum Improvement Proposals into a docir store, deterministically.
 
-    python benchmarks/quality/eips.py --out DIR [--src ../shared/benchdata/eips]   # every EIP
-    python benchmarks/quality/eips.py --slice     # regenerate the committed CI slice (eips_slice/)
+    python -m benchmarks.quality.eips --out DIR [--src ../shared/benchdata/eips]   # every EIP
+    python -m benchmarks.quality.eips --slice     # regenerate the committed CI slice (eips_slice/)
 
 The EIPs (ethereum/EIPs, CC0) are real, long design documents with YAML frontmatter
 (`eip, title, description, author, status, type, category, created, requires`). Each one
@@ -312,7 +312,7 @@ A docir store of {count} Ethereum Improvement Proposals from ethereum/EIPs (CC0)
 plus hard distractors on the same topics (`SLICE_DISTRACTORS` in eips.py). Do not edit the
 documents by hand; regenerate the folder with
 
-    python benchmarks/quality/eips.py --slice [--src ../shared/benchdata/eips]
+    python -m benchmarks.quality.eips --slice [--src ../shared/benchdata/eips]
 """
 
 

@@ -1,6 +1,6 @@
 """Evaluate candidate fusion settings through the real `ranking.context`, by monkeypatching.
 
-    python benchmarks/quality/fusion_variants.py [--benchdata] [--out benchmarks/results/fusion_variants.json]
+    python -m benchmarks.quality.fusion_variants [--benchdata] [--out benchmarks/results/fusion_variants.json]
 
 Nothing in docir/ is edited: each variant sets module constants of docir.services.retrieval.fusion
 (SECTION_WEIGHT, NEAR_WEIGHT, VECTOR_WEIGHT, COVERAGE_POWER) for the duration of one evaluation,
@@ -18,8 +18,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import run as bench
+from benchmarks._harness import report
+from benchmarks.quality import run as bench
 
 
 @contextmanager
@@ -98,9 +98,6 @@ def main() -> int:
             eips = {mode: res["eips"][mode]["all"] for mode in bench.MODES}
             notes.append(f"{variant}: eips nDCG@10 " + ", ".join(f"{m} {eips[m]['ndcg@10']:.3f}" for m in bench.MODES)
                          + f"; fused answer@1 {eips['fused']['answer@1']:.3f}")
-    sys.path.insert(0, str(bench.HERE.parent))
-    from _harness import report  # benchmarks/_harness.py: how every benchmark writes its results
-
     report("fusion_variants", {"variants": results}, out=args.out, title=["nDCG@10 by variant and mode"],
            columns=[("variant", ""), ("mode", ""), *((g, ".3f") for g in groups), ("cranfield", ".3f")],
            rows=rows, notes=["", *notes])

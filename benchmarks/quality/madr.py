@@ -1,6 +1,6 @@
 """Build a template-heavy docir store: EIPs rewritten into the MADR template, as a team using it would.
 
-    python benchmarks/quality/madr.py [--src ../shared/benchdata/eips] [--dest benchmarks/.cache/quality/madr]
+    python -m benchmarks.quality.madr [--src ../shared/benchdata/eips] [--dest benchmarks/.cache/quality/madr]
 
 The template is MADR 4.0.0's `adr-template.md` (`madr/adr-template.md` here, CC0-1.0, as the `madr`
 npm package ships it: HTML comments marking optional sections, `{placeholder}` text). Each selected
@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import importlib.util
 import random
 import re
 import sys
@@ -61,13 +60,9 @@ FILLED_FROM: dict[str, tuple[str, ...] | None] = {
 
 
 def _eips() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("docir_quality_eips", HERE / "eips.py")
-    assert spec is not None and spec.loader is not None
-    module = sys.modules.get("docir_quality_eips") or importlib.util.module_from_spec(spec)
-    if "docir_quality_eips" not in sys.modules:
-        sys.modules["docir_quality_eips"] = module
-        spec.loader.exec_module(module)
-    return module
+    from benchmarks.quality import eips
+
+    return eips
 
 
 def template_units(template: str) -> tuple[str, list[tuple[str, str, bool, str]]]:

@@ -1,10 +1,10 @@
 """Quality benchmark for `docir context`: lexical vs vector vs fused ranking.
 
-    python benchmarks/quality/run.py [--corpus quality,docir] [--out benchmarks/results/quality.json]
-    python benchmarks/quality/run.py --check-queries      # verify the paraphrase claim, run nothing else
-    python benchmarks/quality/run.py --benchdata          # also Cranfield from ../shared/benchdata
-    python benchmarks/quality/run.py --corpus eips        # the EIPs from ../shared/benchdata (eips.py)
-    python benchmarks/quality/run.py --corpus eips-ci     # the committed EIP slice, `ci: true` queries
+    python -m benchmarks.quality.run [--corpus quality,docir] [--out benchmarks/results/quality.json]
+    python -m benchmarks.quality.run --check-queries      # verify the paraphrase claim, run nothing else
+    python -m benchmarks.quality.run --benchdata          # also Cranfield from ../shared/benchdata
+    python -m benchmarks.quality.run --corpus eips        # the EIPs from ../shared/benchdata (eips.py)
+    python -m benchmarks.quality.run --corpus eips-ci     # the committed EIP slice, `ci: true` queries
 
 Each corpus store is copied into a git-ignored cache folder (benchmarks/.cache/quality/<name>/)
 before it is opened, so the repository is never written; the index there keeps its
@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import importlib.util
+import importlib
 import json
 import math
 import re
@@ -40,6 +40,8 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+
+from benchmarks._harness import report
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
@@ -144,16 +146,8 @@ def load_queries(path: Path = QUERIES_FILE, corpora: Iterable[str] | None = None
 
 
 def _sibling(name: str) -> Any:
-    """Another script of this folder as a module (benchmarks/ is not a package)."""
-    module_name = f"docir_quality_{name}"
-    if module_name in sys.modules:
-        return sys.modules[module_name]
-    spec = importlib.util.spec_from_file_location(module_name, HERE / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[module_name] = module
-    spec.loader.exec_module(module)
-    return module
+    """Another module of benchmarks.quality (a corpus's builder), imported when a corpus needs it."""
+    return importlib.import_module(f"benchmarks.quality.{name}")
 
 
 def load_eips_queries(path: Path = EIPS_QUERIES_FILE, corpus: str = "eips") -> list[Query]:
@@ -787,9 +781,6 @@ def main(argv: Sequence[str] | None = None) -> int:
             print()
             print(table(cran_summary, "Cranfield (1,400 abstracts, 225 queries; judgment codes 1-4 relevant)"))
     result["seconds"] = round(time.perf_counter() - started, 1)
-    sys.path.insert(0, str(HERE.parent))
-    from _harness import report  # benchmarks/_harness.py: how every benchmark writes its results
-
     report("quality", {**result, "duration_s": result["seconds"]}, out=args.out)
     return 0
 

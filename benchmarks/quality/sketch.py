@@ -1,8 +1,8 @@
 """What an answer sketch is worth to `docir context`, and what a wrong one costs (adr-2b7e51c4d9a0).
 
-    python benchmarks/quality/sketch.py                          # quality, docir, eips-ci
-    python benchmarks/quality/sketch.py --corpus quality,docir,eips,madr --benchdata   # every corpus
-    python benchmarks/quality/sketch.py --out benchmarks/results/sketch.json
+    python -m benchmarks.quality.sketch                          # quality, docir, eips-ci
+    python -m benchmarks.quality.sketch --corpus quality,docir,eips,madr --benchdata   # every corpus
+    python -m benchmarks.quality.sketch --out benchmarks/results/sketch.json
 
 Every query of each corpus is ranked by the real `ranking.context` (limit 10, no expansion)
 with its sketch from sketches.yaml (written from the query list alone, see its header):
@@ -34,9 +34,10 @@ from typing import Any
 
 import yaml
 
+from benchmarks._harness import report
+from benchmarks.quality import run as bench
+
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-import run as bench  # benchmarks/ is not a package
 
 SKETCHES_FILE = HERE / "sketches.yaml"
 WAYS = ("task", "pasted", "sketch")
@@ -177,9 +178,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         rows = corpus_rows(name, args.cache, sketches, terms, log)
         if rows is not None:
             by_corpus[name] = rows
-    sys.path.insert(0, str(HERE.parent))
-    from _harness import report  # benchmarks/_harness.py: how every benchmark writes its results
-
     tables = [*(table(by_corpus, kind) + "\n" for kind in SKETCHES),
               *(terms_table(by_corpus, kind) + "\n" for kind in ("good", "poor"))]
     report("sketch", {"corpora": {name: {"queries": len(rows), "summary": summary(rows), "first_lost": first_lost(rows),
