@@ -40,6 +40,7 @@ import time
 from pathlib import Path
 from typing import Any, TypedDict
 
+from benchmarks import _docir_api as docir_api
 from benchmarks import _harness as harness
 
 BATCH = 32
@@ -68,13 +69,13 @@ class TextEntry(TypedDict):
 
 def dump_texts(root: Path, out: Path) -> None:
     """Every text docir's drain would embed for this (freshly indexed) store, in drain order, de-duplicated."""
+    from benchmarks._docir_api import open_session
     from docir.documents.chunk import chunk_markdown, window_budget
     from docir.documents.model import embedded_text as document_text
     from docir.documents.model import text_sha
-    from docir.services.indexing.session import open_session
     from docir.services.vectors import embedding, query_source
 
-    source = query_source.load_local(None, root)
+    source = docir_api.load_local(None, root)
     if not isinstance(source, query_source.LocalModel):
         raise harness.BenchmarkError(f"no model: semantic layer is {source.status}")
     embedder = source.embedder
@@ -107,12 +108,10 @@ def dump_texts(root: Path, out: Path) -> None:
 
 
 def _model_path() -> Path:
-    from docir.embed.resolve import resolve
-
-    choice = resolve(None)
+    choice = docir_api.resolve(None)
     if choice.path is None:
         raise harness.BenchmarkError(f"no model: {choice.source}")
-    return choice.path
+    return Path(choice.path)
 
 
 def ort_child(texts_file: Path, vectors_out: Path, max_length: int, batch: int) -> dict[str, float]:
@@ -167,12 +166,11 @@ def fastembed_child(texts_file: Path, batch: int, max_length: int | None = None)
     would run if it told fastembed the window it budgets for)."""
     t0 = time.perf_counter()
     from docir.embed.fastembed_model import FastembedEmbedder
-    from docir.embed.resolve import resolve
 
     t_import = time.perf_counter()
     data = json.loads(texts_file.read_text(encoding="utf-8"))
     texts = sorted((t["text"] for t in data["texts"]), key=len)
-    embedder = FastembedEmbedder(resolve(None))
+    embedder = FastembedEmbedder(docir_api.resolve(None))
     if max_length is not None:
         tokenizer = embedder._model.model.tokenizer  # fastembed internals: TextEmbedding -> model -> tokenizer
         tokenizer.enable_truncation(max_length)

@@ -35,11 +35,10 @@ SIDES = ("whole-doc", "sections", "context")
 def sides(root: Path) -> tuple[Callable[[], None], dict[str, Callable[[str], object]]]:
     """(close, side name -> one call) on an open session of the store."""
     os.environ["DOCIR_WORKER"] = "0"  # everything in this process: no worker, no forwarding
+    from benchmarks._docir_api import load_local, open_session
     from docir.index.fts import match_expression
-    from docir.services.indexing.session import open_session
     from docir.services.retrieval import lexical, ranking
     from docir.services.retrieval.visibility import Visibility
-    from docir.services.vectors.query_source import load_local
 
     session = open_session(root)
     source = load_local(session.schema.model_path, session.store.root)

@@ -61,6 +61,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from benchmarks import _docir_api as docir_api
 from benchmarks._harness import PYCACHE, REPO, machine_info, module_argv, percentile, report
 from benchmarks.generate import generate_store
 
@@ -158,7 +159,7 @@ class WordHashEmbedder:
 def real_model() -> Any:
     from docir.services.vectors import query_source
 
-    source = query_source.load_local(None, HERE)
+    source = docir_api.load_local(None, HERE)
     if not isinstance(source, query_source.LocalModel):
         raise BenchmarkError(f"the real model is needed (its id and tokenizer): {source.status}")
     return source.embedder
@@ -257,12 +258,11 @@ def cut_sections(root: Path, keep: int) -> None:
 
 def fill_vectors(root: Path, embedder: WordHashEmbedder) -> int:
     """Index the store and give every document its (synthetic) vectors; the texts embedded."""
-    from docir.services.indexing.session import open_session
-    from docir.services.vectors import embedding
+    from benchmarks._docir_api import drain, open_session
 
     session = open_session(root)
     try:
-        report = embedding.drain(session.catalog, embedder)
+        report = drain(session.catalog, embedder)
         due, _total = session.catalog.vectors.queue_counts(embedder.model_id)
         if due:
             raise BenchmarkError(f"{root.name}: {due} documents still due after the drain")
@@ -311,8 +311,8 @@ def empty_repo(root: Path, stores: list[dict[str, Any]]) -> Path:
 
 
 def publish_in_process(root: Path, url: str, name: str) -> dict[str, Any]:
+    from benchmarks._docir_api import open_session
     from docir.org import publish
-    from docir.services.indexing.session import open_session
 
     session = open_session(root)
     try:
@@ -469,7 +469,7 @@ def copy_org(server: Any, source: str, db: str, copies: int) -> dict[str, Any]:
 
 def context_once(root: Path, task: str, warnings: list[str], **options: Any) -> tuple[float, list[dict[str, Any]]]:
     """One `context` as the command runs it (session opened, commands.context, closed): ms and its rows."""
-    from docir.services.indexing.session import open_session
+    from benchmarks._docir_api import open_session
     from docir.services.retrieval import requests as commands
 
     def warn(message: str) -> None:
@@ -604,9 +604,8 @@ def publish_parts(corpus: str, store: Path, fields: dict[str, Any], parts: int, 
                   embedder: Any) -> list[dict[str, Any]]:
     """The store's documents split into `parts` repositories by a hash of each id, each published as
     `<corpus>-<k>`. The copies are kept in CACHE/quality-split (unchanged files are not rewritten)."""
+    from benchmarks._docir_api import drain, open_session
     from docir.org import publish
-    from docir.services.indexing.session import open_session
-    from docir.services.vectors import embedding
 
     folder = CACHE / "quality-split" / corpus
     published = []
@@ -624,7 +623,7 @@ def publish_parts(corpus: str, store: Path, fields: dict[str, Any], parts: int, 
                 shutil.copy2(store / relative, root / relative)
         part = open_session(root)
         try:
-            drained = embedding.drain(part.catalog, embedder)
+            drained = drain(part.catalog, embedder)
             report = publish.publish(part, url, as_name=f"{corpus}-{k}")
         finally:
             part.close()

@@ -143,9 +143,8 @@ def build_key(tree: Path, model_id: str) -> str:
 
 def model_of(root: Path) -> Any:
     """In a child with the side's docir: the model a publish of `root` records (docir's own resolve)."""
-    from docir.embed.resolve import resolve
+    from benchmarks._docir_api import open_store, resolve
     from docir.schema import load_schema
-    from docir.store import open_store
 
     store = open_store(root)
     return resolve(load_schema(store.schema_path).model_path, store.root)
@@ -285,7 +284,7 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(fill_vectors(args.fill_vectors.resolve())))
         return 0
     from benchmarks import org_store
-    from docir.embed.resolve import resolve
+    from benchmarks._docir_api import resolve
 
     choice = resolve(None)
     if choice.path is None:

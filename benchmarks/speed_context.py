@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from benchmarks import _docir_api as docir_api
 from benchmarks import _harness as harness
 from benchmarks.speed import parse_sizes, picks, size_table
 
@@ -84,10 +85,10 @@ class FakeEmbedder:
 
 def fill_vectors(root: Path) -> dict[str, object]:
     """Give every due document of the store its vectors, made by FakeEmbedder (runs in a child process)."""
-    from docir.services.indexing.session import open_session
-    from docir.services.vectors import embedding, query_source
+    from benchmarks._docir_api import drain, open_session
+    from docir.services.vectors import query_source
 
-    source = query_source.load_local(None, root)
+    source = docir_api.load_local(None, root)
     if not isinstance(source, query_source.LocalModel):
         raise harness.BenchmarkError(f"the real model is needed for its id and tokenizer: semantic layer is "
                                      f"{source.status}")
@@ -95,7 +96,7 @@ def fill_vectors(root: Path) -> dict[str, object]:
     session = open_session(root)
     try:
         started = time.perf_counter()
-        report = embedding.drain(session.catalog, fake)
+        report = drain(session.catalog, fake)
         due, total = session.catalog.vectors.queue_counts(fake.model_id)
         vectors = int(session.catalog.conn.execute("SELECT count(*) FROM vectors").fetchone()[0])
         chunks = int(session.catalog.conn.execute("SELECT count(*) FROM chunk_embeddings").fetchone()[0])

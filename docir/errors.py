@@ -87,3 +87,8 @@ def storage_error(exc: OSError) -> StorageError | None:
         return None
     where = exc.filename if exc.filename is not None else "a file"
     return StorageError(f"{where}: {said}")
+
+
+class Cancelled(KeyboardInterrupt):
+    """The caller went away (the worker's client hung up): the command stops as if the user had pressed
+    Ctrl-C (exit 130)."""

@@ -6,8 +6,8 @@ nor hangs on a stuck git, and a missing git binary is an answer (None), not a tr
 
 from __future__ import annotations
 
-import os
 import subprocess
+from collections.abc import Mapping
 from pathlib import Path
 from typing import IO
 
@@ -15,11 +15,12 @@ TIMEOUT = 30  # seconds: far past any local git command docir runs
 _ENV_EXTRA = {"GIT_NO_LAZY_FETCH": "1"}
 
 
-def run(args: list[str], cwd: Path, stdin: bytes | None = None) -> bytes | None:
-    """`git ARGS`'s standard output, or None when git is missing, failed or took too long."""
+def run(args: list[str], cwd: Path, env: Mapping[str, str], stdin: bytes | None = None) -> bytes | None:
+    """`git ARGS`'s standard output, or None when git is missing, failed or took too long. `env` is the
+    caller's environment (docir/settings.py): git runs as the caller would run it."""
     try:
         done = subprocess.run(["git", *args], cwd=cwd, input=stdin, capture_output=True, timeout=TIMEOUT,
-                              env={**os.environ, **_ENV_EXTRA})
+                              env={**env, **_ENV_EXTRA})
     except (OSError, subprocess.TimeoutExpired):
         return None
     return done.stdout if done.returncode == 0 else None
@@ -29,8 +30,9 @@ class BlobReader:
     """One `git cat-file --batch` process kept open for every read of a lint. Each request is
     answered before the next is written, so neither pipe can fill while the other waits."""
 
-    def __init__(self, repo: Path) -> None:
+    def __init__(self, repo: Path, env: Mapping[str, str]) -> None:
         self.repo = repo
+        self.env = env  # the caller's environment, git's own
         self._process: subprocess.Popen[bytes] | None = None
 
     def read(self, name: str) -> bytes | None:
@@ -60,7 +62,7 @@ class BlobReader:
         if self._process is None:
             self._process = subprocess.Popen(["git", "cat-file", "--batch"], cwd=self.repo, stdin=subprocess.PIPE,
                                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                                             env={**os.environ, **_ENV_EXTRA})
+                                             env={**self.env, **_ENV_EXTRA})
         return self._process
 
 

@@ -13,9 +13,12 @@ import sys
 import threading
 from collections.abc import Mapping
 from pathlib import Path
-from typing import IO, NamedTuple
+from typing import IO, TYPE_CHECKING, NamedTuple
 
 from docir.terminal import terminal_sizes
+
+if TYPE_CHECKING:
+    from docir.settings import Settings
 
 
 class Invocation(NamedTuple):
@@ -35,8 +38,19 @@ class Invocation(NamedTuple):
 
     def path(self, typed: str | Path) -> Path:
         """A path as the caller typed it, made absolute from the caller's folder (not normalised, like
-        Path.absolute())."""
+        Path.absolute()); a leading `~` is the caller's home."""
+        text = str(typed)
+        if text == "~" or text.startswith("~/"):
+            from docir.settings import Settings
+
+            return Settings.of(self.env).expanded(text)
         return Path(self.cwd, typed)
+
+    def settings(self) -> Settings:
+        """What the caller's environment decides for the layers below the command line."""
+        from docir.settings import Settings
+
+        return Settings.of(self.env)
 
     def wants_json(self) -> bool:
         return self.json or not self.stdout.isatty()
@@ -52,7 +66,7 @@ class Invocation(NamedTuple):
         """The store's root: --root from the caller's folder, else found upward from it (UsageError: none)."""
         from docir.store import open_store
 
-        return open_store(self.root, cwd=self.cwd).root
+        return open_store(None if self.root is None else self.path(self.root), self.cwd).root
 
     def warn(self, message: str) -> None:
         self.stderr.write(f"docir: warning: {message}\n")

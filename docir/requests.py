@@ -45,7 +45,8 @@ class Option(NamedTuple):
     folder: bool = False  # a folder path as typed, relative to the caller's folder (a file there is refused)
     # How the terminal gives a value the request holds otherwise: "commas" (one word, split on commas),
     # "body" (text, '-' for stdin, '@FILE' for a file), "absolute" (paths, made absolute from the caller's
-    # folder), "relative" (paths, kept relative to the caller's folder for the command to resolve).
+    # folder), "relative" (paths, kept relative to the caller's folder for the command to resolve), "place"
+    # (a folder, made absolute from the caller's folder, or a database URL, as given).
     typed: str | None = None
     alone_means: str | None = None  # what the option means given alone, without its value
     # For a person at a terminal (a debugging view, a wait a script needs): not offered to an agent over MCP,
@@ -66,7 +67,7 @@ REQUIRED = Required()
 INCLUDE_INACTIVE_OPTION = Option(INCLUDE_INACTIVE, aliases=("--include-resolved",))
 # Text, not a path: a peer may be a database URL (postgresql://...). An agent reads the peers .docir/stores.yaml
 # names; naming another is a person's choice.
-STORE_OPTION = Option(STORE, terminal_only=True)
+STORE_OPTION = Option(STORE, terminal_only=True, typed="place")
 
 
 class RequestField(NamedTuple):

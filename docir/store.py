@@ -68,23 +68,22 @@ def ensure_state_dir(root: Path) -> Path:
     return state
 
 
-def find_root(start: Path | None = None) -> Path | None:
-    """The nearest folder at or above `start` that holds docs-schema.yaml."""
-    here = (start or Path(os.getcwd())).resolve()
+def find_root(start: Path) -> Path | None:
+    """The nearest folder at or above `start` (absolute) that holds docs-schema.yaml."""
+    here = start.resolve()
     for folder in (here, *here.parents):
         if (folder / SCHEMA_FILE).is_file():
             return folder
     return None
 
 
-def open_store(root: Path | None, cwd: str | None = None) -> Store:
-    """The store at `root` (from --root) or found upward from the working folder (`cwd`, else this
-    process's).
+def open_store(root: Path | None, cwd: str) -> Store:
+    """The store at `root` (from --root, relative to `cwd`) or found upward from the caller's folder `cwd`.
 
     Raises UsageError when there is none, saying how to make one.
     """
     if root is not None:
-        path = (Path(cwd, root.expanduser()) if cwd is not None else root.expanduser()).resolve()
+        path = Path(cwd, root).resolve()
         if not path.is_dir():
             raise UsageError(f"--root {root}: no such folder")
         if not (path / SCHEMA_FILE).is_file():
@@ -92,7 +91,7 @@ def open_store(root: Path | None, cwd: str | None = None) -> Store:
                 f"{path} is not a docir store (no {SCHEMA_FILE}); run 'docir init' there first"
             )
         return Store(path)
-    found = find_root(Path(cwd) if cwd is not None else None)
+    found = find_root(Path(cwd))
     if found is None:
         raise UsageError(
             f"no docir store here or in any parent folder (no {SCHEMA_FILE}); "
@@ -130,9 +129,3 @@ def keep_quietly(path: Path, text: str, *, parents: bool) -> None:
             temp.unlink(missing_ok=True)
         except OSError:  # no folder to hold it: nothing was written
             pass
-
-
-def user_cache_dir() -> Path:
-    """docir's folder in the user's cache ($XDG_CACHE_HOME, else ~/.cache): the assembled model and the
-    vector vault live there, shared by every store of this user."""
-    return Path(os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")) / "docir"

@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from docir.cli.main import main
+from tests.caller import caller, settings
 
 REPO = Path(__file__).resolve().parents[1]
 FIXTURES = REPO / "fixtures"
@@ -138,10 +139,10 @@ def embedded(root: Path, model_cache: Path) -> Iterator[tuple[Any, Any]]:
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("XDG_CACHE_HOME", str(model_cache))
         patch.setenv("DOCIR_WORKER", "0")
-        session = open_session(root)
-        source = load_local(session.schema.model_path, root)
+        session = open_session(root, caller())
+        source = load_local(session.caller, session.schema.model_path, root)
         assert isinstance(source, LocalModel), source.status
-        embedding.drain(session.catalog, source.embedder)
+        embedding.drain(session.catalog, source.embedder, settings())
         try:
             yield session, source
         finally:

@@ -46,8 +46,9 @@ def _require_model() -> None:
     """The gate needs the real model. Where it is missing the gate is skipped, except under CI
     (`.ci/run` sets DOCIR_REQUIRE_MODEL=1), where a gate that did not run must not pass."""
     from docir.embed.resolve import resolve
+    from tests.caller import settings
 
-    if resolve(None).available:  # the temp HOME of conftest: assembled from the installed packages
+    if resolve(settings(), None).available:  # the temp HOME of conftest: assembled from the installed packages
         return
     reason = "the offline embedding model is not installed (see docir.embed.resolve.OFFLINE_INSTALL)"
     if os.environ.get("DOCIR_REQUIRE_MODEL") == "1":

@@ -434,9 +434,7 @@ def prepare_store(source: Path, target: Path) -> Path:
 
 def open_indexed(store_root: Path, log: Callable[[str], None] = lambda _m: None) -> tuple[Any, Any]:
     """Open a session on the store, sync it and drain every embedding: (session, query source)."""
-    from docir.services.indexing.session import open_session
-    from docir.services.vectors import embedding
-    from docir.services.vectors.query_source import load_local
+    from benchmarks._docir_api import drain, load_local, open_session
 
     session = open_session(store_root)
     source = load_local(session.schema.model_path, session.store.root)
@@ -444,7 +442,7 @@ def open_indexed(store_root: Path, log: Callable[[str], None] = lambda _m: None)
         session.close()
         raise RuntimeError(f"no embedding model ({source.status}); the quality benchmark needs one")
     started = time.perf_counter()
-    report = embedding.drain(session.catalog, source.embedder)  # type: ignore[attr-defined]
+    report = drain(session.catalog, source.embedder)
     documents = session.catalog.conn.execute("SELECT count(*) FROM documents").fetchone()[0]
     log(f"  {store_root.name}: {documents} documents, "
         f"{report.texts_embedded} texts embedded, {report.texts_reused} reused, {time.perf_counter() - started:.1f}s")

@@ -7,12 +7,13 @@ from typing import Annotated
 import typer
 
 from docir.cli import render
+from docir.cli.edge import invocation
 from docir.cli.options import JsonOption, RootOption
 from docir.services.integrations import agents
-from docir.store import open_store
 
 
 def command(
+    ctx: typer.Context,
     write: Annotated[
         bool, typer.Option("--write", help="Create or refresh the block in AGENTS.md at the store root."),
     ] = False,
@@ -20,13 +21,14 @@ def command(
     json_out: JsonOption = False,
 ) -> int:
     """Print (or write into AGENTS.md) the short instructions that teach an agent to use docir."""
+    call = invocation(ctx, root, json_out)
     if not write:
-        print(agents.render_block(), end="")
+        call.stdout.write(agents.render_block())
         return 0
-    path = open_store(root).root / "AGENTS.md"
+    path = call.store_root() / "AGENTS.md"
     action = agents.write_block(path)
-    if render.wants_json(json_out):
-        render.emit_json({"path": str(path), "action": action})
+    if call.wants_json():
+        render.emit_json({"path": str(path), "action": action}, call)
     else:
-        print(f"AGENTS.md: {action}")
+        call.print(f"AGENTS.md: {action}")
     return 0

@@ -55,7 +55,7 @@ class LazyGroup(TyperGroup):
             return None
         with self._building:
             if cmd_name not in self._built:
-                self._built[cmd_name] = build_command(cmd_name)
+                self._built[cmd_name] = helps_the_caller(build_command(cmd_name))
             return self._built[cmd_name]
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
@@ -94,9 +94,39 @@ def build_command(name: str) -> click.Command:
     return command
 
 
-def _version(value: bool) -> None:
+def helps_the_caller(command: click.Command) -> click.Command:
+    """`--help` printed to the caller's stdout (the Invocation cli/main.py hands click), not this process's:
+    in the warm worker they differ. Click's own help option echoes to sys.stdout; this one, to the caller."""
+    made = command.get_help_option
+
+    def get_help_option(ctx: click.Context) -> click.Option | None:
+        option = made(ctx)
+        if option is not None:
+            option.callback = _show_help
+        return option
+
+    command.get_help_option = get_help_option  # type: ignore[method-assign]
+    for sub in getattr(command, "commands", {}).values():
+        helps_the_caller(sub)
+    return command
+
+
+def _show_help(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+    if not value or ctx.resilient_parsing:
+        return
+    _caller(ctx).print(ctx.get_help())
+    ctx.exit()
+
+
+def _caller(ctx: click.Context) -> Any:
+    from docir.cli.edge import invocation
+
+    return invocation(ctx)
+
+
+def _version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
     if value:
-        print(f"docir {__version__}")
+        _caller(ctx).print(f"docir {__version__}")
         raise typer.Exit(0)
 
 

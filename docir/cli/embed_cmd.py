@@ -8,10 +8,11 @@ from typing import Annotated, Any
 import typer
 
 from docir.cli import render
+from docir.cli.edge import in_store, invocation
 from docir.cli.options import JsonOption, RootOption
 from docir.embed.resolve import resolve
 from docir.errors import UsageError
-from docir.services.indexing import session
+from docir.invocation import Invocation
 from docir.services.indexing.session import Session
 from docir.services.vectors.drainer import drain_status
 from docir.services.vectors.flush import flush_session
@@ -19,6 +20,7 @@ from docir.services.vectors.reports import FlushReport
 
 
 def command(
+    ctx: typer.Context,
     flush: Annotated[
         bool, typer.Option("--flush", help="Compute every due vector now and wait (in the warm worker if one runs)."),
     ] = False,
@@ -43,6 +45,7 @@ def command(
     Vectors are kept in the vector vault (DOCIR_VECTORS, by default ~/.cache/docir/vectors.db) as well
     as in the index, so a deleted or rebuilt index gets them back without the model.
     """
+    call = invocation(ctx, root, json_out)
     if int8 and export is None:
         raise UsageError("--int8 goes with --export FILE")
     if sum((flush, export is not None, import_file is not None)) > 1:
@@ -51,42 +54,42 @@ def command(
     def action(s: Session) -> dict[str, Any]:
         from docir.services.vectors import transfer
 
-        # absolute(): relative to the caller's folder (in the warm worker, the client's)
+        # relative to the caller's folder (in the warm worker, the client's)
         if export is not None:
-            return dict(transfer.export_vectors(s, export.absolute(), "int8" if int8 else "float32"))
+            return dict(transfer.export_vectors(s, call.path(export), "int8" if int8 else "float32"))
         if import_file is not None:
-            return dict(transfer.import_vectors(s, import_file.absolute()))
-        choice = resolve(s.schema.model_path, s.store.root)
+            return dict(transfer.import_vectors(s, call.path(import_file)))
+        choice = resolve(s.caller.settings, s.schema.model_path, s.store.root)
         model_id = choice.model_id if choice.available else None
         out: dict[str, Any] = {"semantic": "on" if choice.available else choice.source, "model": model_id}
         if flush:
-            out.update(_flush(s, json_out))
+            out.update(_flush(s, call))
             # Counted in the index that is there now: a flush never reports vectors that did not land.
             s.catalog.check_current()
         due, total = s.catalog.vectors.queue_counts(model_id)
         out.update({"due": due, "total": total})
         if not flush:
             # While a drain runs: texts done and due, rate and time left (null when none runs).
-            out["drain"] = drain_status(s.store.root) if model_id else None
-            out["vault"] = _vault()
+            out["drain"] = drain_status(s.caller, s.store.root) if model_id else None
+            out["vault"] = _vault(s)
         return out
 
-    result = session.run(root, action, warn=render.warn)
-    if render.wants_json(json_out):
-        render.emit_json(result)
+    result = in_store(call, action)
+    if call.wants_json():
+        render.emit_json(result, call)
     else:
         if result.get("drain"):
             result["drain"] = render.drain_line(result["drain"])
         if isinstance(result.get("vault"), dict):
             result["vault"] = _vault_line(result["vault"])
-        render.key_values("embeddings", {k: ("-" if v is None else v) for k, v in result.items()})
+        render.key_values("embeddings", {k: ("-" if v is None else v) for k, v in result.items()}, call)
     return 0
 
 
-def _vault() -> dict[str, object]:
+def _vault(s: Session) -> dict[str, object]:
     from docir.index.vault import Vault
 
-    vault = Vault.default()
+    vault = Vault.default(s.caller.settings)
     try:
         return vault.summary()
     finally:
@@ -99,8 +102,8 @@ def _vault_line(found: dict[str, Any]) -> str:
     return f"{found['path']} ({found['vectors']:,} vectors, {found['mb']} of {found['cap_mb']:,} MB)"
 
 
-def _flush(s: Session, json_out: bool) -> FlushReport:
-    bar = None if render.wants_json(json_out) else render.progress_bar("embedding")
+def _flush(s: Session, call: Invocation) -> FlushReport:
+    bar = None if call.wants_json() else render.progress_bar("embedding", call)
     try:
         return flush_session(s, bar)
     finally:

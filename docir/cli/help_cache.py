@@ -11,32 +11,26 @@ cache cannot be written, `--help` renders every time, as before (adr-d5e80517405
 
 from __future__ import annotations
 
-import os
-import sys
 from importlib.util import find_spec
 from pathlib import Path
 
 from docir import __version__
-from docir.store import keep_quietly, sources_stamp, user_cache_dir
+from docir.store import keep_quietly, sources_stamp
 
 _CLI = Path(__file__).resolve().parent
 _FOREIGN = {"click": ("core.py", "formatting.py", "decorators.py"), "typer": ("core.py", "main.py")}
 
 
 class Kept:
-    """Where the help for this terminal's width is kept, and the stamp of the code it must come from."""
+    """Where the help for a width (cli/main.py's help_width) is kept in the user's cache folder, and the stamp
+    of the code it must come from."""
 
-    def __init__(self) -> None:
-        try:
-            self.path: Path | None = user_cache_dir() / "help" / f"width-{_columns()}.txt"
-        except RuntimeError:  # no home folder to find (no HOME, no passwd entry): nothing is kept
-            self.path = None
+    def __init__(self, cache: Path, width: int) -> None:
+        self.path = cache / "help" / f"width-{width}.txt"
         self.stamp = f"{__version__} {sources_stamp(_sources())}"
 
     def text(self) -> str | None:
         """The help kept for this width and this code, or None."""
-        if self.path is None:
-            return None
         try:
             with open(self.path, encoding="utf-8") as handle:
                 stamp, _, text = handle.read().partition("\n")
@@ -46,22 +40,7 @@ class Kept:
 
     def keep(self, text: str) -> None:
         """Keep what was just printed for the next call (store.keep_quietly)."""
-        if self.path is not None:
-            keep_quietly(self.path, f"{self.stamp}\n{text}", parents=True)
-
-
-def _columns() -> int:
-    """The terminal width click's formatter starts from (shutil.get_terminal_size, without shutil)."""
-    try:
-        columns = int(os.environ.get("COLUMNS", "0"))
-    except ValueError:
-        columns = 0
-    if columns <= 0:
-        try:
-            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns if sys.__stdout__ else 0
-        except (AttributeError, ValueError, OSError):
-            columns = 0
-    return columns or 80
+        keep_quietly(self.path, f"{self.stamp}\n{text}", parents=True)
 
 
 def _sources() -> list[Path]:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import datetime as dt
-import os
 import sys
 from pathlib import Path
 from typing import Annotated, Optional
@@ -11,13 +10,14 @@ from typing import Annotated, Optional
 import typer
 
 from docir.cli import render
+from docir.cli.edge import caller_of, invocation
 from docir.cli.options import JsonOption
 from docir.errors import EXIT_OK
-from docir.invocation import here
+from docir.invocation import Invocation
 from docir.services.indexing import reindex, session
 from docir.services.indexing.session import Session
 from docir.services.integrations import githooks
-from docir.services.lint import staged
+from docir.services.lint import commit
 from docir.services.vectors.drainer import ensure_worker
 from docir.store import Store
 from docir.worker import paths
@@ -33,69 +33,73 @@ RepoOption = Annotated[
 
 
 @app.command("install")
-def install(repo: RepoOption = None, json_out: JsonOption = False) -> int:
+def install(ctx: typer.Context, repo: RepoOption = None, json_out: JsonOption = False) -> int:
     """Install docir's hooks (honours core.hooksPath); a hook already there is kept and run first."""
-    changes = githooks.install(_repo(repo), githooks.interpreter_command(sys.executable))
-    return _report("hooks install", changes, json_out)
+    call = invocation(ctx, json=json_out)
+    changes = githooks.install(_repo(repo, call), githooks.interpreter_command(sys.executable))
+    return _report(changes, call)
 
 
 @app.command("uninstall")
-def uninstall(repo: RepoOption = None, json_out: JsonOption = False) -> int:
+def uninstall(ctx: typer.Context, repo: RepoOption = None, json_out: JsonOption = False) -> int:
     """Remove docir's hooks and put back exactly the hooks they chained."""
-    return _report("hooks uninstall", githooks.uninstall(_repo(repo)), json_out)
+    call = invocation(ctx, json=json_out)
+    return _report(githooks.uninstall(_repo(repo, call)), call)
 
 
 @app.command("run", hidden=True)
-def run(event: Annotated[str, typer.Argument(help="The git hook being run.")],
+def run(ctx: typer.Context, event: Annotated[str, typer.Argument(help="The git hook being run.")],
         args: Annotated[Optional[list[str]], typer.Argument(help="The hook's own arguments.")] = None) -> int:
     """What an installed hook runs. Refresh events always exit 0."""
-    repo = githooks.repo_root(Path.cwd())
+    call = invocation(ctx)
+    repo = githooks.repo_root(Path(call.cwd))
     roots = githooks.store_roots(repo)
     if not roots:
         return EXIT_OK  # this repository holds no docir store
     if event == "pre-commit":
-        return _lint_staged(repo, roots)
+        return _lint_staged(repo, roots, call)
     if event == "auto":
-        event = githooks.event_from_pre_commit(dict(os.environ))
-    reason = githooks.refresh_skip_reason(event, args or [], dict(os.environ), repo)
+        event = githooks.event_from_pre_commit(dict(call.env))
+    reason = githooks.refresh_skip_reason(event, args or [], dict(call.env), repo)
     for root in roots:
-        _refresh_store(root, event, reason)
+        _refresh_store(root, event, reason, call)
     return EXIT_OK
 
 
-def _refresh_store(root: Path, event: str, reason: str | None) -> None:
+def _refresh_store(root: Path, event: str, reason: str | None, call: Invocation) -> None:
     try:
         if reason is None:
-            counts = session.run(root, _refresh, refresh=False, warn=render.warn)
+            counts = session.run(root, _refresh, caller=caller_of(call), refresh=False, warn=call.warn)
             _log(root, f"{event}: refreshed {counts}")
         else:
             _log(root, f"{event}: skipped ({reason})")
     except Exception as exc:  # a refresh must never fail the git command that ran it
-        render.warn(f"index refresh of {root} after {event} failed ({exc}); run 'docir reindex' there")
+        call.warn(f"index refresh of {root} after {event} failed ({exc}); run 'docir reindex' there")
 
 
 def _refresh(s: Session) -> dict[str, int]:
     # Reference corpora are not re-walked here: hashing a vendor tree would make checkouts slow.
     result = reindex.reindex(s, refs=False)
     if result["embeddings_due"]:
-        ensure_worker(s.store.root)  # git changed text: the worker computes the vectors
+        ensure_worker(s.caller, s.store.root)  # git changed text: the worker computes the vectors
     return {k: int(v) for k, v in result.items() if isinstance(v, int)}
 
 
-def _lint_staged(repo: Path, roots: list[Path]) -> int:
-    reports = staged.lint_stores([Store(root) for root in roots], repo)
+def _lint_staged(repo: Path, roots: list[Path], call: Invocation) -> int:
+    reports = commit.lint_stores([Store(root) for root in roots], caller_of(call), repo)
     if not reports:
         return EXIT_OK
-    report = staged.merged(reports, Path.cwd())
-    render.findings(report, Path.cwd(), "text", here())
+    here = Path(call.cwd)
+    report = commit.merged(reports, here)
+    render.findings(report, here, "text", call)
     if report.errors:
-        sys.stdout.write("docir: fix the errors above, or commit with DOCIR=0 to skip this check\n")
+        call.print("docir: fix the errors above, or commit with DOCIR=0 to skip this check")
         return 1
     return EXIT_OK
 
 
-def _repo(repo: Path | None) -> Path:
-    return githooks.repo_root((repo or Path.cwd()).resolve())
+def _repo(repo: Path | None, call: Invocation) -> Path:
+    return githooks.repo_root((call.path(repo) if repo is not None else Path(call.cwd)).resolve())
 
 
 def _log(root: Path, message: str) -> None:
@@ -104,10 +108,10 @@ def _log(root: Path, message: str) -> None:
         handle.write(f"{dt.datetime.now().isoformat(timespec='seconds')} {message}\n")
 
 
-def _report(title: str, changes: list[githooks.HookChange], json_out: bool) -> int:
-    if render.wants_json(json_out):
-        render.emit_json({"hooks": [{"name": c.name, "action": c.action} for c in changes]})
+def _report(changes: list[githooks.HookChange], call: Invocation) -> int:
+    if call.wants_json():
+        render.emit_json({"hooks": [{"name": c.name, "action": c.action} for c in changes]}, call)
     else:
         for change in changes:
-            print(f"{change.name}: {change.action}")
+            call.print(f"{change.name}: {change.action}")
     return EXIT_OK

@@ -9,6 +9,7 @@ from typing import Annotated, Optional
 import typer
 
 from docir.cli import render
+from docir.cli.edge import invocation
 from docir.cli.options import JsonOption
 from docir.services.integrations import githooks
 from docir.services.integrations.setup import init_store
@@ -16,6 +17,7 @@ from docir.store import SCHEMA_FILE, find_root
 
 
 def command(
+    ctx: typer.Context,
     root: Annotated[
         Optional[Path],
         typer.Option("--root",
@@ -31,30 +33,31 @@ def command(
     """Make this folder a docir store: docs/, docs-schema.yaml, .docir/. Safe to run again."""
     # Like every command, init finds an enclosing store first, so running it from a
     # sub-folder completes that store instead of nesting a new one; --root is explicit.
-    home = root.expanduser().resolve() if root is not None else (find_root() or Path.cwd().resolve())
+    call = invocation(ctx, root, json_out)
+    home = call.path(root).resolve() if root is not None else (find_root(Path(call.cwd)) or Path(call.cwd).resolve())
     report = init_store(home)
     created = report.created
     hook_changes = (githooks.install(githooks.repo_root(home), githooks.interpreter_command(sys.executable))
                     if hooks else [])
     if report.excluded_files:
-        render.note(f"left {_files(len(report.excluded_files))} under docs/ out of the store "
+        call.note(f"left {_files(len(report.excluded_files))} under docs/ out of the store "
                     f"(exclude: in {SCHEMA_FILE}); 'docir adopt PATH' brings ADRs in")
     elif report.plain:
-        render.note(f"lint reports {_files(len(report.plain))} under docs/ without docir frontmatter: list them "
+        call.note(f"lint reports {_files(len(report.plain))} under docs/ without docir frontmatter: list them "
                     f"under exclude: in {SCHEMA_FILE}, or bring them in with 'docir adopt PATH'")
-    if render.wants_json(json_out):
+    if call.wants_json():
         payload: dict[str, object] = {"root": str(home), "created": created, "exclude": report.excluded,
                                       "excluded": report.excluded_files, "plain_markdown": report.plain}
         if hooks:
             payload["hooks"] = [{"name": c.name, "action": c.action} for c in hook_changes]
-        render.emit_json(payload)
+        render.emit_json(payload, call)
     elif created:
-        print(f"docir store ready in {home}: created {', '.join(created)}")
+        call.print(f"docir store ready in {home}: created {', '.join(created)}")
     else:
-        print(f"docir store already set up in {home}; nothing to do")
-    if not render.wants_json(json_out):
+        call.print(f"docir store already set up in {home}; nothing to do")
+    if not call.wants_json():
         for change in hook_changes:
-            print(f"git hook {change.name}: {change.action}")
+            call.print(f"git hook {change.name}: {change.action}")
     return 0
 
 

@@ -15,23 +15,25 @@ def run(request: LintRequest, call: Invocation) -> int:
     """Check the schema and the documents: exit 1 on errors, 0 on warnings only. See 'docir rule CODE'."""
     # Here, not at the top: the module is loaded to parse the words, before the walk of docs/ begins.
     from docir.cli import render
+    from docir.cli.edge import caller_of, in_store
     from docir.services.indexing import session
     from docir.services.lint import checks
-    from docir.store import open_store
+    from docir.store import Store
 
     files = request.files or None
     if request.staged:
         return _staged(request, files, call)
-    store = open_store(call.root, cwd=call.cwd)
+    store = Store(call.store_root())
     paths = None if files is None else [_store_relative(store.root, f, call) for f in files]
-    report, schema, corpus = checks.lint_store(store, paths)
+    report, schema, corpus = checks.lint_store(store, caller_of(call), paths)
     if request.deep and schema is not None:
         from docir.services.lint import deep as near_duplicate_check
         from docir.services.vectors.query_source import query_source
 
         def action(s: session.Session) -> None:
-            near_duplicate_check.near_duplicates(s, query_source(s.schema.model_path, s.store.root), report, paths)
-        session.run(store.root, action, warn=call.warn)
+            source = query_source(s.caller, s.schema.model_path, s.store.root)
+            near_duplicate_check.near_duplicates(s, source, report, paths)
+        in_store(call, action)
         if report.semantic and report.semantic != "on":
             call.note(f"near-duplicate check skipped: semantic layer is {report.semantic}")
             if request.require_model:
@@ -45,22 +47,23 @@ def _staged(request: LintRequest, files: tuple[str, ...] | None, call: Invocatio
     """--staged: the store at --root, else every store of the repository the commit touches; with
     PATHS, the staged text of those files (the pre-commit framework passes them, --all-files too)."""
     from docir.cli import render
+    from docir.cli.edge import caller_of
     from docir.errors import UsageError
     from docir.services.integrations import githooks
-    from docir.services.lint import staged
-    from docir.store import Store, open_store
+    from docir.services.lint import commit
+    from docir.store import Store
 
     if request.deep:
         raise UsageError("--staged reads no embeddings; run 'docir lint --deep' without it")
     here = Path(call.cwd)
     if call.root is not None:
-        roots = [open_store(call.root, cwd=call.cwd).root]
+        roots = [call.store_root()]
         repo = githooks.repo_root(roots[0], required=True)
     else:
         repo = githooks.repo_root(here, required=True)
-        roots = githooks.store_roots(repo) or [open_store(None, cwd=call.cwd).root]
+        roots = githooks.store_roots(repo) or [call.store_root()]
     named = None if files is None else [_top_level(repo, f, call) for f in files]
-    report = staged.merged(staged.lint_stores([Store(r) for r in roots], repo, named), here)
+    report = commit.merged(commit.lint_stores([Store(r) for r in roots], caller_of(call), repo, named), here)
     render.findings(report, here, request.format, call)
     return EXIT_FINDINGS if report.errors and not request.exit_zero else EXIT_OK
 

@@ -37,9 +37,9 @@ def _command() -> Any:
         if _COMMAND is None:
             import typer.main
 
-            from docir.cli.app import build_app
+            from docir.cli.app import build_app, helps_the_caller
 
-            _COMMAND = typer.main.get_command(build_app())
+            _COMMAND = helps_the_caller(typer.main.get_command(build_app()))
     return _COMMAND
 
 
@@ -65,9 +65,9 @@ def main(argv: list[str] | None = None, call: Invocation | None = None) -> int:
             declaration.check(request)
         if declaration.serve is None:
             return declaration.run(request, call)
-        from docir.services.indexing import session
+        from docir.cli.edge import in_store
 
-        result = session.run(call.store_root(), declaration.serve, request, call.warn, warn=call.warn)
+        result = in_store(call, declaration.serve, request, call.warn)
         return declaration.run(request, result, call)
     except DocirError as exc:
         call.error(exc.message)
@@ -96,12 +96,13 @@ def _run_typer(args: list[str], call: Invocation) -> int | route.Parsed:
     import click
 
     try:
-        result = _command().main(args=args, prog_name="docir", standalone_mode=False, obj=call)
+        result = _command().main(args=args, prog_name="docir", standalone_mode=False, obj=call,
+                                 terminal_width=help_width(call))
         return result if isinstance(result, (int, route.Parsed)) else 0
     except click.exceptions.Exit as exc:
         return exc.exit_code
     except click.exceptions.NoArgsIsHelpError as exc:  # a group alone (`docir ref`): help on stdout, like --help
-        click.echo(exc.ctx.get_help() if exc.ctx else str(exc))
+        call.print(exc.ctx.get_help() if exc.ctx else str(exc))
         return 0
     except click.exceptions.UsageError as exc:
         command = exc.ctx.command_path if exc.ctx else "docir"
@@ -116,17 +117,26 @@ def _top_help(call: Invocation) -> int:
     else rendered by click, printed, and kept for the next call (cli/help_cache.py)."""
     from docir.cli.help_cache import Kept
 
-    kept = Kept()
+    kept = Kept(call.settings().cache, help_width(call))
     text = kept.text()
     if text is None:
         import click
 
         command = _command()
-        text = command.get_help(click.Context(command, info_name="docir")) + "\n"
+        text = command.get_help(click.Context(command, info_name="docir", terminal_width=help_width(call))) + "\n"
         kept.keep(text)
     call.stdout.write(text)
     call.stdout.flush()  # a reader gone (`docir --help | head -1`) is main's BrokenPipeError, here
     return 0
+
+
+def help_width(call: Invocation) -> int:
+    """The width click lays help out in for the caller's terminal, as click itself reckons it for its own
+    process (formatting.py: the terminal's columns, at most 80, less 2, at least 50)."""
+    columns = call.env.get("COLUMNS", "")
+    if not (columns.isdigit() and int(columns) > 0):
+        columns = next((str(width) for fd, width, _ in call.sizes() if fd == 1), "80")
+    return max(min(int(columns), 80) - 2, 50)
 
 
 def _crashed(call: Invocation) -> int:

@@ -19,15 +19,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Optional
 
+import typer
+
 from docir.cli import agent_text, route
+from docir.cli.edge import caller_of, invocation
 from docir.cli.mcp_schema import input_schema
 from docir.cli.options import RootOption
 from docir.errors import DocirError, UsageError
 from docir.requests import REQUIRED, fields
 from docir.services.indexing import session
+from docir.services.indexing.caller import Caller
 from docir.services.retrieval import requests as reads
 from docir.services.retrieval.results import FullDocument, ReferenceText
-from docir.store import open_store
 
 INSTRUCTIONS = """docir holds this repository's design decisions, notes, issues and guides. Before changing
 code, call `context` with your task, a `sketch` (what the answer would say) and, in `path`, the files
@@ -64,7 +67,7 @@ TOOLS = (
 SCHEMAS = {tool.name: input_schema(tool.request) for tool in TOOLS}
 
 
-def command(root: RootOption = None) -> int:
+def command(ctx: typer.Context, root: RootOption = None) -> int:
     """Serve docir to MCP clients over stdio (tools: context, get, query, search, add, update, archive)."""
     try:
         from mcp.server.mcpserver import MCPServer
@@ -78,18 +81,20 @@ def command(root: RootOption = None) -> int:
             """The SDK's listing with docir's own input schemas in place of pydantic's."""
             return [t.model_copy(update={"input_schema": SCHEMAS[t.name]}) for t in await super().list_tools()]
 
-    home = open_store(root).root
+    call = invocation(ctx, root)
+    home = call.store_root()
+    caller = caller_of(call)
     server = Server("docir", instructions=INSTRUCTIONS)
     for tool in TOOLS:
         # Only what differs from the protocol's defaults: a write here never destroys (archive keeps the file).
         hints = ToolAnnotations(read_only_hint=True) if tool.read_only else \
             ToolAnnotations(read_only_hint=False, destructive_hint=False)
         server.tool(name=tool.name, description=tool.description, annotations=hints,
-                    structured_output=False)(handler(tool, home))
-    server.resource(DOC_URI, name="document", mime_type="text/markdown",
-                    description="A document by id: its file, frontmatter and body, as `get` finds it.")(reader(home))
+                    structured_output=False)(handler(tool, home, caller))
+    described = "A document by id: its file, frontmatter and body, as `get` finds it."
+    server.resource(DOC_URI, name="document", mime_type="text/markdown", description=described)(reader(home, caller))
     keep_watch()  # a session of many reads: after the first walk, only a change makes one walk again
-    threading.Thread(target=_warm_up, args=(home,), name="model", daemon=True).start()
+    threading.Thread(target=_warm_up, args=(home, caller), name="model", daemon=True).start()
     try:
         server.run("stdio")
     finally:
@@ -97,14 +102,14 @@ def command(root: RootOption = None) -> int:
     return 0
 
 
-def handler(tool: Tool, home: Path) -> Callable[..., Any]:
+def handler(tool: Tool, home: Path, caller: Caller) -> Callable[..., Any]:
     """A function whose signature is the request's fields, so the MCP SDK checks a call's arguments (types,
     ranges) before it reaches the store. The schema the client sees is mcp_schema's, not the SDK's."""
     from mcp_types import CallToolResult, TextContent
 
     def call(**arguments: Any) -> Any:
         request = tool.request(**{k: tuple(v) if isinstance(v, list) else v for k, v in arguments.items()})
-        result = session.run(home, lambda s: tool.run(s, request, _ignore))
+        result = session.run(home, lambda s: tool.run(s, request, _ignore), caller=caller)
         payload = result.to_json() if hasattr(result, "to_json") else result
         # A read's agent text, as the CLI prints it off a terminal (adr-aa663d326ae5); a write's JSON without
         # its indentation. Once: structured content would send every byte a second time (adr-9fa8dcd099b0).
@@ -121,14 +126,14 @@ def handler(tool: Tool, home: Path) -> Callable[..., Any]:
 DOC_URI = "docir://doc/{doc_id}"
 
 
-def reader(home: Path) -> Callable[[str], str]:
+def reader(home: Path, caller: Caller) -> Callable[[str], str]:
     """The resource behind docir://doc/{id}: a document's file as written (a peer's or a reference's text)."""
 
     from mcp.server.mcpserver.exceptions import ResourceError
 
     def read_document(doc_id: str) -> str:
         try:
-            found = session.run(home, lambda s: reads.get(s, reads.GetRequest(ids=(doc_id,)), _ignore))
+            found = session.run(home, lambda s: reads.get(s, reads.GetRequest(ids=(doc_id,)), _ignore), caller=caller)
         except DocirError as exc:  # e.g. not an id at all: the client gets docir's one-line message
             raise ResourceError(exc.message) from None
         if not found.documents:
@@ -178,11 +183,11 @@ def _ignore(message: str) -> None:
     """Warnings (a skipped file, a peer that cannot be read) have no channel in a tool's reply."""
 
 
-def _warm_up(home: Path) -> None:
+def _warm_up(home: Path, caller: Caller) -> None:
     from docir.schema import load_schema
     from docir.services.vectors.model_registry import register_process_model
     from docir.services.vectors.query_source import LocalModel, load_local
 
-    source = load_local(load_schema(home / "docs-schema.yaml").model_path, home)
+    source = load_local(caller, load_schema(home / "docs-schema.yaml").model_path, home)
     if isinstance(source, LocalModel):
         register_process_model(source.embedder)

@@ -2,18 +2,19 @@
 
 from __future__ import annotations
 
-import sys
 from typing import Annotated, Any
 
 import typer
 
 from docir.cli import render
+from docir.cli.edge import in_store, invocation
 from docir.cli.options import JsonOption, RootOption
-from docir.services.indexing import session
+from docir.invocation import Invocation
 from docir.services.indexing.session import Session
 
 
 def command(
+    ctx: typer.Context,
     url: Annotated[str, typer.Argument(metavar="URL", help="postgresql://[user@]host[:port]/database; the password "
                                        "from PGPASSWORD, ~/.pgpass or PGSERVICE.", show_default=False)],
     as_name: Annotated[
@@ -40,29 +41,31 @@ def command(
     from docir.org import connect, publish
     from docir.org.report import PublishReport
 
+    call = invocation(ctx, root, json_out)
     connect.check_url(url)
     if connect.has_password(url):
-        render.warn("the URL holds a password, which shell history and CI logs keep; "
+        call.warn("the URL holds a password, which shell history and CI logs keep; "
                     "prefer PGPASSWORD, ~/.pgpass or PGSERVICE")
     if remove:
         if wait_embeddings:
-            render.warn("--wait-embeddings does nothing with --remove")
-        report = publish.remove(root, url, as_name=as_name, dry_run=dry_run, warn=render.warn)
+            call.warn("--wait-embeddings does nothing with --remove")
+        report = publish.remove(call.store_root(), url, call.settings(), as_name=as_name, dry_run=dry_run,
+                                warn=call.warn)
     else:
         def action(s: Session) -> PublishReport:
             if wait_embeddings:
-                publish.wait_for_vectors(s, render.warn)
-            return publish.publish(s, url, as_name=as_name, dry_run=dry_run, progress=_progress(publish.BATCH),
-                                   warn=render.warn)
+                publish.wait_for_vectors(s, call.warn)
+            return publish.publish(s, url, as_name=as_name, dry_run=dry_run,
+                                   progress=_progress(publish.BATCH, call), warn=call.warn)
 
-        report = session.run(root, action, warn=render.warn)
+        report = in_store(call, action)
         if report.get("vectors_missing"):
-            render.warn(f"{report['vectors_missing']} of {report['documents']} documents are published without "
+            call.warn(f"{report['vectors_missing']} of {report['documents']} documents are published without "
                         "all their vectors (they are due); run with --wait-embeddings, or 'docir embed --flush' first")
-    if render.wants_json(json_out):
-        render.emit_json(report)
+    if call.wants_json():
+        render.emit_json(report, call)
     else:
-        render.key_values(f"publish {report['repo']} to {report['database']}", _summary(dict(report)))
+        render.key_values(f"publish {report['repo']} to {report['database']}", _summary(dict(report)), call)
     return 0
 
 
@@ -85,16 +88,17 @@ _SHOWN = ("remote", "revision", "tables", "model", "documents", "added", "change
           "vectors_missing")
 
 
-def _progress(batch: int) -> Any:
+def _progress(batch: int, call: Invocation) -> Any:
     """Documents written so far, on stderr, when there is more than one batch to write: redrawn in place
     on a terminal, a line a batch in a CI log."""
-    live = sys.stderr.isatty()
+    err = call.stderr
+    live = err.isatty()
 
     def show(done: int, total: int) -> None:
         if total <= batch:
             return
         line = f"docir: publishing: {done:,}/{total:,} documents written"
-        sys.stderr.write(f"\r{line}" + ("\n" if done == total else "") if live else f"{line}\n")
-        sys.stderr.flush()
+        err.write(f"\r{line}" + ("\n" if done == total else "") if live else f"{line}\n")
+        err.flush()
 
     return show

@@ -8,12 +8,14 @@ from typing import Annotated, Optional
 import typer
 
 from docir.cli import render
+from docir.cli.edge import in_store, invocation
 from docir.cli.options import JsonOption, RootOption
+from docir.invocation import Invocation
 from docir.schema import load_schema
-from docir.services.indexing import references, session
+from docir.services.indexing import references
 from docir.services.indexing.session import Session
 from docir.services.vectors.drainer import ensure_worker
-from docir.store import open_store
+from docir.store import Store
 
 app = typer.Typer(help="Reference corpora: upstream or vendor docs, "
                        "searchable with context but never linted or edited.",
@@ -22,6 +24,7 @@ app = typer.Typer(help="Reference corpora: upstream or vendor docs, "
 
 @app.command("add")
 def add(
+    ctx: typer.Context,
     path: Annotated[Path, typer.Argument(help="A folder (its *.md and *.txt files) or one file.", show_default=False)],
     name: Annotated[
         Optional[str], typer.Option("--name", help="The corpus name (default: the folder's name).", show_default=False),
@@ -35,62 +38,69 @@ def add(
     json_out: JsonOption = False,
 ) -> int:
     """Register a reference corpus and index it (again: only changed files are re-read)."""
+    call = invocation(ctx, root, json_out)
+    target = call.path(path)
     if dry_run:
         # No session: opening the index would create it, and a dry run writes nothing.
-        store = open_store(root)
-        counter = references.counter_for_store(store, load_schema(store.schema_path).model_path)
-        plan = references.plan(path.expanduser().resolve(), counter)
-        if render.wants_json(json_out):
-            render.emit_json(plan)
+        store = Store(call.store_root())
+        counter = references.counter_for_store(call.settings(), store, load_schema(store.schema_path).model_path)
+        plan = references.plan(target.resolve(), counter)
+        if call.wants_json():
+            render.emit_json(plan, call)
         else:
-            _print_plan(plan)
+            _print_plan(plan, call)
         return 0
 
     def action(s: Session) -> references.IngestJSON:
-        progress = None if render.wants_json(json_out) else render.progress_bar("reading")
-        report = references.add(s, path, name, progress).as_dict()
+        progress = None if call.wants_json() else render.progress_bar("reading", call)
+        report = references.add(s, target, name, progress).as_dict()
         if report["added"] or report["updated"]:
-            ensure_worker(s.store.root)  # the worker embeds the new chunks
+            ensure_worker(s.caller, s.store.root)  # the worker embeds the new chunks
         return report
 
-    result = session.run(root, action, refresh=False, warn=render.warn)
+    result = in_store(call, action, refresh=False)
     for skipped in result["skipped"]:
-        render.note(f"skipped {skipped['path']}: {skipped['reason']}")
-    if render.wants_json(json_out):
-        render.emit_json(result)
+        call.note(f"skipped {skipped['path']}: {skipped['reason']}")
+    if call.wants_json():
+        render.emit_json(result, call)
     else:
-        render.key_values(f"ref {result['name']}", {k: v for k, v in result.items() if k not in ("name", "skipped")})
+        render.key_values(f"ref {result['name']}", {k: v for k, v in result.items() if k not in ("name", "skipped")},
+                          call)
     return 0
 
 
 @app.command("list")
-def list_refs(root: RootOption = None, json_out: JsonOption = False) -> int:
+def list_refs(ctx: typer.Context, root: RootOption = None, json_out: JsonOption = False) -> int:
     """The registered corpora, with their files and chunks in the index."""
-    rows = session.run(root, references.listing, refresh=False, warn=render.warn)
-    if render.wants_json(json_out):
-        render.emit_json({"refs": rows})
+    call = invocation(ctx, root, json_out)
+    rows = in_store(call, references.listing, refresh=False)
+    if call.wants_json():
+        render.emit_json({"refs": rows}, call)
     elif not rows:
-        print("no reference corpora; add one with: docir ref add PATH")
+        call.print("no reference corpora; add one with: docir ref add PATH")
     else:
         for row in rows:
             missing = "" if row["exists"] else "  (path missing)"
-            print(f"{row['name']}  {row['path']}  {row['files']} files, {row['chunks']} chunks{missing}")
+            call.print(f"{row['name']}  {row['path']}  {row['files']} files, {row['chunks']} chunks{missing}")
     return 0
 
 
 @app.command("remove")
-def remove(name: Annotated[str, typer.Argument(help="The corpus name (see 'docir ref list').", show_default=False)],
+def remove(ctx: typer.Context,
+           name: Annotated[str, typer.Argument(help="The corpus name (see 'docir ref list').", show_default=False)],
            root: RootOption = None, json_out: JsonOption = False) -> int:
     """Unregister a corpus and drop its chunks from the index (its files are not touched)."""
-    result = session.run(root, lambda s: references.remove(s, name), refresh=False, warn=render.warn)
-    if render.wants_json(json_out):
-        render.emit_json(result)
+    call = invocation(ctx, root, json_out)
+    result = in_store(call, lambda s: references.remove(s, name), refresh=False)
+    if call.wants_json():
+        render.emit_json(result, call)
     else:
-        print(f"removed {result['name']} ({result['removed_files']} files out of the index)")
+        call.print(f"removed {result['name']} ({result['removed_files']} files out of the index)")
     return 0
 
 
-def _print_plan(plan: references.AddPlan) -> None:
+def _print_plan(plan: references.AddPlan, call: Invocation) -> None:
+    print = call.print  # noqa: A001 (the caller's stdout, wherever the command runs)
     for file in plan["files"]:
         print(f"{file['file']}: {file['chunk_count']} chunk(s)")
         for chunk in file["chunks"]:

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
@@ -16,29 +15,12 @@ from docir.services.retrieval.need import FORMS
 
 if TYPE_CHECKING:
     from docir.invocation import Invocation
-    from docir.services.lint.checks import LintReport
+    from docir.services.lint.registry import LintReport
 
 
-def wants_json(flag: bool) -> bool:
-    return flag or not sys.stdout.isatty()
-
-
-def emit_json(payload: Any, call: Invocation | None = None) -> None:
-    out = sys.stdout if call is None else call.stdout
-    out.write(json.dumps(payload, ensure_ascii=False, indent=2) + "\n")
-    out.flush()
-
-
-def warn(message: str) -> None:
-    sys.stderr.write(f"docir: warning: {message}\n")
-
-
-def error(message: str) -> None:
-    sys.stderr.write(f"docir: error: {message}\n")
-
-
-def note(message: str) -> None:
-    sys.stderr.write(f"docir: {message}\n")
+def emit_json(payload: Any, call: Invocation) -> None:
+    call.stdout.write(json.dumps(payload, ensure_ascii=False, indent=2) + "\n")
+    call.stdout.flush()
 
 
 def superseded(ids: Sequence[str], successor: str, call: Invocation) -> None:
@@ -48,14 +30,14 @@ def superseded(ids: Sequence[str], successor: str, call: Invocation) -> None:
                   "(--keep-status leaves the status as it is)")
 
 
-def _console(call: Invocation | None = None) -> Any:
+def _console(call: Invocation, *, stderr: bool = False) -> Any:
     from rich.console import Console
 
-    if call is None or call.terminal is None:  # this process's own terminal: rich asks it
-        return Console(file=None if call is None else call.stdout, highlight=False, soft_wrap=False)
+    stream = call.stderr if stderr else call.stdout
+    if call.terminal is None:  # this process's own terminal: rich asks it
+        return Console(file=stream, highlight=False, soft_wrap=False)
     width, height = _size(call)
-    return Console(file=call.stdout, width=width, height=height, _environ=call.env, highlight=False,
-                   soft_wrap=False)
+    return Console(file=stream, width=width, height=height, _environ=call.env, highlight=False, soft_wrap=False)
 
 
 def _size(call: Invocation) -> tuple[int, int]:
@@ -83,7 +65,7 @@ def _is_terminal(stream: IO[str], env: Mapping[str, str]) -> bool:
     return stream.isatty()
 
 
-def skeleton_table(results: Sequence[Mapping[str, Any]], *, heading: str, call: Invocation | None = None) -> None:
+def skeleton_table(results: Sequence[Mapping[str, Any]], *, heading: str, call: Invocation) -> None:
     """Ranked or filtered skeletons as a table: id, type, status, title over its description."""
     from rich.table import Table
     from rich.text import Text
@@ -170,7 +152,7 @@ def _why(item: Mapping[str, Any]) -> str | None:
     return f"score {item['score']:.2f} = " + " + ".join(parts) + "".join(f"; {w}" for w in weights)
 
 
-def documents(docs: Sequence[Mapping[str, Any]], call: Invocation | None = None) -> None:
+def documents(docs: Sequence[Mapping[str, Any]], call: Invocation) -> None:
     from rich.markdown import Markdown
     from rich.rule import Rule
 
@@ -194,8 +176,8 @@ def documents(docs: Sequence[Mapping[str, Any]], call: Invocation | None = None)
         console.print(Markdown(doc["body"]))
 
 
-def key_values(title: str, values: dict[str, Any]) -> None:
-    console = _console()
+def key_values(title: str, values: dict[str, Any], call: Invocation) -> None:
+    console = _console(call)
     console.print(f"[bold]{title}[/bold]")
     for key, value in values.items():
         if isinstance(value, list):
@@ -203,15 +185,16 @@ def key_values(title: str, values: dict[str, Any]) -> None:
         console.print(f"  {key}: {value}")
 
 
-def progress_bar(label: str) -> Any:
-    """A drain progress callback that draws on a terminal's stderr (None in a pipe); call .close() after.
+def progress_bar(label: str, call: Invocation) -> Any:
+    """A drain progress callback that draws on the caller's terminal's stderr (None in a pipe); call .close()
+    after.
 
     Texts done out of texts due, the rate and the time left, redrawn at each update (every
     few seconds); no refresh thread, so nothing draws after the drain is over.
     """
-    if not sys.stderr.isatty():
+    if not call.stderr.isatty():
         return None
-    return _DrainBar(label)
+    return _DrainBar(label, call)
 
 
 def drain_line(state: Mapping[str, Any]) -> str:
@@ -227,19 +210,19 @@ def _time_left(state: Mapping[str, Any]) -> str:
 
 
 class _DrainBar:
-    def __init__(self, label: str) -> None:
+    def __init__(self, label: str, call: Invocation) -> None:
         self._label = label
+        self._call = call
         self._bar: Any = None
         self._task: Any = None
 
     def __call__(self, state: Mapping[str, Any]) -> None:
-        from rich.console import Console
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
         if self._bar is None:
             self._bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                                  TextColumn("texts · {task.fields[rate]}/s · {task.fields[left]} left"),
-                                 console=Console(stderr=True), transient=True, auto_refresh=False)
+                                 console=_console(self._call, stderr=True), transient=True, auto_refresh=False)
             self._task = self._bar.add_task(self._label, total=1, rate=0, left="-")
             starting = True
         else:

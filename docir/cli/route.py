@@ -248,6 +248,10 @@ def request_of(declaration: Declared, given: Mapping[str, Any], call: Invocation
                 value = tuple(str(Path(v)) for v in value)
             elif typed == "absolute":
                 value = tuple(str(call.path(v)) for v in value)
+            elif typed == "place":
+                from docir.org.address import is_url
+
+                value = tuple(str(v) if is_url(str(v)) else str(call.path(v)) for v in value)
             else:
                 value = tuple(str(v) for v in value)
         elif typed == "commas":

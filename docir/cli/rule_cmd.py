@@ -7,12 +7,14 @@ from typing import Annotated, Optional
 import typer
 
 from docir.cli import render
+from docir.cli.edge import invocation
 from docir.cli.options import JsonOption
 from docir.errors import UsageError
 from docir.services.lint.rules import RULES, find_rule
 
 
 def command(
+    ctx: typer.Context,
     name: Annotated[
         Optional[str],
         typer.Argument(metavar="[CODE]", help="A rule code (DOC014) or alias (stale). Without one, list all rules.",
@@ -21,19 +23,20 @@ def command(
     json_out: JsonOption = False,
 ) -> int:
     """Explain a lint rule: what it checks, why, and how to fix a finding."""
+    call = invocation(ctx, json=json_out)
     rules = list(RULES.values()) if name is None else [find_rule(name)]
     if rules == [None]:
         raise UsageError(f"no rule '{name}'; list them with 'docir rule'")
     found = [r for r in rules if r is not None]
-    if render.wants_json(json_out):
+    if call.wants_json():
         render.emit_json([{"code": r.code, "alias": r.name, "severity": r.severity, "summary": r.summary,
-                           "explanation": r.explanation, "bad": r.bad, "good": r.good} for r in found])
+                           "explanation": r.explanation, "bad": r.bad, "good": r.good} for r in found], call)
     elif name is None:
         for rule in found:
-            print(f"{rule.code}  {rule.name:<22} {rule.severity:<8} {rule.summary}")
+            call.print(f"{rule.code}  {rule.name:<22} {rule.severity:<8} {rule.summary}")
     else:
         rule = found[0]
-        print(f"{rule.code} ({rule.name}), {rule.severity} by default\n\n{rule.summary}\n\n{rule.explanation}\n\n"
+        call.print(f"{rule.code} ({rule.name}), {rule.severity} by default\n\n{rule.summary}\n\n{rule.explanation}\n\n"
               f"Reported:\n{_indented(rule.bad)}\n\nFixed:\n{_indented(rule.good)}")
     return 0
 

@@ -20,7 +20,7 @@ import typer.main
 from typer.models import CommandInfo
 
 from docir.cli import route
-from docir.invocation import Invocation
+from docir.cli.edge import invocation
 from docir.requests import REQUIRED
 
 
@@ -31,7 +31,6 @@ def command(name: str, declaration: route.Declared) -> click.Command:
     params += [parameter(item, name) for item in known.fields]
 
     def callback(ctx: typer.Context, **values: Any) -> route.Parsed:
-        call: Invocation = ctx.obj if isinstance(ctx.obj, Invocation) else _here()
         root, json_out = values.pop("root", None), values.pop("json_out", False)
         given = {}
         for key, value in values.items():
@@ -41,7 +40,7 @@ def command(name: str, declaration: route.Declared) -> click.Command:
                 given[key] = not value
             elif value is not None and value != []:
                 given[key] = value
-        call = call._replace(root=root, json=json_out)
+        call = invocation(ctx, root, json_out)
         return route.Parsed(declaration, route.request_of(declaration, given, call), call)
 
     callback.__name__ = name
@@ -49,12 +48,6 @@ def command(name: str, declaration: route.Declared) -> click.Command:
     callback.__signature__ = inspect.Signature(params, return_annotation=route.Parsed)  # type: ignore[attr-defined]
     return typer.main.get_command_from_info(CommandInfo(name=name, callback=callback),
                                             pretty_exceptions_short=True, rich_markup_mode=None)
-
-
-def _here() -> Invocation:
-    from docir import invocation
-
-    return invocation.here()
 
 
 def parameter(item: route.Field, command_name: str = "") -> inspect.Parameter:

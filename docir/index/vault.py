@@ -31,11 +31,8 @@ from docir.index.chunked import in_chunks
 from docir.index.db import BUSY_TIMEOUT_MS, identity, immediate, is_damage, set_aside, set_wal
 from docir.index.records import ChunkVector
 from docir.index.vector_store import dim_of
-from docir.store import user_cache_dir
+from docir.settings import DEFAULT_VECTORS_MB, VECTORS, Settings
 
-VAULT_ENV = "DOCIR_VECTORS"  # the vault's file, or "off"
-CAP_ENV = "DOCIR_VECTORS_MB"  # its size cap in MB
-DEFAULT_CAP_MB = 2048  # about 1.3 million 384-dim vectors: dozens of large stores
 EVICT_TO = 0.9  # eviction brings the vault down to this share of its cap, so it does not run every batch
 TOUCH_SECONDS = 86_400  # a row's use time is refreshed at most once a day: reads stay reads
 _APPLICATION_ID = 0x646F6376  # "docv"
@@ -62,38 +59,20 @@ class VectorPlan:
         return {self.vector_sha, *(c.vector_sha for c in self.chunks)}
 
 
-def vault_path() -> Path | None:
-    """Where the vault lives: DOCIR_VECTORS, else the user's cache folder; None when turned off."""
-    chosen = os.environ.get(VAULT_ENV, "")
-    if chosen.lower() in ("off", "0", "none"):
-        return None
-    if chosen:
-        return Path(chosen).expanduser()
-    return user_cache_dir() / "vectors.db"
-
-
-def cap_bytes() -> int:
-    raw = os.environ.get(CAP_ENV, "")
-    try:
-        megabytes = float(raw) if raw else DEFAULT_CAP_MB
-    except ValueError:
-        megabytes = DEFAULT_CAP_MB
-    return max(int(megabytes * 1024 * 1024), 1024 * 1024)
-
-
 class Vault:
     """The vault file, opened on first use. Every failure turns it off for this process, with the reason
     in `off`; a caller never fails because of it."""
 
     def __init__(self, path: Path | None, cap: int | None = None) -> None:
         self.path = path
-        self.cap = cap if cap is not None else cap_bytes()
-        self.off: str | None = None if path is not None else f"turned off ({VAULT_ENV}=off)"
+        self.cap = cap if cap is not None else DEFAULT_VECTORS_MB * 1024 * 1024
+        self.off: str | None = None if path is not None else f"turned off ({VECTORS}=off)"
         self._conn: sqlite3.Connection | None = None
 
     @classmethod
-    def default(cls) -> Vault:
-        return cls(vault_path())
+    def default(cls, settings: Settings) -> Vault:
+        """The caller's vault: DOCIR_VECTORS, else the user's cache folder (docir/settings.py)."""
+        return cls(settings.vault, settings.vault_cap)
 
     # --- vectors ------------------------------------------------------------------------
 

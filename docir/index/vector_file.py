@@ -92,7 +92,6 @@ def write(path: Path, header: Header, vectors: list[tuple[str, bytes]], plans: l
             "plans_bytes": len(plan_bytes), "payload_sha256": hashlib.sha256(payload).hexdigest()}
     head = json.dumps(meta, separators=(",", ":")).encode("utf-8")
     data = MAGIC + struct.pack("<I", len(head)) + head + payload
-    path = path.expanduser()
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as handle:

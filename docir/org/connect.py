@@ -11,7 +11,6 @@ into the URL still works but is never repeated in any message (`redact`).
 
 from __future__ import annotations
 
-import os
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs, urlsplit
 
@@ -21,6 +20,8 @@ from docir.org.tables import MIGRATIONS, SCHEMA_VERSION
 
 if TYPE_CHECKING:
     import psycopg
+
+    from docir.settings import Settings
 
 CONNECT_TIMEOUT = 5  # seconds: an unreachable server is an answer, not a hang in CI (URL's connect_timeout wins)
 INSTALL = "pip install 'docir[org]'"
@@ -72,7 +73,7 @@ def describe(url: str) -> str:
         return redact(url)
 
 
-def connect(url: str, timeout: int = CONNECT_TIMEOUT) -> psycopg.Connection[Any]:
+def connect(url: str, settings: Settings, timeout: int = CONNECT_TIMEOUT) -> psycopg.Connection[Any]:
     """An open connection (autocommit off); UsageError for a missing driver or an unreachable server."""
     try:
         import psycopg
@@ -80,7 +81,7 @@ def connect(url: str, timeout: int = CONNECT_TIMEOUT) -> psycopg.Connection[Any]
         raise UsageError(f"the organisation store needs psycopg: {INSTALL}") from None
     check_url(url)
     options: dict[str, Any] = {"application_name": "docir"}
-    if "connect_timeout" not in url and "PGCONNECT_TIMEOUT" not in os.environ:
+    if "connect_timeout" not in url and "PGCONNECT_TIMEOUT" not in settings.env:
         options["connect_timeout"] = timeout
     try:
         # No server-side prepared statements: a pooler in transaction mode (PgBouncer) may hand each
@@ -161,14 +162,15 @@ def migrate(conn: psycopg.Connection[Any], url: str) -> int:
     return before
 
 
-def open_database(url: str, *, write: bool, dry_run: bool = False) -> tuple[psycopg.Connection[Any], int]:
+def open_database(url: str, settings: Settings, *, write: bool,
+                  dry_run: bool = False) -> tuple[psycopg.Connection[Any], int]:
     """A connection, and the version of docir's tables found in the database (0: none yet).
 
     `write` (a publish): an empty or older database is migrated first, unless `dry_run`, which
     only reports what a publish would do. A reader (`write` False) refuses tables older than this
     docir's. Every side refuses newer ones. Raises OrgError or UsageError, the connection closed.
     """
-    conn = connect(url)  # first: it says what to install when psycopg is missing
+    conn = connect(url, settings)  # first: it says what to install when psycopg is missing
     import psycopg
 
     try:

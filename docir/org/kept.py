@@ -15,7 +15,6 @@ psycopg is imported only once a connection it made is handed in.
 
 from __future__ import annotations
 
-import os
 import threading
 import time
 from collections.abc import Callable
@@ -24,17 +23,18 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     import psycopg
 
+    from docir.settings import Settings
+
 MOST = 4  # a worker serves one store, which lists one or two organisation stores; the rest is concurrency
 IDLE_SECONDS = 300.0  # a connection unused this long is closed: the server's backends are not ours to hoard
 
 Key = tuple[str, ...]
 
 
-def key_of(url: str, connect_timeout: int) -> Key:
+def key_of(url: str, connect_timeout: int, settings: Settings) -> Key:
     """Whom a connection is for: the URL, the connect timeout, and libpq's own environment (PGPASSWORD,
     PGSERVICE, PGUSER, PGCONNECT_TIMEOUT ...), which fills in what the URL leaves out."""
-    libpq = sorted(f"{name}={value}" for name, value in os.environ.items() if name.startswith("PG"))
-    return (url, str(connect_timeout), *libpq)
+    return (url, str(connect_timeout), *settings.libpq())
 
 
 class Keeper:

@@ -8,6 +8,7 @@ no slashes at either end). Credentials written into a remote never reach the dat
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -46,9 +47,9 @@ def check_name(name: str) -> str:
     return name
 
 
-def git_remote(root: Path) -> str | None:
+def git_remote(root: Path, env: Mapping[str, str]) -> str | None:
     """The normalised URL of the repository's `origin` (or its only remote); None without one."""
-    listed = gitio.run(["remote"], root)
+    listed = gitio.run(["remote"], root, env)
     if listed is None:
         return None
     remotes = listed.decode("utf-8", "replace").split()
@@ -58,15 +59,15 @@ def git_remote(root: Path) -> str | None:
     if chosen is None:
         raise UsageError(f"this repository has several remotes and none is 'origin' ({', '.join(remotes)}); "
                          "give --as NAME")
-    url = gitio.run(["remote", "get-url", chosen], root)
+    url = gitio.run(["remote", "get-url", chosen], root, env)
     if url is None:
         return None
     return normalise_remote(url.decode("utf-8", "replace"))
 
 
-def git_revision(root: Path) -> str | None:
+def git_revision(root: Path, env: Mapping[str, str]) -> str | None:
     """The commit checked out, or None outside git or before the first commit."""
-    out = gitio.run(["rev-parse", "--verify", "-q", "HEAD"], root)
+    out = gitio.run(["rev-parse", "--verify", "-q", "HEAD"], root, env)
     return None if out is None else out.decode("ascii", "replace").strip() or None
 
 

@@ -25,6 +25,8 @@ from docir.org.records import OrgDocument, OrgEdge, OrgListing, OrgRepo, OrgUnav
 if TYPE_CHECKING:
     import psycopg
 
+    from docir.settings import Settings
+
 CONNECT_TIMEOUT = 3  # seconds: an unreachable server must not hold up the local answer for long
 STATEMENT_TIMEOUT_MS = 20_000  # a runaway query is cancelled rather than hanging the command
 
@@ -77,7 +79,7 @@ class OrgPeer:
         return [repo.name for repo in self.repos]
 
     @classmethod
-    def open(cls, address: OrgAddress) -> OrgPeer:
+    def open(cls, address: OrgAddress, settings: Settings) -> OrgPeer:
         """Begin the command's snapshot: check the schema version and read the repositories, on a connection
         the warm worker kept (kept.py) or a new one; OrgUnavailable when any fails."""
         try:
@@ -85,7 +87,7 @@ class OrgPeer:
         except ImportError:
             raise OrgUnavailable(f"psycopg is not installed ({INSTALL})") from None
         keeper = kept.current()
-        kept_by = None if keeper is None else (keeper, kept.key_of(address.url, CONNECT_TIMEOUT))
+        kept_by = None if keeper is None else (keeper, kept.key_of(address.url, CONNECT_TIMEOUT, settings))
         reused = None if kept_by is None else kept_by[0].take(kept_by[1])
         if reused is not None:
             try:
@@ -96,7 +98,7 @@ class OrgPeer:
                 reused.close()
                 raise OrgUnavailable(str(exc)) from None
         try:  # the publisher's connection: the same timeouts' precedence, no prepared statements (poolers)
-            conn = connect(address.url, CONNECT_TIMEOUT)
+            conn = connect(address.url, settings, CONNECT_TIMEOUT)
         except UsageError as exc:
             raise OrgUnavailable(exc.message) from None
         try:

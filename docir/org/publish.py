@@ -28,7 +28,7 @@ from docir.org.tables import SCHEMA_VERSION
 from docir.org.vectors import to_text
 from docir.schema import Schema, as_json
 from docir.services.indexing.session import Session
-from docir.store import open_store
+from docir.settings import Settings
 
 if TYPE_CHECKING:
     import psycopg
@@ -57,10 +57,10 @@ class Model(NamedTuple):
     chunking: str
 
 
-def target(root: Path, as_name: str | None) -> Target:
+def target(root: Path, as_name: str | None, settings: Settings) -> Target:
     """The repository's name: --as, else its git remote normalised (names.py)."""
-    remote = names.git_remote(root) or ""
-    revision = names.git_revision(root)
+    remote = names.git_remote(root, settings.env) or ""
+    revision = names.git_revision(root, settings.env)
     if as_name is not None:
         return Target(names.check_name(as_name), remote, revision)
     if not remote:
@@ -82,7 +82,7 @@ class Local(NamedTuple):
 def gather(session: Session) -> Local:
     """Every document of the store with its fingerprint, and the model its vectors are published with."""
     schema = session.schema
-    choice = resolve(schema.model_path, session.store.root)
+    choice = resolve(session.caller.settings, schema.model_path, session.store.root)
     model = None
     if choice.available:
         from docir.services.vectors.embedding import plan_key
@@ -120,7 +120,7 @@ def _restore_from_vault(session: Session, model_id: str) -> None:
     from docir.index.vault import Vault
     from docir.services.vectors.embedding import restore_due
 
-    vault = Vault.default()
+    vault = Vault.default(session.caller.settings)
     try:
         if vault.usable():
             with session.locked():
@@ -155,11 +155,11 @@ def publish(session: Session, url: str, *, as_name: str | None = None, dry_run: 
     Raises UsageError or connect.OrgError (one line, exit 2) with nothing written.
     """
     connect.check_url(url)
-    where = target(session.store.root, as_name)
+    where = target(session.store.root, as_name, session.caller.settings)
     local = gather(session)
     for note in local.notes:
         warn(note)
-    conn, found = connect.open_database(url, write=True, dry_run=dry_run)
+    conn, found = connect.open_database(url, session.caller.settings, write=True, dry_run=dry_run)
     report: PublishReport = {"repo": where.name, "remote": where.remote, "database": connect.describe(url),
                              "revision": where.revision, "dry_run": dry_run, "removed": 0,
                              "tables": _tables(found, dry_run)}
@@ -188,13 +188,13 @@ def publish(session: Session, url: str, *, as_name: str | None = None, dry_run: 
     return report
 
 
-def remove(root: Path | None, url: str, *, as_name: str | None = None, dry_run: bool = False,
+def remove(root: Path, url: str, settings: Settings, *, as_name: str | None = None, dry_run: bool = False,
            warn: Callable[[str], None] = _quiet) -> PublishReport:
     """Take this repository (and every row of it) out of the database."""
     connect.check_url(url)
-    where = target(open_store(root).root, as_name)
+    where = target(root, as_name, settings)
     # Never migrates: taking a repository out of a database without docir's tables writes nothing.
-    conn, found = connect.open_database(url, write=True, dry_run=True)
+    conn, found = connect.open_database(url, settings, write=True, dry_run=True)
     report: PublishReport = {"repo": where.name, "remote": where.remote, "database": connect.describe(url),
                              "dry_run": dry_run, "removed_repository": False, "removed": 0}
     try:

@@ -109,7 +109,7 @@ def run_via_worker(argv: list[str]) -> int | None:
     if argv[0] == "embed" and "--flush" in argv and sys.stderr.isatty():
         return None  # a worker's output comes back at the end: here the bar can follow its drain live
     cwd = os.getcwd()
-    root = paths.find_root(argv, cwd)
+    root = find_root(argv, cwd)
     if root is None:
         return None
     stdin = ""
@@ -145,7 +145,7 @@ def _status_here(argv: list[str]) -> int | None:
         return None
     if "--json" not in argv and sys.stdout.isatty():
         return None
-    root = paths.find_root(argv, os.getcwd())
+    root = find_root(argv, os.getcwd())
     reply = request(root, {"cmd": "status"}, any_version=True) if root is not None else None
     if reply is None or "pid" not in reply:
         return None
@@ -177,3 +177,24 @@ def _remove_stale(root: Root, sock_path: str) -> None:
                 os.unlink(path)
             except OSError:
                 pass
+
+
+def find_root(argv: list[str], cwd: str) -> str | None:
+    """The store root the way the CLI finds it: --root, else upward from `cwd` (absolute) for docs-schema.yaml.
+
+    Not docir.store.find_root: importing docir.store pulls in dataclasses and inspect, and this
+    runs on every warm call before anything else (adr-d5e80517405b).
+    """
+    for index, arg in enumerate(argv):
+        if arg == "--root" and index + 1 < len(argv):
+            return os.path.realpath(os.path.expanduser(argv[index + 1]))
+        if arg.startswith("--root="):
+            return os.path.realpath(os.path.expanduser(arg.split("=", 1)[1]))
+    folder = cwd
+    while True:
+        if os.path.isfile(os.path.join(folder, "docs-schema.yaml")):
+            return folder
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return None
+        folder = parent

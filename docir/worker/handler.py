@@ -17,7 +17,7 @@ import io
 import os
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 import numpy as np
@@ -32,8 +32,9 @@ from docir.services.vectors import embedding, transfer
 from docir.services.vectors.model_registry import register_process_model
 from docir.services.vectors.query_cache import CachedQueries
 from docir.services.vectors.reports import DrainStatus, FlushReport, flush_report
+from docir.settings import Settings
 from docir.store import Store
-from docir.worker import context, identity, protocol
+from docir.worker import identity, protocol
 
 RunCli = Callable[[list[str], Invocation], int]  # docir.cli.main.main, handed over: nothing here imports the CLI
 
@@ -63,9 +64,10 @@ class WarmWorker:
     text goes through the model twice.
     """
 
-    def __init__(self, store: Store, run_cli: RunCli, embedder: Embedder | None, unavailable: str,
-                 debounce: float = embedding.DEBOUNCE_SECONDS) -> None:
+    def __init__(self, store: Store, settings: Settings, run_cli: RunCli, embedder: Embedder | None,
+                 unavailable: str, debounce: float = embedding.DEBOUNCE_SECONDS) -> None:
         self.store = store
+        self.settings = settings  # the worker's own: its drain's vault
         self.run_cli = run_cli
         self.embedder = embedder
         self.unavailable = unavailable
@@ -118,7 +120,7 @@ class WarmWorker:
 
     def cmd_run(self, request: dict[str, Any]) -> dict[str, Any]:
         before = changes.current(self.store.index_path)
-        reply = run_captured(self.run_cli, request)
+        reply = run_captured(self.run_cli, request, self.settings.env, str(self.store.root))
         # A write may have scheduled vectors; a read committed nothing, and a pass of the drain thread
         # beside the next request only competes with it (index/changes.py).
         if before is None or changes.current(self.store.index_path) != before:
@@ -130,7 +132,7 @@ class WarmWorker:
             return {"error": f"semantic layer off: {self.unavailable}"}
         cancelled = request.get("_cancelled")
         try:
-            return dict(self.flush_and_wait(cancelled if isinstance(cancelled, threading.Event) else None))
+            return dict(self.flush_and_wait(cancelled.is_set if isinstance(cancelled, threading.Event) else None))
         except RuntimeError as exc:
             return {"error": str(exc)}
 
@@ -151,21 +153,19 @@ class WarmWorker:
             self._thread.join(timeout=60)
         changes.forget()  # the last connection to close checkpoints the WAL into the index
 
-    def flush_and_wait(self, cancelled: threading.Event | None = None) -> FlushReport:
+    def flush_and_wait(self, gone: Callable[[], bool] | None = None) -> FlushReport:
         """Wake the drain with no debounce and wait until a pass that began after this call ends.
 
         The report counts what the drain did meanwhile, whoever asked for it. Raises
         RuntimeError if that pass failed or the worker is stopping; returns early, with
-        what was done so far, if `cancelled` (or the running command's client) goes.
+        what was done so far, once `gone` says whoever asked has gone.
         """
-        ctx = context.current()
-        gone = cancelled if cancelled is not None else (ctx.cancelled if ctx is not None else threading.Event())
         with self._flushes:
             self._flush_asked += 1
             mine = self._flush_asked
             before = dataclasses.replace(self.totals)
             self._wake.set()
-            while self._flush_done < mine and not gone.is_set():
+            while self._flush_done < mine and not (gone is not None and gone()):
                 if self._stopping:
                     raise RuntimeError("the worker is stopping; the rest stays queued for the next one")
                 self._flushes.wait(timeout=0.2)
@@ -243,10 +243,11 @@ class WarmWorker:
 
             with embedding.drain_lock(self.store.state_dir):
                 notes: list[str] = []
-                transfer.import_before_drain(catalog, self.store, self.embedder, notes)
+                transfer.import_before_drain(catalog, self.store, self.embedder, self.settings, notes)
                 for note in notes:
                     os.write(2, f"{note}\n".encode())  # fd 2 is the log
-                embedding.drain(catalog, _Locked(self.embedder, self._gate, query=False), debounce=self._debounce,
+                embedding.drain(catalog, _Locked(self.embedder, self._gate, query=False), self.settings,
+                                debounce=self._debounce,
                                 progress=progress, should_stop=lambda: self._stopping, report=self.totals)
             self._due = catalog.vectors.queue_counts(self.embedder.model_id)[0]
         finally:
@@ -335,32 +336,31 @@ def _slices(texts: list[str], most: int, chars: int) -> Iterator[list[str]]:
         yield part
 
 
-def run_captured(run_cli: RunCli, request: dict[str, Any]) -> dict[str, Any]:
+def run_captured(run_cli: RunCli, request: dict[str, Any], own_env: Mapping[str, str],
+                 home: str) -> dict[str, Any]:
     """Run one CLI command in this process as if in the caller's terminal; return its output and exit code.
 
     `request` carries argv, cwd, env (DOCIR_*), stdin, whether stdout/stderr are terminals, their
     encodings and the sizes of the client's terminals. The command is handed them as its Invocation,
     never by changing the process's own folder, environment or streams, so commands run side by side
-    on their own threads. What the layers below a command still read from the process itself (a
-    DOCIR_* setting, a peer's relative path) and the commands declared without a request answer
-    through docir.worker.context's stand-ins, bound to the same values for this thread.
+    on their own threads; nothing below the command line reads the process's own (adr-3c5e7a90b1d4).
+    Its environment is the worker's (`own_env`) with the client's forwarded names over it.
     """
     out = _Captured(bool(request.get("stdout_tty")), str(request.get("stdout_encoding") or "utf-8"))
     err = _Captured(bool(request.get("stderr_tty")), str(request.get("stderr_encoding") or "utf-8"))
-    ctx = context.client_context(request, out, err)
+    sent = {str(k): str(v) for k, v in dict(request.get("env", {})).items() if protocol.is_forwarded(str(k))}
+    env = {**{k: v for k, v in own_env.items() if not protocol.is_forwarded(k)}, **sent}
+    terminal = tuple((int(fd), int(columns), int(lines)) for fd, columns, lines in request.get("terminal", []))
     cancelled = request.get("_cancelled")
-    if isinstance(cancelled, threading.Event):
-        ctx.cancelled = cancelled
-    own = {k: v for k, v in os.environ.items() if not protocol.is_forwarded(k)}  # the worker's, outside any call
-    call = Invocation(ctx.cwd, {**own, **ctx.env}, ctx.stdin, out, err,
-                      terminal=tuple((fd, size.columns, size.lines) for fd, size in sorted(ctx.terminal.items())),
-                      cancelled=ctx.cancelled)
-    with context.bound(ctx):
-        try:
-            context.check_cancelled()
-            code = run_cli([str(a) for a in request.get("argv", [])], call)
-        except KeyboardInterrupt:
-            code = EXIT_INTERRUPTED
-        except SystemExit as exc:
-            code = exc.code if isinstance(exc.code, int) else 1
+    gone = cancelled if isinstance(cancelled, threading.Event) else threading.Event()
+    call = Invocation(str(request.get("cwd") or home), env, io.StringIO(str(request.get("stdin", ""))), out, err,
+                      terminal=tuple(sorted(terminal)), cancelled=gone)
+    if gone.is_set():
+        return {"stdout": "", "stderr": "", "exit": EXIT_INTERRUPTED}
+    try:
+        code = run_cli([str(a) for a in request.get("argv", [])], call)
+    except KeyboardInterrupt:
+        code = EXIT_INTERRUPTED
+    except SystemExit as exc:
+        code = exc.code if isinstance(exc.code, int) else 1
     return {"stdout": out.getvalue(), "stderr": err.getvalue(), "exit": code}

@@ -24,11 +24,11 @@ if TYPE_CHECKING:
 STATUS_FILE = "worker.json"
 
 
-def runtime_dir() -> Path:
-    """A folder only this user can enter; short, because socket paths are limited to ~104 bytes."""
+def runtime_dir(base: str | None) -> Path:
+    """A folder only this user can enter, in `base` (XDG_RUNTIME_DIR) when it is short, because socket
+    paths are limited to ~104 bytes."""
     from pathlib import Path
 
-    base = os.environ.get("XDG_RUNTIME_DIR")
     folder = Path(base) / "docir" if base and len(base) < 60 else Path(f"/tmp/docir-{os.getuid()}")
     folder.mkdir(mode=0o700, parents=True, exist_ok=True)
     if folder.stat().st_uid != os.getuid():
@@ -37,13 +37,13 @@ def runtime_dir() -> Path:
     return folder
 
 
-def socket_path(store: dict[str, Any]) -> Path:
+def socket_path(store: dict[str, Any], runtime: str | None) -> Path:
     """The socket of the worker of `store` (a store_identity): a store put where another one was, while
     that one's worker still runs, gets a socket of its own, so its worker never unlinks the other's."""
     import hashlib  # the server's need; the thin client reads the path from the status file
 
     digest = hashlib.sha256(json.dumps(store, sort_keys=True).encode()).hexdigest()[:16]
-    return runtime_dir() / f"{digest}.sock"
+    return runtime_dir(runtime) / f"{digest}.sock"
 
 
 def _run_file(root: Root, name: str) -> str:
@@ -131,24 +131,3 @@ def pid_alive(pid: int) -> bool:
     except PermissionError:
         return True
     return True
-
-
-def find_root(argv: list[str], cwd: str) -> str | None:
-    """The store root the way the CLI finds it: --root, else upward from `cwd` (absolute) for docs-schema.yaml.
-
-    Not docir.store.find_root: importing docir.store pulls in dataclasses and inspect, and this
-    runs on every warm call before anything else (adr-d5e80517405b).
-    """
-    for index, arg in enumerate(argv):
-        if arg == "--root" and index + 1 < len(argv):
-            return os.path.realpath(os.path.expanduser(argv[index + 1]))
-        if arg.startswith("--root="):
-            return os.path.realpath(os.path.expanduser(arg.split("=", 1)[1]))
-    folder = cwd
-    while True:
-        if os.path.isfile(os.path.join(folder, "docs-schema.yaml")):
-            return folder
-        parent = os.path.dirname(folder)
-        if parent == folder:
-            return None
-        folder = parent

@@ -30,7 +30,7 @@ def is_forwarded(name: str) -> bool:
 
 def forwarded_env(environ: Mapping[str, str]) -> dict[str, str]:
     """What the client sends with a command: the worker answers these names from it, for that command
-    alone, while it runs (worker/context.py)."""
+    alone, while it runs (worker/handler.py, run_captured)."""
     return {k: v for k, v in environ.items() if is_forwarded(k)}
 
 

@@ -57,8 +57,9 @@ class AlreadyRunning(Exception):
 class Server:
     def __init__(self, root: Path, handler: Handler, idle_timeout: float,
                  log: Callable[[str], None] = lambda message: None,
-                 watch: Callable[[], str | None] = lambda: None) -> None:
+                 watch: Callable[[], str | None] = lambda: None, runtime: str | None = None) -> None:
         self.root = root
+        self.runtime = runtime  # XDG_RUNTIME_DIR: where the socket goes (paths.runtime_dir)
         self.handler = handler
         self.idle_timeout = idle_timeout
         self.log = log
@@ -85,7 +86,7 @@ class Server:
             raise AlreadyRunning(str(lock)) from None
         self._lock_fd = fd
         self.store = paths.identity_of(self.root, os.fstat(fd))
-        self.socket_path = paths.socket_path(self.store)
+        self.socket_path = paths.socket_path(self.store, self.runtime)
 
     def serve(self, extra: dict[str, Any]) -> None:
         """Bind, publish the status file, and answer until stopped, idle, or the store is gone."""

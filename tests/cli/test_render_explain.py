@@ -9,6 +9,7 @@ import pytest
 from rich.console import Console
 
 from docir.cli import render
+from docir.invocation import here
 
 ROW: dict[str, Any] = {
     "id": "adr-000000001e91", "type": "decision", "status": "accepted", "title": "Transaction Gas Limit Cap",
@@ -25,8 +26,8 @@ ROW: dict[str, Any] = {
 def _shown(rows: list[dict[str, Any]], monkeypatch: pytest.MonkeyPatch) -> str:
     out = io.StringIO()
     monkeypatch.setattr(render, "_console",
-                        lambda call=None: Console(file=out, width=240, highlight=False, soft_wrap=False))
-    render.skeleton_table(rows, heading="context: gas cap")
+                        lambda call, stderr=False: Console(file=out, width=240, highlight=False, soft_wrap=False))
+    render.skeleton_table(rows, heading="context: gas cap", call=here())
     return out.getvalue()
 
 

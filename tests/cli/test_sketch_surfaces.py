@@ -12,7 +12,7 @@ import anyio
 import pytest
 
 from tests.conftest import FIXTURES
-from tests.services.test_sketch import CRON, SKETCH, TASK
+from tests.services.retrieval.test_sketch import CRON, SKETCH, TASK
 from tests.worker.helpers import docir, start_worker
 
 OTHER = "phone client without connectivity"

@@ -12,6 +12,7 @@ from docir.embed.load import load_embedder
 from docir.embed.model_ids import BUILD
 from docir.embed.onnx_model import OnnxEmbedder
 from docir.embed.resolve import DEFAULT_MODEL, ModelChoice, resolve
+from tests.caller import settings
 
 LONG = " ".join(f"The registry stores entry {n} under its checksum and rejects a duplicate." for n in range(40))
 
@@ -21,7 +22,7 @@ def packaged(model_cache: Path) -> ModelChoice:
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("XDG_CACHE_HOME", str(model_cache))
         patch.delenv("DOCIR_MODEL_PATH", raising=False)
-        choice = resolve(None)
+        choice = resolve(settings(), None)
     assert choice.source == "packaged", choice.source
     return choice
 

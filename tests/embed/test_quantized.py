@@ -12,6 +12,7 @@ from docir.embed import quantized
 from docir.embed.load import load_embedder
 from docir.embed.model_ids import BUILD, OFFLINE_MODEL, answers_with
 from docir.embed.resolve import MODEL_FILE, ONNX_SHA256, ModelChoice, resolve
+from tests.caller import settings
 
 TEXTS = ["How does a contract signal which token interfaces it supports?", "deploy rollback",
          "The registry stores each entry under its checksum and rejects a duplicate upload."]
@@ -22,7 +23,7 @@ def packaged(model_cache: Path) -> Path:
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("XDG_CACHE_HOME", str(model_cache))
         patch.setenv("DOCIR_MODEL_BUILD", "int8")
-        choice = resolve(None)
+        choice = resolve(settings(), None)
     assert choice.path is not None and choice.build == BUILD, choice
     return choice.path.parent / choice.path.name.removesuffix(f"-{BUILD}")
 
@@ -64,7 +65,7 @@ def test_without_the_build_tools_the_shipped_file_runs_under_its_own_id(tmp_path
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     monkeypatch.setenv("DOCIR_MODEL_BUILD", "int8")
     monkeypatch.setattr(quantized, "can_build", lambda: False)
-    choice = resolve(None)
+    choice = resolve(settings(), None)
     assert choice.build is None and choice.path is not None and choice.path.name == "all-MiniLM-L6-v2-int8"
     assert choice.model_id == f"{OFFLINE_MODEL}@int8-w256"
     assert "MatMulInteger" not in operators(choice.path)
@@ -72,7 +73,7 @@ def test_without_the_build_tools_the_shipped_file_runs_under_its_own_id(tmp_path
 
 def test_unasked_the_shipped_file_runs_and_nothing_is_built(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))  # a cache of its own; no DOCIR_MODEL_BUILD
-    choice = resolve(None)
+    choice = resolve(settings(), None)
     assert choice.build is None and choice.model_id == f"{OFFLINE_MODEL}@int8-w256"
     assert choice.path is not None and [p.name for p in choice.path.parent.iterdir()] == [choice.path.name]
 

@@ -17,6 +17,7 @@ import pytest
 
 from docir.embed import resolve as resolve_module
 from docir.embed.resolve import OFFLINE_INSTALL, RUNTIME_INSTALL, resolve
+from tests.caller import settings
 from tests.conftest import REPO, Result
 from tests.git.test_hooks import git, git_identity, sample_in_git
 
@@ -59,11 +60,11 @@ def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, model_cache: Path) -> 
 def test_the_packaged_model_without_its_runtime_is_no_model(monkeypatch: pytest.MonkeyPatch,
                                                            model_cache: Path) -> None:
     monkeypatch.setenv("XDG_CACHE_HOME", str(model_cache))
-    if resolve(None).source != "packaged":
+    if resolve(settings(), None).source != "packaged":
         pytest.skip(f"the offline model is not installed: {OFFLINE_INSTALL}")
     for name in RUNTIME:
         monkeypatch.setitem(sys.modules, name, None)
-    choice = resolve(None)
+    choice = resolve(settings(), None)
     assert (choice.available, choice.path, choice.source) == (False, None, OFF)
 
 
@@ -73,8 +74,9 @@ def test_no_runtime_and_no_model_name_both_installs_in_one_reason(monkeypatch: p
     monkeypatch.setattr(resolve_module, "_package_file", lambda package, name: (_ for _ in ()).throw(
         resolve_module.ModelUnavailable(f"no embedding model installed; for the offline model run: {OFFLINE_INSTALL}")))
     monkeypatch.setitem(sys.modules, "onnxruntime", None)
-    assert resolve(None).source == (f"off: the model runtime is not installed (onnxruntime); run: {RUNTIME_INSTALL}; "
-                                    f"no embedding model installed; for the offline model run: {OFFLINE_INSTALL}")
+    assert resolve(settings(), None).source == (
+        f"off: the model runtime is not installed (onnxruntime); run: {RUNTIME_INSTALL}; "
+        f"no embedding model installed; for the offline model run: {OFFLINE_INSTALL}")
 
 
 def test_an_explicit_model_run_by_fastembed_needs_fastembed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -83,9 +85,10 @@ def test_an_explicit_model_run_by_fastembed_needs_fastembed(tmp_path: Path, monk
     (folder / "tokenizer.json").write_text("{}")
     (folder / "model_optimized.onnx").write_bytes(b"")
     monkeypatch.setenv("DOCIR_MODEL_PATH", str(folder))
-    assert resolve(None).source == "explicit"
+    assert resolve(settings(), None).source == "explicit"
     monkeypatch.setitem(sys.modules, "fastembed", None)
-    assert resolve(None).source == f"off: the model runtime is not installed (fastembed); run: {RUNTIME_INSTALL}"
+    assert resolve(settings(), None).source == \
+        f"off: the model runtime is not installed (fastembed); run: {RUNTIME_INSTALL}"
 
 
 def test_lint_of_staged_documents_needs_no_model_runtime(repo: Path) -> None:

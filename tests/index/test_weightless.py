@@ -12,6 +12,7 @@ from docir.index.search import LexicalSearch
 from docir.services.indexing.session import open_session
 from docir.services.retrieval import lexical
 from docir.services.retrieval.visibility import Visibility
+from tests.caller import caller
 
 # Six guides: every one says "retrying", three of six "gateway" (exactly half), two "webhook".
 BODIES = [
@@ -36,7 +37,7 @@ def _store(store: Path) -> Path:
 
 
 def test_a_word_in_at_least_half_the_documents_is_weightless_stemmed_as_the_index_is(store: Path) -> None:
-    session = open_session(_store(store))
+    session = open_session(_store(store), caller())
     try:
         found = session.catalog.search.weightless(["retries", "gateway", "webhook", "zebra", "runbook"])
     finally:
@@ -46,7 +47,7 @@ def test_a_word_in_at_least_half_the_documents_is_weightless_stemmed_as_the_inde
 
 
 def test_leaving_weightless_words_out_changes_no_order_among_the_documents_that_match_another(store: Path) -> None:
-    session = open_session(_store(store))
+    session = open_session(_store(store), caller())
     try:
         search = session.catalog.search
         task = "retries through the gateway when the webhook fires"
@@ -62,7 +63,7 @@ def test_leaving_weightless_words_out_changes_no_order_among_the_documents_that_
 
 def test_a_read_only_peer_connection_answers_too(store: Path) -> None:
     root = _store(store)
-    open_session(root).close()
+    open_session(root, caller()).close()
     conn = open_index_readonly(root / ".docir" / "index.db")
     try:
         assert LexicalSearch(conn).weightless(["gateway", "webhook"]) == {"gateway"}
@@ -83,7 +84,7 @@ def test_the_lexical_ranking_is_the_same_with_weightless_words_left_out_or_not(
         store: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Here the rare words match two documents, fewer than a ranking's list: the whole queries run."""
     monkeypatch.setattr(lexical, "GATE_FROM_SECTIONS", 0)  # the big-index path, where words are weighed
-    session = open_session(_store(store))
+    session = open_session(_store(store), caller())
     visibility = Visibility.from_schema(session.schema)
     task = "retrying the gateway call when the webhook fires"
     try:

@@ -16,6 +16,7 @@ from docir.org.address import parse
 from docir.org.peer import CONNECT_TIMEOUT, OrgPeer
 from docir.org.records import OrgUnavailable
 from docir.org.tables import SCHEMA_VERSION
+from tests.caller import settings
 from tests.org.helpers import sql
 from tests.worker.helpers import wait_for
 
@@ -26,7 +27,7 @@ pytest.importorskip("psycopg")
 def url(pg_url: str) -> str:
     from docir.org.connect import open_database
 
-    conn, _ = open_database(pg_url, write=True)
+    conn, _ = open_database(pg_url, settings(), write=True)
     conn.close()
     return pg_url
 
@@ -52,7 +53,7 @@ def docir_backends(url: str) -> list[tuple[int, str]]:
 
 def command(url: str, read: Any = backend) -> Any:
     """What one command does with the organisation store: open, read, close."""
-    peer = OrgPeer.open(parse(url, committed=False))
+    peer = OrgPeer.open(parse(url, committed=False), settings())
     try:
         return read(peer)
     finally:
@@ -76,7 +77,7 @@ def test_commands_one_after_another_reuse_one_connection_idle_between_them(url: 
 def test_commands_side_by_side_never_share_a_connection(url: str, keeper: kept.Keeper) -> None:
     address = parse(url, committed=False)
     command(url)
-    peers = [OrgPeer.open(address) for _ in range(kept.MOST + 1)]
+    peers = [OrgPeer.open(address, settings()) for _ in range(kept.MOST + 1)]
     try:
         pids = [backend(peer) for peer in peers]
         assert len(set(pids)) == len(peers)
@@ -112,7 +113,7 @@ def test_another_address_or_environment_never_takes_a_connection(url: str, keepe
     monkeypatch.setenv("PGAPPNAME", "other")
     third = command(url)
     assert len({first, other, third}) == 3
-    assert kept.key_of(url, CONNECT_TIMEOUT) != kept.key_of(url, CONNECT_TIMEOUT + 1)
+    assert kept.key_of(url, CONNECT_TIMEOUT, settings()) != kept.key_of(url, CONNECT_TIMEOUT + 1, settings())
 
 
 def test_a_connection_idle_too_long_is_closed(url: str) -> None:
@@ -120,8 +121,8 @@ def test_a_connection_idle_too_long_is_closed(url: str) -> None:
 
     now = [0.0]
     keeper = kept.Keeper(idle_seconds=300.0, clock=lambda: now[0])
-    key = kept.key_of(url, CONNECT_TIMEOUT)
-    old, young = connect(url), connect(url)
+    key = kept.key_of(url, CONNECT_TIMEOUT, settings())
+    old, young = connect(url, settings()), connect(url, settings())
     keeper.give(key, old)
     now[0] = 200.0
     keeper.give(key, young)
@@ -137,8 +138,8 @@ def test_the_timer_closes_an_idle_connection_with_no_command_coming(url: str) ->
     from docir.org.connect import connect
 
     keeper = kept.Keeper(idle_seconds=0.2)
-    conn = connect(url)
-    keeper.give(kept.key_of(url, CONNECT_TIMEOUT), conn)
+    conn = connect(url, settings())
+    keeper.give(kept.key_of(url, CONNECT_TIMEOUT, settings()), conn)
     assert wait_for(lambda: bool(conn.closed), timeout=30)
     assert keeper.idle() == 0
 
@@ -147,7 +148,7 @@ def test_stopping_closes_what_is_kept_and_what_comes_back_later(url: str) -> Non
     keeper = kept.start()
     try:
         address = parse(url, committed=False)
-        idle, busy = OrgPeer.open(address), OrgPeer.open(address)
+        idle, busy = OrgPeer.open(address, settings()), OrgPeer.open(address, settings())
         idle.close()
     finally:
         kept.stop()

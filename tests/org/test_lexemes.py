@@ -11,6 +11,7 @@ from docir.index import tokens
 from docir.index.fts import index_text
 from docir.index.records import DocRow
 from docir.org import lexemes, rows
+from tests.caller import caller
 from tests.org.helpers import sample_repo
 from tests.org.test_publish_parts import WORDY
 
@@ -37,7 +38,7 @@ def documents(tmp_path: Path) -> list[DocRow]:
 
     root = sample_repo(tmp_path / "repo")
     (root / "docs" / "decisions" / "retry-webhooks.md").write_text(WORDY, encoding="utf-8")
-    session = open_session(root)
+    session = open_session(root, caller())
     try:
         rowids = [state.rowid for state in session.catalog.docs.states()]
         return list(session.catalog.docs.rows_by_rowid(rowids).values())

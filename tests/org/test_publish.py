@@ -11,6 +11,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from docir.org.tables import SCHEMA_VERSION
+from tests.caller import settings
 from tests.cli.helpers import A0, A1, B1, C1, C2, E1, PATHS, one_line
 from tests.conftest import REPO
 from tests.org.helpers import NAME, SAMPLE_DOCUMENTS, as_user, counts, git, sample_repo, sql, versions
@@ -73,7 +74,7 @@ def test_a_second_publish_writes_nothing_and_says_so(cli: Any, repo: Path, pg_ur
         False, 0, 0, 0, SAMPLE_DOCUMENTS)
     assert versions(pg_url) == before
     assert sql(pg_url, "SELECT xmin::text, published_at FROM docir.repos") == repo_row
-    monkeypatch.setattr("docir.cli.render.wants_json", lambda flag: flag)  # as if stdout were a terminal
+    monkeypatch.setattr("docir.invocation.Invocation.wants_json", lambda call: call.json)  # as if on a terminal
     terminal = cli("publish", pg_url, "--root", str(repo))
     assert "result: up to date: nothing written" in terminal.out
 
@@ -301,7 +302,7 @@ def test_older_tables_are_migrated_by_a_publish_and_refused_by_a_reader(cli: Any
     monkeypatch.setattr(connect, "SCHEMA_VERSION", later)
     monkeypatch.setattr(publishing, "SCHEMA_VERSION", later)
     with pytest.raises(connect.OrgError, match=f"version {now}, older than this docir's {later}"):
-        connect.open_database(pg_url, write=False)
+        connect.open_database(pg_url, settings(), write=False)
     assert publish(cli, repo, pg_url, "--dry-run")["tables"] == f"would be migrated from version {now}"
     assert sql(pg_url, "SELECT value FROM docir.meta") == [(str(now),)]
     report = publish(cli, repo, pg_url)

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from tests.caller import caller, settings
 from tests.conftest import add_doc
 
 pytest.importorskip("psycopg")
@@ -241,7 +242,7 @@ def test_the_reader_never_writes_even_as_a_superuser(org: Org) -> None:
     from docir.org.address import parse
     from docir.org.peer import OrgPeer
 
-    peer = OrgPeer.open(parse(org.url, committed=False))
+    peer = OrgPeer.open(parse(org.url, committed=False), settings())
     try:
         with pytest.raises(psycopg.errors.ReadOnlySqlTransaction):
             peer.conn.execute("DELETE FROM docir.documents")
@@ -273,7 +274,7 @@ def test_one_command_reads_one_snapshot(cli: Any, org: Org) -> None:
     from docir.org.address import parse
     from docir.org.peer import OrgPeer
 
-    peer = OrgPeer.open(parse(org.url, committed=False))
+    peer = OrgPeer.open(parse(org.url, committed=False), settings())
     try:
         before = [doc.listing.id for doc in peer.documents([org.ids["signing"], org.ids["queues"]])]
         path = next((org.platform / "docs").rglob("*durable-queue*.md"))
@@ -445,8 +446,8 @@ def test_the_full_text_lists_score_what_a_local_index_scores(org: Org, monkeypat
     from docir.services.retrieval.visibility import Visibility
 
     task = "the signing key rotates daily; failed jobs retry with backoff"
-    peer = OrgPeer.open(parse(org.url, committed=False, repos=("acme/platform",)))
-    session = open_session(org.platform)
+    peer = OrgPeer.open(parse(org.url, committed=False, repos=("acme/platform",)), settings())
+    session = open_session(org.platform, caller())
     try:
         local = lexical.rank_documents(session, task, Visibility.from_schema(session.schema))
         ids = {rowid: row.id for rowid, row in session.catalog.docs.rows_by_rowid(c.rowid for c in local).items()}

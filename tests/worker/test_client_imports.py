@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from docir.worker import paths
+from docir.worker import client
 
 # Each costs a warm call a noticeable share of the interpreter's start (the warm worker's
 # architecture note, arch-1cfb1b212237): the client finds the store and talks to the worker without them.
@@ -31,6 +31,6 @@ def test_find_root_takes_root_as_the_cli_does(tmp_path: Path, monkeypatch: pytes
     (tmp_path / "link").symlink_to(store)
     monkeypatch.chdir(tmp_path)
     argv = ["get", "x", "--root", "link"] if typed == "--root" else ["get", "x", "--root=link"]
-    assert paths.find_root(argv, str(tmp_path)) == str(store.resolve())  # resolved, as Path.resolve() did
-    assert paths.find_root(["get", "x"], str(store / "docs" / "deep")) == str(store)  # found upward
-    assert paths.find_root(["get", "x"], str(tmp_path)) is None
+    assert client.find_root(argv, str(tmp_path)) == str(store.resolve())  # resolved, as Path.resolve() did
+    assert client.find_root(["get", "x"], str(store / "docs" / "deep")) == str(store)  # found upward
+    assert client.find_root(["get", "x"], str(tmp_path)) is None

@@ -10,6 +10,7 @@ import pytest
 from docir.documents.model import embedded_text
 from docir.services.indexing.session import open_session
 from docir.services.vectors import drainer, embedding, model_registry
+from tests.caller import caller, settings
 from tests.fakes import CountingEmbedder
 from tests.worker.test_one_drain import grow
 
@@ -22,10 +23,10 @@ def grown(sample_store: Path) -> Path:
 
 
 def test_every_document_vector_comes_before_any_section_vector(grown: Path) -> None:
-    session = open_session(grown)
+    session = open_session(grown, caller())
     fake = CountingEmbedder()
     seen: list[dict] = []  # type: ignore[type-arg]
-    report = embedding.drain(session.catalog, fake, progress=lambda state: seen.append(state.as_dict()))
+    report = embedding.drain(session.catalog, fake, settings(), progress=lambda state: seen.append(state.as_dict()))
     documents = {embedded_text(j.title, j.description, j.body)
                  for j in _all_jobs(session)}
     kinds = ["document" if text in documents else "section" for text in fake.texts]
@@ -59,8 +60,8 @@ def test_each_model_call_gets_its_texts_fewest_tokens_first(sample_store: Path) 
             return super().embed(texts)
 
     fake = Recording()
-    session = open_session(root)
-    embedding.drain(session.catalog, fake)
+    session = open_session(root, caller())
+    embedding.drain(session.catalog, fake, settings())
     session.close()
 
     def tokens(text: str) -> int:
@@ -81,10 +82,10 @@ def _all_jobs(session):  # type: ignore[no-untyped-def]
 
 def test_context_fuses_document_vectors_and_says_how_many_wait_for_sections(
         grown: Path, cli, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
-    session = open_session(grown)
+    session = open_session(grown, caller())
     fake = CountingEmbedder()
     checks = iter([False])  # one pass of document vectors, then stop before any section
-    embedding.drain(session.catalog, fake, should_stop=lambda: next(checks, True))
+    embedding.drain(session.catalog, fake, settings(), should_stop=lambda: next(checks, True))
     waiting = session.catalog.vectors.waiting(fake.model_id)[1]
     assert waiting == session.catalog.vectors.queue_counts(fake.model_id)[1] > 30
     session.close()
@@ -96,8 +97,8 @@ def test_context_fuses_document_vectors_and_says_how_many_wait_for_sections(
     assert payload["pending"] == 0 and payload["sections_pending"] == waiting
     assert any(r.get("similarity") is not None for r in payload["results"])
     # Once the sections are made, nothing waits.
-    session = open_session(grown)
-    embedding.drain(session.catalog, fake)
+    session = open_session(grown, caller())
+    embedding.drain(session.catalog, fake, settings())
     session.close()
     payload = json.loads(cli("context", "cache rebuilt on deploy", "--root", str(grown), "--json").out)
     assert payload["pending"] == 0 and payload["sections_pending"] == 0
@@ -120,8 +121,8 @@ def test_worker_status_shows_the_running_drain_in_texts(grown: Path, isolated_pr
             return super().embed(texts)
 
     monkeypatch.setattr(embedding, "EMBED_SLICE", 8)
-    open_session(grown).close()
-    worker = WarmWorker(open_store(grown), lambda argv: 0, Slow(), "", debounce=0.0)
+    open_session(grown, caller()).close()
+    worker = WarmWorker(open_store(grown, str(grown)), settings(), lambda argv, call: 0, Slow(), "", debounce=0.0)
     try:
         deadline = time.monotonic() + 60
         while worker.cmd_status({})["drain"] is None and time.monotonic() < deadline:
@@ -129,7 +130,7 @@ def test_worker_status_shows_the_running_drain_in_texts(grown: Path, isolated_pr
         drain = worker.cmd_status({})["drain"]
         assert drain is not None and drain["phase"] == "documents"
         assert 0 < drain["texts_done"] < drain["texts_due"] and drain["rate"] > 0
-        shown = drainer.drain_status(grown)  # what `embed --status` shows inside the worker
+        shown = drainer.drain_status(caller(), grown)  # what `embed --status` shows inside the worker
         assert shown is not None and shown["texts_done"] == drain["texts_done"] and shown["phase"] == "documents"
     finally:
         release.set()

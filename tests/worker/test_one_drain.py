@@ -15,6 +15,7 @@ from docir.services.vectors.flush import flush_session
 from docir.services.vectors.reports import FlushReport
 from docir.store import open_store
 from docir.worker.handler import WarmWorker
+from tests.caller import caller, settings
 from tests.fakes import CountingEmbedder
 from tests.worker.helpers import docir, status, wait_for
 
@@ -44,15 +45,15 @@ def stored_vectors(root: Path) -> int:
 def test_flushes_racing_the_drain_thread_embed_each_text_once(sample_store: Path, isolated_process_model: None) -> None:
     root = sample_store
     grow(root, 40)
-    open_session(root).close()
+    open_session(root, caller()).close()
     fake = CountingEmbedder()
-    worker = WarmWorker(open_store(root), lambda argv: 0, fake, "", debounce=0.0)
+    worker = WarmWorker(open_store(root, str(root)), settings(), lambda argv, call: 0, fake, "", debounce=0.0)
     try:
         reports: list[FlushReport] = []
         threads = [threading.Thread(target=lambda: reports.append(worker.flush_and_wait())) for _ in range(4)]
         for thread in threads:
             thread.start()
-        command = open_session(root)
+        command = open_session(root, caller())
         reports.append(flush_session(command))  # a command's flush, inside the worker
         command.close()
         for thread in threads:
@@ -69,9 +70,10 @@ def test_flushes_racing_the_drain_thread_embed_each_text_once(sample_store: Path
 
 def test_a_flush_wakes_the_drain_past_its_debounce(sample_store: Path, isolated_process_model: None) -> None:
     root = sample_store
-    open_session(root).close()
+    open_session(root, caller()).close()
     fake = CountingEmbedder()
-    worker = WarmWorker(open_store(root), lambda argv: 0, fake, "", debounce=3600.0)  # never settles by itself
+    # never settles by itself
+    worker = WarmWorker(open_store(root, str(root)), settings(), lambda argv, call: 0, fake, "", debounce=3600.0)
     try:
         report = worker.flush_and_wait()
     finally:

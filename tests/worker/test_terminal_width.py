@@ -90,13 +90,12 @@ def test_reads_in_a_terminal_print_the_same_bytes_through_the_worker(warm_store:
 
 def test_commands_side_by_side_each_see_their_own_clients_terminal(monkeypatch: pytest.MonkeyPatch,
                                                                    tmp_path: Path) -> None:
-    """Two forwarded commands on two threads at once: each is sized and encoded by its own client's terminal."""
-    import shutil
+    """Two forwarded commands on two threads at once: each is sized and encoded by its own client's terminal,
+    from its Invocation; the process's own terminal and streams stay the worker's."""
     import threading
 
-    from rich.console import Console
-
     from docir.cli import render
+    from docir.cli.main import help_width
     from docir.invocation import Invocation
     from docir.worker.handler import run_captured
 
@@ -106,8 +105,7 @@ def test_commands_side_by_side_each_see_their_own_clients_terminal(monkeypatch: 
 
     def run_cli(argv: list[str], call: Invocation) -> int:
         both_inside.wait()  # both commands are running now: a size set for the process would show
-        print(Console().width, shutil.get_terminal_size().columns, sys.stdout.encoding)
-        print(render._console(call).width, call.stdout.encoding)  # what the commands draw by
+        call.print(f"{render._console(call).width} {help_width(call)} {call.stdout.encoding}")  # what they draw by
         return 0
 
     requests = {"wide": {"terminal": [[0, 200, 50], [1, 200, 50]], "stdout_tty": True, "stdout_encoding": "gb18030"},
@@ -115,12 +113,13 @@ def test_commands_side_by_side_each_see_their_own_clients_terminal(monkeypatch: 
     replies: dict[str, dict] = {}  # type: ignore[type-arg]
 
     def client(name: str) -> None:
-        replies[name] = run_captured(run_cli, {"argv": [name], "cwd": str(tmp_path), "env": {}, **requests[name]})
+        replies[name] = run_captured(run_cli, {"argv": [name], "cwd": str(tmp_path), "env": {}, **requests[name]},
+                                     {}, str(tmp_path))
 
     threads = [threading.Thread(target=client, args=(name,)) for name in requests]
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join(timeout=60)
-    assert replies["wide"]["stdout"] == "200 200 gb18030\n200 gb18030\n"
-    assert replies["piped"]["stdout"] == "80 80 utf-8\n80 utf-8\n"  # rich's and shutil's fallback: no terminal at all
+    assert replies["wide"]["stdout"] == "200 78 gb18030\n"  # click's help: at most 80 columns, less 2
+    assert replies["piped"]["stdout"] == "80 78 utf-8\n"  # rich's and click's fallback: no terminal at all

@@ -138,8 +138,8 @@ def test_one_clients_terminal_settings_never_reach_the_next_command(monkeypatch:
     seen: list[dict[str, str | None]] = []
 
     def run_cli(argv: list[str], call: Invocation) -> int:
-        seen.append({k: os.environ.get(k) for k in (*protocol.TERMINAL_ENV, "DOCIR_X")})
         seen.append({k: call.env.get(k) for k in (*protocol.TERMINAL_ENV, "DOCIR_X")})
+        seen.append({k: call.settings().env.get(k) for k in (*protocol.TERMINAL_ENV, "DOCIR_X")})
         return 0
 
     for name in (*protocol.TERMINAL_ENV, "DOCIR_X"):
@@ -150,9 +150,9 @@ def test_one_clients_terminal_settings_never_reach_the_next_command(monkeypatch:
                   "DOCIR_X": "1", "HOME": "/elsewhere"}
     first = protocol.forwarded_env(client_env)
     assert "HOME" not in first and set(first) == {*protocol.TERMINAL_ENV, "DOCIR_X"}
-    run_captured(run_cli, {"argv": [], "cwd": str(tmp_path), "env": first})
-    run_captured(run_cli, {"argv": [], "cwd": str(tmp_path), "env": {}})
-    assert seen[0] == seen[1] == {k: client_env[k] for k in seen[0]}  # the process's stand-ins and the invocation
+    run_captured(run_cli, {"argv": [], "cwd": str(tmp_path), "env": first}, dict(os.environ), str(tmp_path))
+    run_captured(run_cli, {"argv": [], "cwd": str(tmp_path), "env": {}}, dict(os.environ), str(tmp_path))
+    assert seen[0] == seen[1] == {k: client_env[k] for k in seen[0]}  # the invocation, and the settings made of it
     assert seen[2] == seen[3] == {k: None for k in seen[2]}  # what this client has, not what the last one had
     assert os.environ.get("TERM") == "worker-term" and "LINES" not in os.environ
 
@@ -169,9 +169,8 @@ def test_commands_side_by_side_each_see_their_own_folder_environment_and_streams
     def run_cli(argv: list[str], call: Invocation) -> int:
         both_inside.wait()  # both commands are running now: any shared state would show
         call.print(f"{argv[0]} {call.cwd} {call.env.get('DOCIR_X')} {call.path('x').parent}")
-        # What the layers below a command read from the process itself: the same values, for this thread.
-        print(f"{argv[0]} {os.getcwd()} {os.environ.get('DOCIR_X')} {Path('x').absolute().parent}")
-        sys.stderr.write(argv[0])
+        call.print(f"{argv[0]} {call.settings().env.get('DOCIR_X')} {sys.stdout is not call.stdout}")
+        call.stderr.write(argv[0])
         return int(argv[1])
 
     replies: dict[str, dict] = {}  # type: ignore[type-arg]
@@ -179,7 +178,8 @@ def test_commands_side_by_side_each_see_their_own_folder_environment_and_streams
     def client(name: str, code: str) -> None:
         folder = tmp_path / name
         folder.mkdir()
-        replies[name] = run_captured(run_cli, {"argv": [name, code], "cwd": str(folder), "env": {"DOCIR_X": name}})
+        replies[name] = run_captured(run_cli, {"argv": [name, code], "cwd": str(folder), "env": {"DOCIR_X": name}},
+                                     {}, str(tmp_path))
 
     threads = [threading.Thread(target=client, args=(name, code)) for name, code in (("a", "3"), ("b", "5"))]
     for thread in threads:
@@ -188,7 +188,8 @@ def test_commands_side_by_side_each_see_their_own_folder_environment_and_streams
         thread.join(timeout=60)
     for name, code in (("a", 3), ("b", 5)):
         folder = tmp_path / name
-        assert replies[name] == {"stdout": f"{name} {folder} {name} {folder}\n" * 2, "stderr": name, "exit": code}
+        assert replies[name] == {"stdout": f"{name} {folder} {name} {folder}\n{name} {name} True\n", "stderr": name,
+                                 "exit": code}
     assert os.getcwd() != str(tmp_path / "a") and "DOCIR_X" not in os.environ
 
 

@@ -104,7 +104,7 @@ def plan(store: Store, schema: Schema, folder: Path, options: Options) -> Plan:
     unstated = options.unstated or spec.default_status
     if unstated not in spec.statuses:
         raise UsageError(f"--unstated {unstated}: not a status of {spec.name}; use one of: {', '.join(spec.statuses)}")
-    folder = folder.expanduser().resolve()
+    folder = folder.resolve()  # absolute: the command line made it so, from the caller's folder
     if not folder.exists():
         raise UsageError(f"{folder}: no such file or folder")
     base = folder if folder.is_dir() else folder.parent

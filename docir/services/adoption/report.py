@@ -108,7 +108,8 @@ def _plain(value: Any) -> Any:
 def _lint(session: Session, plan: Plan, written: Written | None) -> LintJSON:
     """Lint of the adopted records: of the files written, or, on a dry run, of the texts adopt would write."""
     if written is not None:
-        found = checks.lint_store(session.store, paths=[item.target for item in plan.documents])[0].findings
+        written_paths = [item.target for item in plan.documents]
+        found = checks.lint_store(session.store, session.caller, paths=written_paths)[0].findings
     else:
         corpus: dict[str, Parsed] = {}
         for item in plan.documents:

@@ -9,6 +9,7 @@ here, nor a query.
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 
 from docir.documents.ownership import Ownership
 from docir.documents.scan import repository_root
@@ -32,10 +33,10 @@ def is_sparse(store: Store) -> bool:
     return os.path.isfile(os.path.join(git_dir, "info", "sparse-checkout"))
 
 
-def outside_checkout(store: Store, owned: Ownership | None = None) -> dict[str, str]:
+def outside_checkout(store: Store, env: Mapping[str, str], owned: Ownership | None = None) -> dict[str, str]:
     """id -> store-relative path of each document that git's index holds with the skip-worktree bit
     and that is not on disk, of those `owned` (by default the store's schema) leaves in
-    (adr-547a50927c6b). Empty outside git or when git cannot answer.
+    (adr-547a50927c6b). Empty outside git or when git cannot answer. Git runs in `env`, the caller's.
 
     Not kept between calls: a long-lived worker would miss a `git sparse-checkout add`.
     """
@@ -48,7 +49,7 @@ def outside_checkout(store: Store, owned: Ownership | None = None) -> dict[str, 
 
         owned = Ownership(load_schema(store.schema_path, cache=store.schema_cache_path).exclude)
     root = store.root
-    listed = gitio.run(["ls-files", "-s", "-t", "-z", "--", store.docs_dir.relative_to(root).as_posix()], root)
+    listed = gitio.run(["ls-files", "-s", "-t", "-z", "--", store.docs_dir.relative_to(root).as_posix()], root, env)
     if listed is None:
         return {}
     blobs: dict[str, str] = {}  # blob sha -> path (paths are relative to root, where git runs)
@@ -59,7 +60,7 @@ def outside_checkout(store: Store, owned: Ownership | None = None) -> dict[str, 
         if tag == _SKIP_WORKTREE and owned.owns(path) and len(fields) == 3 and not (root / path).exists():
             blobs.setdefault(fields[1], path)
     found: dict[str, str] = {}
-    reader = gitio.BlobReader(root)
+    reader = gitio.BlobReader(root, env)
     try:
         for sha, where in blobs.items():
             data = reader.read(sha)

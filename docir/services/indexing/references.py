@@ -24,6 +24,7 @@ from docir.embed.tokens import TokenCounter, WordCounter
 from docir.errors import NotFound, UsageError
 from docir.index.ref_records import RefChunkRow, RefFileRow
 from docir.services.indexing.session import Session
+from docir.settings import Settings
 from docir.store import STATE_DIR, Store
 
 REFS_FILE = "refs.yaml"
@@ -126,7 +127,7 @@ def registry(store: Store) -> list[Entry]:
     entries = []
     for item in (data.get("refs") or []) if isinstance(data, dict) else []:
         if isinstance(item, dict) and isinstance(item.get("name"), str) and isinstance(item.get("path"), str):
-            entries.append(Entry(item["name"], item["path"], (store.root / Path(item["path"]).expanduser()).resolve()))
+            entries.append(Entry(item["name"], item["path"], (store.root / item["path"]).resolve()))
     return entries
 
 
@@ -138,12 +139,12 @@ def save_registry(store: Store, entries: list[Entry]) -> None:
 
 
 def counter_for(session: Session) -> Counter:
-    return counter_for_store(session.store, session.schema.model_path)
+    return counter_for_store(session.caller.settings, session.store, session.schema.model_path)
 
 
-def counter_for_store(store: Store, schema_model_path: str | None) -> Counter:
+def counter_for_store(settings: Settings, store: Store, schema_model_path: str | None) -> Counter:
     """The model's tokenizer without the model (no ONNX session is created), or an estimate."""
-    choice = resolve(schema_model_path, store.root)
+    choice = resolve(settings, schema_model_path, store.root)
     return TokenCounter(choice) if choice.path is not None else WordCounter()
 
 
@@ -165,7 +166,7 @@ def plan(target: Path, counter: Counter) -> AddPlan:
 
 def add(session: Session, target: Path, name: str | None, progress: Progress | None = None) -> IngestReport:
     """Register `target` (a folder or a file) and ingest it; re-adding re-ingests what changed."""
-    home = target.expanduser().resolve()
+    home = target.resolve()  # absolute: the command line made it so, from the caller's folder
     if not home.exists():
         raise UsageError(f"{target}: no such file or folder")
     if home == session.store.root or session.store.docs_dir.resolve() in (home, *home.parents):

@@ -35,7 +35,7 @@ def reindex(session: Session, *, full: bool = False, wait: Callable[[], int] | N
     report = session.refresh()
     references = [r.as_dict() for r in reference_corpora.sync_all(session)] if refs else []
     recomputed = wait() if wait is not None else 0
-    choice = resolve(session.schema.model_path, session.store.root)
+    choice = resolve(session.caller.settings, session.schema.model_path, session.store.root)
     due = session.catalog.vectors.queue_counts(choice.model_id if choice.available else None)[0]
     return {"added": report.added, "updated": report.updated, "moved": report.moved, "removed": report.removed,
             "unchanged": report.unchanged, "skipped": [{"path": p, "reason": r} for p, r in report.skipped],

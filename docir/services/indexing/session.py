@@ -36,6 +36,7 @@ from docir.index.db import (
 )
 from docir.schema import Schema, load_schema
 from docir.services.indexing import sync
+from docir.services.indexing.caller import Caller
 from docir.services.indexing.locking import write_lock
 from docir.store import Store, ensure_state_dir, open_store
 
@@ -46,11 +47,12 @@ class Session:
     """One store's schema and open index for one command (a plain class: a cold read must not import
     dataclasses, docir/requests.py)."""
 
-    __slots__ = ("store", "schema", "catalog", "today", "warnings", "read_only", "_lock_depth")
+    __slots__ = ("store", "schema", "catalog", "today", "caller", "warnings", "read_only", "_lock_depth")
 
-    def __init__(self, store: Store, schema: Schema, catalog: Catalog, today: dt.date,
+    def __init__(self, store: Store, schema: Schema, catalog: Catalog, today: dt.date, caller: Caller,
                  warnings: list[str] | None = None, *, read_only: bool = False) -> None:
         self.store = store
+        self.caller = caller  # whose command this is: its settings, its worker, whether it has gone
         self.schema = schema
         self.catalog = catalog
         self.today = today
@@ -68,7 +70,7 @@ class Session:
             finally:
                 self._lock_depth -= 1
             return
-        with write_lock(self.store.lock_path):
+        with write_lock(self.store.lock_path, self.caller.gone):
             self._lock_depth = 1
             try:
                 yield
@@ -99,12 +101,12 @@ class Session:
         self.catalog.conn.close()
 
 
-def open_session(root: Path | None, *, refresh: bool = True) -> Session:
-    """Find the store, load its schema, open (or rebuild) its index and refresh it.
+def open_session(root: Path, caller: Caller, *, refresh: bool = True) -> Session:
+    """Load the schema of the store at `root` (absolute), open (or rebuild) its index and refresh it.
 
     Raises StorageError, naming the file and the cause, when the machine refuses the index.
     """
-    store = open_store(root)
+    store = open_store(root, str(root))
     schema = load_schema(store.schema_path, cache=store.schema_cache_path)
     try:
         ensure_state_dir(store.root)
@@ -119,12 +121,12 @@ def open_session(root: Path | None, *, refresh: bool = True) -> Session:
             conn = open_index(store.index_path)
         except IndexCorrupt as exc:
             # Another process may have set it aside and rebuilt it while this one waited for the lock.
-            warning = _set_aside_damaged(store, str(exc))
+            warning = _set_aside_damaged(store, caller, str(exc))
             warnings.extend([warning] if warning else [])
             conn = open_index(store.index_path)
     except IndexUnavailable as exc:
         raise StorageError(f"{exc}; nothing was changed") from None
-    session = Session(store, schema, Catalog(conn, store.index_path), dt.date.today(), warnings)
+    session = Session(store, schema, Catalog(conn, store.index_path), dt.date.today(), caller, warnings)
     if refresh:
         try:
             session.refresh()
@@ -134,13 +136,13 @@ def open_session(root: Path | None, *, refresh: bool = True) -> Session:
     return session
 
 
-def _set_aside_damaged(store: Store, why: str, seen: FileIdentity | None = None) -> str | None:
+def _set_aside_damaged(store: Store, caller: Caller, why: str, seen: FileIdentity | None = None) -> str | None:
     """Under the write lock, move the damaged index aside and say so (the one home of that warning).
 
     Only if it still is the damaged one: the file `seen` names, or without it one that still fails to
     open. Another process may have set it aside and rebuilt it while this one waited for the lock.
     """
-    with write_lock(store.lock_path):
+    with write_lock(store.lock_path, caller.gone):
         damaged = file_identity(store.index_path) == seen if seen is not None else not _opens(store.index_path)
         if not damaged:
             return None
@@ -160,7 +162,7 @@ class PeerUnreadable(Exception):
     """A peer store that cannot be read: skipped with a warning, never an error."""
 
 
-def open_peer(home: Path) -> Session:
+def open_peer(home: Path, caller: Caller) -> Session:
     """A read-only session on another store's index: no migration, no folder, no file is created.
 
     Raises PeerUnreadable when the folder, its schema or its index cannot be used.
@@ -177,7 +179,7 @@ def open_peer(home: Path) -> Session:
     except IndexUnreadable as exc:
         raise PeerUnreadable(f"{exc}; run 'docir reindex' in {home}") from None
     try:
-        return _checked_peer(Session(store, schema, Catalog(conn), dt.date.today(), read_only=True))
+        return _checked_peer(Session(store, schema, Catalog(conn), dt.date.today(), caller, read_only=True))
     except BaseException:
         conn.close()
         raise
@@ -198,16 +200,17 @@ def _checked_peer(peer: Session) -> Session:
     copy = Catalog(copy_to_memory(peer.catalog.conn))
     peer.close()
     report = sync.apply(store.root, copy, sync.rescan(copy, current))
-    caught_up = Session(store, peer.schema, copy, peer.today, read_only=True)
+    caught_up = Session(store, peer.schema, copy, peer.today, peer.caller, read_only=True)
     changed = report.added + report.updated + report.moved
     caught_up.warnings.append(f"its index is behind its files ({changed} new or changed, {report.removed} gone); "
                               "answering from the files (a docir command there brings its index up to date)")
     return caught_up
 
 
-def run(root: Path | None, action: Callable[..., T], *args: Any, refresh: bool = True,
+def run(root: Path, action: Callable[..., T], *args: Any, caller: Caller, refresh: bool = True,
         warn: Callable[[str], None] | None = None) -> T:
-    """Run `action(session, *args)` in a session, and once more in a new one when the first met one of these:
+    """Run `action(session, *args)` in a session of the store at `root` (absolute), and once more in a new
+    one when the first met one of these:
 
     - the index turned out damaged mid-way (SQLite says so, or `quick_check` does): set aside, rebuilt;
     - the index path was replaced while the action wrote (IndexReplaced): the work goes to the new file.
@@ -219,13 +222,13 @@ def run(root: Path | None, action: Callable[..., T], *args: Any, refresh: bool =
     for attempt in (1, 2):
         session: Session | None = None
         try:
-            session = open_session(root, refresh=refresh)
+            session = open_session(root, caller, refresh=refresh)
             return action(session, *args)
         except IndexReplaced as exc:
             if attempt == 2:
                 raise StorageError(f"{exc}; run the command again") from None
         except sqlite3.DatabaseError as exc:
-            store = session.store if session is not None else open_store(root)
+            store = session.store if session is not None else open_store(root, str(root))
             damaged = _damaged(session, exc)
             if damaged is None:
                 if is_machine_refusal(exc):
@@ -238,7 +241,7 @@ def run(root: Path | None, action: Callable[..., T], *args: Any, refresh: bool =
             if session is not None:
                 session.close()
                 session = None
-            warning = _set_aside_damaged(store, damaged, seen)
+            warning = _set_aside_damaged(store, caller, damaged, seen)
             if warn is not None and warning is not None:
                 warn(warning)
         finally:

@@ -25,41 +25,22 @@ from docir.errors import InputError
 from docir.index.records import Identity
 from docir.schema import Schema, parsed_schema, readable_exclude
 from docir.services.indexing.convert import is_archived_path
-from docir.services.lint.registry import Collector, Facts, Finding, Parsed, Subject
+from docir.services.lint.registry import Collector, Facts, Finding, LintReport, Parsed, Subject
 from docir.services.lint.rules import DOCUMENT_RULES, files, links
 from docir.services.lint.rules import frontmatter as frontmatter_rules
 from docir.services.lint.rules.suppressions import apply_suppressions
 from docir.store import SCHEMA_FILE, Store
 
 if TYPE_CHECKING:
+    from docir.services.indexing.caller import Caller
     from docir.services.lint.staged import Staged
 
-# Finding, Parsed, Facts and apply_suppressions live beside the rules; callers keep taking them from here.
+# Finding, LintReport, Parsed, Facts and apply_suppressions live beside the rules; callers keep taking them from here.
 __all__ = ["Facts", "Finding", "LintReport", "Parsed", "apply_suppressions", "check", "facts_of",
            "lint_store"]
 
 
-class LintReport:
-    """Filled in by the checks, the deep lint and the suppressions in turn. (Plain classes and NamedTuples
-    here: a pre-commit lint of one file must not pay for importing dataclasses, docir/requests.py.)"""
-
-    __slots__ = ("findings", "files", "semantic")
-
-    def __init__(self, files: int = 0) -> None:
-        self.findings: list[Finding] = []
-        self.files = files
-        self.semantic: str | None = None  # set by the deep lint
-
-    @property
-    def errors(self) -> int:
-        return sum(1 for f in self.findings if f.severity == "error")
-
-    @property
-    def warnings(self) -> int:
-        return sum(1 for f in self.findings if f.severity == "warning")
-
-
-def lint_store(store: Store, paths: list[str] | None = None, today: dt.date | None = None,
+def lint_store(store: Store, caller: Caller, paths: list[str] | None = None, today: dt.date | None = None,
                staged: Staged | None = None) -> tuple[LintReport, Schema | None, dict[str, Parsed]]:
     """Lint the schema and every document, or, given `paths` (store-relative), those documents only,
     or, given `staged`, the documents and schema a commit would hold (`paths` is then ignored).
@@ -67,7 +48,7 @@ def lint_store(store: Store, paths: list[str] | None = None, today: dt.date | No
     A file the schema's exclude list names is no document: never read, never reported (adr-547a50927c6b)."""
     today = today or dt.date.today()
     if staged is not None:
-        return _lint_staged(store, staged, today)
+        return _lint_staged(store, caller, staged, today)
     schema_text = _read(store.schema_path)
     schema, out = _schema_checked(store, schema_text)
     owned = ownership(schema, schema_text)
@@ -78,9 +59,9 @@ def lint_store(store: Store, paths: list[str] | None = None, today: dt.date | No
         facts = None  # check() takes them from the corpus
     else:
         corpus = _load_corpus(store, [p for p in sorted(set(paths)) if _is_document(store, p, owned)], out)
-        facts = None if schema is None else _facts_from_index(store, schema, corpus)
+        facts = None if schema is None else _facts_from_index(store, caller, schema, corpus)
     if schema is not None:
-        out.found.extend(check(schema, corpus, today, out.severities, facts, _outside_lookup(store, owned)))
+        out.found.extend(check(schema, corpus, today, out.severities, facts, _outside_lookup(store, owned, caller)))
     _check_applies_to(store, corpus, out)
     wanted = None if paths is None else set(paths)
     report = LintReport(files=len(corpus))
@@ -107,7 +88,7 @@ def _schema_checked(store: Store, schema_text: str | None) -> tuple[Schema | Non
     return schema, out
 
 
-def _outside_lookup(store: Store, owned: Ownership) -> Callable[[str], bool]:
+def _outside_lookup(store: Store, owned: Ownership, caller: Caller) -> Callable[[str], bool]:
     """Whether an id is a document's that a sparse checkout left off disk: it exists in the repository,
     so a link to it is not broken (adr-5d0b7e31c9a6). Git is asked once, at the first link that is
     otherwise broken, and only in a sparse checkout."""
@@ -118,13 +99,13 @@ def _outside_lookup(store: Store, owned: Ownership) -> Callable[[str], bool]:
         if found is None:
             from docir.services.indexing.checkout import is_sparse, outside_checkout
 
-            found = outside_checkout(store, owned) if is_sparse(store) else {}
+            found = outside_checkout(store, caller.settings.env, owned) if is_sparse(store) else {}
         return doc_id in found
 
     return outside
 
 
-def _lint_staged(store: Store, staged: Staged,
+def _lint_staged(store: Store, caller: Caller, staged: Staged,
                  today: dt.date) -> tuple[LintReport, Schema | None, dict[str, Parsed]]:
     """The staged documents, checked against the staged schema and, for the rest of the store, the
     index limited to what git tracks; documents linking to one the commit deletes are checked for
@@ -137,13 +118,13 @@ def _lint_staged(store: Store, staged: Staged,
     gone = {declared_id(data) for data in staged.deleted.values()} - {None}
     linkers: set[str] = set()
     if schema is not None:
-        facts, linker_ids = _staged_facts(store, schema, corpus, staged, {i for i in gone if i})
+        facts, linker_ids = _staged_facts(store, caller, schema, corpus, staged, {i for i in gone if i})
         linkers = set(linker_ids)
         if linkers:
             found = {p: staged.read(p) for p in sorted(linkers)}
             corpus.update(_load_corpus(store, sorted(p for p, d in found.items() if d is not None), Collector({}),
                                        {p: d for p, d in found.items() if d is not None}))
-        out.found.extend(check(schema, corpus, today, out.severities, facts, _outside_lookup(store, owned)))
+        out.found.extend(check(schema, corpus, today, out.severities, facts, _outside_lookup(store, owned, caller)))
     _check_applies_to(store, {p: v for p, v in corpus.items() if p not in linkers}, out)
     wanted = set(texts) | {SCHEMA_FILE}
     report = LintReport(files=len(corpus) - len(linkers))
@@ -153,7 +134,7 @@ def _lint_staged(store: Store, staged: Staged,
     return report, schema, corpus
 
 
-def _staged_facts(store: Store, schema: Schema, corpus: Mapping[str, Parsed], staged: Staged,
+def _staged_facts(store: Store, caller: Caller, schema: Schema, corpus: Mapping[str, Parsed], staged: Staged,
                   gone: set[str]) -> tuple[Facts, list[str]]:
     """Facts as the commit would have them, and the paths of the documents that link to a deleted id.
     The index knows the working tree: paths git does not track, or that the commit deletes, are left out."""
@@ -169,7 +150,7 @@ def _staged_facts(store: Store, schema: Schema, corpus: Mapping[str, Parsed], st
         linking = s.catalog.docs.identities((), edges_to=gone, kinds=schema.relations) if gone else []
         return near, linking
 
-    near, linking = session.run(store.root, neighbours)
+    near, linking = session.run(store.root, neighbours, caller=caller)
     candidates = {d.path: d for d in near + linking if d.path not in corpus and d.path not in staged.deleted}
     kept = staged.tracked(sorted(candidates))
     others = [d for p, d in candidates.items() if p in kept]
@@ -229,7 +210,7 @@ def facts_of(schema: Schema, documents: list[Identity]) -> Facts:
     return Facts(by_id, successors)
 
 
-def _facts_from_index(store: Store, schema: Schema, corpus: Mapping[str, Parsed]) -> Facts:
+def _facts_from_index(store: Store, caller: Caller, schema: Schema, corpus: Mapping[str, Parsed]) -> Facts:
     """The facts about the documents being checked, the others taken from the index (after its stat walk):
     the documents carrying their ids or the ids they link to, and those with a successor edge to them."""
     from docir.services.indexing import session
@@ -243,7 +224,7 @@ def _facts_from_index(store: Store, schema: Schema, corpus: Mapping[str, Parsed]
         return s.catalog.docs.identities(ids, edges_to={d.id for d in mine if d.id}, kinds=schema.successor_kinds)
 
     # Warnings about unreadable files are the checks' findings here, not the walk's messages.
-    others = [d for d in session.run(store.root, neighbours) if d.path not in corpus]
+    others = [d for d in session.run(store.root, neighbours, caller=caller) if d.path not in corpus]
     return facts_of(schema, others + mine)
 
 

@@ -17,7 +17,7 @@ from docir.services.vectors.flush import drain_due
 from docir.services.vectors.query_source import LocalModel, QuerySource
 
 if TYPE_CHECKING:  # the report is filled here, made by checks.py, which reaches this module through DOC030's check
-    from docir.services.lint.checks import LintReport
+    from docir.services.lint.registry import LintReport
 
 def near_duplicates(session: Session, source: QuerySource, report: LintReport, paths: list[str] | None) -> None:
     """Add the near-duplicate rule's findings (DOC030) to `report`; say in `report.semantic` when there is

@@ -57,6 +57,26 @@ class Finding(NamedTuple):
                 "severity": self.severity, "message": self.message}
 
 
+class LintReport:
+    """Filled in by the checks, the deep lint and the suppressions in turn. (Plain classes and NamedTuples
+    here: a pre-commit lint of one file must not pay for importing dataclasses, docir/requests.py.)"""
+
+    __slots__ = ("findings", "files", "semantic")
+
+    def __init__(self, files: int = 0) -> None:
+        self.findings: list[Finding] = []
+        self.files = files
+        self.semantic: str | None = None  # set by the deep lint
+
+    @property
+    def errors(self) -> int:
+        return sum(1 for f in self.findings if f.severity == "error")
+
+    @property
+    def warnings(self) -> int:
+        return sum(1 for f in self.findings if f.severity == "warning")
+
+
 class Rule(Generic[P]):
     """A lint rule: its documentation and its check, which takes what its stage of the lint hands it."""
 

@@ -9,17 +9,14 @@ run as the `git` command (adr-37de4436d256): one `git diff --cached` names the c
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
+from typing import NamedTuple
 
 from docir import gitio
 from docir.documents.ownership import Ownership
 from docir.gitio import BlobReader
 from docir.store import DOCS_DIR, SCHEMA_FILE, Store
-
-if TYPE_CHECKING:
-    from docir.services.lint.checks import LintReport
 
 ABSENT = "0" * 40
 # Modes git stores for a regular file; a symlink (120000) or a submodule (160000) is no document.
@@ -36,11 +33,11 @@ class Change(NamedTuple):
     new_mode: str
 
 
-def staged_changes(repo: Path) -> list[Change]:
+def staged_changes(repo: Path, env: Mapping[str, str]) -> list[Change]:
     """The paths this commit changes. Renames come as a deletion and an addition, so the old path
     of a moved document counts as gone and the new one is checked. Works before the first commit."""
     out = gitio.run(["diff", "--cached", "--raw", "-z", "--no-renames", "--no-abbrev", "--no-ext-diff",
-                     "--ignore-submodules"], repo) or b""
+                     "--ignore-submodules"], repo, env) or b""
     fields = out.decode("utf-8", "surrogateescape").split("\0")
     changes: list[Change] = []
     for header, path in zip(fields[0::2], fields[1::2], strict=False):  # the trailing empty field has no pair
@@ -126,7 +123,7 @@ def staged_store(store: Store, repo: Path, changes: list[Change], reader: BlobRe
         if not paths:
             return set()
         out = gitio.run(["--literal-pathspecs", "ls-files", "--cached", "-z", "--", *(prefix + p for p in paths)],
-                        repo) or b""
+                        repo, reader.env) or b""
         listed = out.decode("utf-8", "surrogateescape").split("\0")
         return {p[len(prefix):] for p in listed if p.startswith(prefix) and p}
 
@@ -143,40 +140,3 @@ def staged_ownership(store: Store, schema: bytes | None) -> Ownership:
         return Ownership()
     parsed, _problems = parsed_schema(text, store.schema_cache_path)
     return Ownership(parsed.exclude if parsed is not None else readable_exclude(text))
-
-
-def lint_commit(store: Store, repo: Path, changes: list[Change], reader: BlobReader,
-                named: list[str] | None = None) -> LintReport | None:
-    """The lint of what the commit would hold in this store (suppressions applied), or None when the
-    commit touches none of the store's documents and not its schema."""
-    from docir.services.lint import checks
-
-    part = staged_store(store, repo, changes, reader, named)
-    if part is None:
-        return None
-    report, _schema, corpus = checks.lint_store(store, staged=part)
-    checks.apply_suppressions(report, corpus, [*part.texts, SCHEMA_FILE])
-    return report
-
-
-def lint_stores(stores: list[Store], repo: Path, named: list[str] | None = None) -> list[tuple[Path, LintReport]]:
-    """lint_commit of each store for the changes staged in `repo` now: one `git diff`, one
-    `git cat-file` for them all; the stores the commit does not touch are left out."""
-    reader = BlobReader(repo)
-    try:
-        changes = staged_changes(repo)
-        found = [(store.root, lint_commit(store, repo, changes, reader, named)) for store in stores]
-    finally:
-        reader.close()
-    return [(root, report) for root, report in found if report is not None]
-
-
-def merged(reports: list[tuple[Path, LintReport]], base: Path) -> LintReport:
-    """The stores' reports as one, each path relative to `base`: one summary, one JSON document."""
-    from docir.services.lint.checks import LintReport
-
-    report = LintReport(files=sum(r.files for _, r in reports))
-    for root, each in reports:
-        report.findings.extend(f._replace(path=Path(os.path.relpath(root / f.path, base)).as_posix())
-                               for f in each.findings)
-    return report

@@ -35,6 +35,7 @@ from docir.services.retrieval.results import (
     SearchHit,
     Skeleton,
 )
+from docir.settings import Settings
 from docir.store import STATE_DIR, Store
 
 if TYPE_CHECKING:  # the model's side: only context needs it (cold start, adr-d5e80517405b)
@@ -55,12 +56,8 @@ class Peer(NamedTuple):
 AnyPeer = Union[Peer, "OrgPeer"]
 
 
-def peer_homes(local: Store, extra: list[Path | str], warn: Warn) -> list[tuple[str, Path]]:
-    """(label, home) of every folder peer: stores.yaml first, then --store; this store and repeats left out."""
-    return _peers_listed(local, extra, warn)[0]
-
-
-def _peers_listed(local: Store, extra: list[Path | str], warn: Warn) -> tuple[list[tuple[str, Path]], list[OrgAddress]]:
+def _peers_listed(local: Store, settings: Settings, extra: list[Path | str],
+                  warn: Warn) -> tuple[list[tuple[str, Path]], list[OrgAddress]]:
     """Every peer named by stores.yaml, then by --store: folder peers as (label, home), organisation stores
     as addresses (a `url:` entry, or a value that is a postgresql:// URL). UsageError for a bad URL, or a
     password in stores.yaml, which is committed."""
@@ -82,15 +79,14 @@ def _peers_listed(local: Store, extra: list[Path | str], warn: Warn) -> tuple[li
                 continue
             path = entry.get("path") if isinstance(entry, dict) else entry
             if isinstance(path, str) and path.strip():
-                listed.append((path, (local.root / Path(path).expanduser()).resolve()))
+                listed.append((path, (local.root / settings.expanded(path)).resolve()))
             else:
                 warn(f"{STATE_DIR}/{STORES_FILE}: ignoring entry {entry!r} (expected a folder path or a url)")
     for value in extra:
         if isinstance(value, str) and is_url(value):
             urls.append(parse(value, committed=False))
             continue
-        path = Path(value)
-        listed.append((str(value), (Path.cwd() / path.expanduser()).resolve()))
+        listed.append((str(value), Path(value).resolve()))  # made absolute at the edge (typed="place")
     seen = {local.root.resolve()}
     homes = []
     for label, home in listed:
@@ -118,12 +114,12 @@ def _org_entry(entry: object) -> OrgAddress:
     return parse(url, committed=True, repos=patterns[0], exclude=patterns[1])
 
 
-def open_peers(local: Store, extra: list[Path | str], warn: Warn) -> list[AnyPeer]:
-    homes, urls = _peers_listed(local, extra, warn)
+def open_peers(session: Session, extra: list[Path | str], warn: Warn) -> list[AnyPeer]:
+    homes, urls = _peers_listed(session.store, session.caller.settings, extra, warn)
     peers: list[AnyPeer] = []
     for label, home in homes:
         try:
-            peers.append(Peer(label, open_peer(home)))
+            peers.append(Peer(label, open_peer(home, session.caller)))
         except PeerUnreadable as exc:
             warn(f"peer store {label} skipped: {exc}")
     if urls:
@@ -132,7 +128,7 @@ def open_peers(local: Store, extra: list[Path | str], warn: Warn) -> list[AnyPee
 
         for org in urls:
             try:
-                peers.append(OrgPeer.open(org))
+                peers.append(OrgPeer.open(org, session.caller.settings))
             except OrgUnavailable as exc:
                 warn(f"organisation store {org.label} skipped: {exc}")
     return peers
@@ -144,7 +140,7 @@ T = TypeVar("T")
 @contextmanager
 def peers_open(session: Session, extra: list[Path | str] | None, warn: Warn) -> Iterator[list[AnyPeer]]:
     """The peers of one federated read, open; closed, their warnings said, whatever happens."""
-    peers = open_peers(session.store, list(extra or []), warn)
+    peers = open_peers(session, list(extra or []), warn)
     try:
         yield peers
     finally:

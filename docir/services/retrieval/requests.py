@@ -177,7 +177,7 @@ def context(session: Session, request: ContextRequest, warn: Warn) -> ContextRes
 
     if request.refs:
         references.ensure_ingested(session)
-    source = query_source(session.schema.model_path, session.store.root)
+    source = query_source(session.caller, session.schema.model_path, session.store.root)
     queries = [Need(request.task, request.sketch, request.terms), *(Need(task) for task in request.also)]
     ranked = federation.with_peers(
         session,
@@ -219,7 +219,7 @@ def _outside_checkout(session: Session, rows: Iterable[Mapping[str, object]], mi
     unresolved = [link for link in links if link[2] not in known]
     if not unresolved and not missing:
         return {}
-    outside = outside_checkout(session.store)
+    outside = outside_checkout(session.store, session.caller.settings.env)
     for source, kind, target in unresolved:
         if target in outside:
             session.warnings.append(f"{source} {kind} {target}, which is outside this sparse checkout "

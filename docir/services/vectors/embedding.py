@@ -34,6 +34,7 @@ from docir.index.vault import Vault, VectorPlan
 from docir.index.vectors import pack
 from docir.services.indexing.locking import write_lock
 from docir.services.vectors.reports import DrainStatus
+from docir.settings import Settings
 
 DEBOUNCE_SECONDS = 2.0  # a burst of edits to one document within this window costs one recompute
 BATCH_DOCUMENTS = 128  # a wider window to sort texts by length in: less padding per batch
@@ -87,7 +88,7 @@ def plan_key(model_id: str) -> str:
     return f"{model_id}|chunks-v{CHUNKING_VERSION}"
 
 
-def drain(catalog: Catalog, embedder: Embedder, *, debounce: float | Callable[[], float] = 0.0,
+def drain(catalog: Catalog, embedder: Embedder, settings: Settings, *, debounce: float | Callable[[], float] = 0.0,
           progress: Callable[[DrainProgress], None] | None = None,
           should_stop: Callable[[], bool] | None = None, report: DrainReport | None = None,
           vault: Vault | None = None) -> DrainReport:
@@ -97,9 +98,9 @@ def drain(catalog: Catalog, embedder: Embedder, *, debounce: float | Callable[[]
     index, ranking is semantic after one text per document instead of after all of them.
     `debounce` may be a function, asked before each batch: the worker drops it to zero when
     a flush asks for everything now. `report`, if given, is added to as each batch lands.
-    `vault` defaults to the user's (DOCIR_VECTORS). Raises IndexReplaced (see the module).
+    `vault` defaults to the caller's (`settings`). Raises IndexReplaced (see the module).
     """
-    keep = vault if vault is not None else Vault.default()
+    keep = vault if vault is not None else Vault.default(settings)
     try:
         return _drain(catalog, _Kept(embedder, keep), debounce, progress, should_stop,
                       report if report is not None else DrainReport())

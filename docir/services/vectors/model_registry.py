@@ -18,7 +18,8 @@ class HeldModel:
     drains: bool = False  # True in the worker, whose own thread computes scheduled vectors
     # In the worker: ask its drain thread for everything due now, and wait (the only drainer there);
     # and how far the drain running now has come.
-    flush: Callable[[], FlushReport] | None = None
+    # `flush(gone)`: back early once `gone()` says the caller has gone.
+    flush: Callable[[Callable[[], bool] | None], FlushReport] | None = None
     drain_status: Callable[[], DrainStatus | None] | None = None
 
 
@@ -26,7 +27,7 @@ _HELD: HeldModel | None = None
 
 
 def register_process_model(embedder: Embedder, *, drains: bool = False,
-                           flush: Callable[[], FlushReport] | None = None,
+                           flush: Callable[[Callable[[], bool] | None], FlushReport] | None = None,
                            drain_status: Callable[[], DrainStatus | None] | None = None) -> None:
     """In a long-lived process (the worker, the MCP server): commands use the model it holds."""
     global _HELD

@@ -15,9 +15,8 @@ from typing import Protocol
 
 from docir.embed.protocol import Embedder, Vectors
 from docir.embed.resolve import resolve
-from docir.services.vectors.drainer import ensure_worker, warm_worker_model
+from docir.services.indexing.caller import Caller, WorkerLink
 from docir.services.vectors.model_registry import held_model
-from docir.worker import client
 
 
 class QuerySource(Protocol):
@@ -72,6 +71,8 @@ class WorkerModel:
 
     root: Path
     model: str
+    worker: WorkerLink
+    caller: Caller
     schema_model_path: str | None = None
 
     @property
@@ -83,10 +84,10 @@ class WorkerModel:
         return self.model
 
     def embed(self, texts: Sequence[str]) -> Vectors:
-        reply = client.request(self.root, {"cmd": "embed", "texts": list(texts)}, timeout=2.0)
+        reply = self.worker.request(self.root, {"cmd": "embed", "texts": list(texts)}, 2.0)
         if reply is None or "vectors" not in reply:
             # The worker went away between the status check and the call: do it here instead.
-            local = load_local(self.schema_model_path, self.root)
+            local = load_local(self.caller, self.schema_model_path, self.root)
             if local.model_id != self.model:
                 raise WorkerGone(str((reply or {}).get("error", "the worker did not answer")))
             return local.embed(texts)
@@ -100,23 +101,24 @@ class WorkerGone(Exception):
     pass
 
 
-def query_source(schema_model_path: str | None, store_root: Path) -> QuerySource:
+def query_source(caller: Caller, schema_model_path: str | None, store_root: Path) -> QuerySource:
     """The cheapest way to embed a query here: the process's own model, the warm worker, or a
     model loaded for this one command (starting a worker in the background for the next)."""
     held = held_model()
     if held is not None:
         return LocalModel(held.embedder)
-    if client.enabled():
-        model = warm_worker_model(store_root)
+    worker = caller.worker
+    if worker is not None:
+        model = worker.model(store_root)
         if model is not None:
-            return WorkerModel(store_root, model, schema_model_path)
-        ensure_worker(store_root)
-    return load_local(schema_model_path, store_root)
+            return WorkerModel(store_root, model, worker, caller, schema_model_path)
+        worker.start(store_root)
+    return load_local(caller, schema_model_path, store_root)
 
 
-def load_local(schema_model_path: str | None, store_root: Path) -> QuerySource:
+def load_local(caller: Caller, schema_model_path: str | None, store_root: Path) -> QuerySource:
     """Load the model into this process (about a second), or say why there is none."""
-    choice = resolve(schema_model_path, store_root)
+    choice = resolve(caller.settings, schema_model_path, store_root)
     if not choice.available:
         return NoModel(choice.source.removeprefix("off: "))
     from docir.embed.load import load_embedder

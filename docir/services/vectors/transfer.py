@@ -11,7 +11,6 @@ folder that CI publishes; a drain imports it once, before it embeds.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TypedDict
@@ -28,6 +27,7 @@ from docir.schema import load_schema
 from docir.services.indexing.locking import write_lock
 from docir.services.indexing.session import Session
 from docir.services.vectors.embedding import plan_key, restore_due
+from docir.settings import Settings
 from docir.store import Store
 
 
@@ -81,7 +81,7 @@ class StoreModel:
 
 def store_model(session: Session) -> StoreModel:
     """The store's model, or a UsageError saying why there is none."""
-    choice = resolve(session.schema.model_path, session.store.root)
+    choice = resolve(session.caller.settings, session.schema.model_path, session.store.root)
     if not choice.available:
         raise UsageError(f"no embedding model here ({choice.source.removeprefix('off: ')})")
     return StoreModel(choice.model_id, choice.window)
@@ -110,10 +110,12 @@ def export_vectors(session: Session, target: Path, dtype: str, model: StoreModel
 
 def import_vectors(session: Session, source: Path) -> ImportReport:
     """Check `source` whole, then bring its vectors into the vault and the index; raises InputError."""
-    return import_into(session.catalog, session.store.lock_path, store_model(session), source)
+    return import_into(session.catalog, session.store.lock_path, store_model(session), source,
+                       session.caller.settings)
 
 
-def import_into(catalog: Catalog, lock_path: Path, model: StoreModel, source: Path) -> ImportReport:
+def import_into(catalog: Catalog, lock_path: Path, model: StoreModel, source: Path,
+                settings: Settings) -> ImportReport:
     try:
         contents = vector_file.read(source)
     except vector_file.VectorFileError as exc:
@@ -121,7 +123,7 @@ def import_into(catalog: Catalog, lock_path: Path, model: StoreModel, source: Pa
     refuse_other_model(contents.header, model, source)
     earlier = model.earlier(contents.header)
     made_by = earlier or model  # vectors are kept under the model that made them, whichever it is
-    keep = Vault.default()
+    keep = Vault.default(settings)
     if not keep.usable():
         keep = Vault(Path(":memory:"))  # no vault here: the file's plans still restore this index
     try:
@@ -146,11 +148,12 @@ def refuse_other_model(header: vector_file.Header, model: StoreModel, source: Pa
                          f"with {model.describe()}; vectors of another model are never mixed, nothing was changed")
 
 
-def configured_file(setting: str | None, root: Path, model: StoreModel) -> Path | None:
-    """The vector file `embedding.vectors_from` names (a file, or the newest matching one in a folder)."""
+def configured_file(setting: str | None, root: Path, model: StoreModel, settings: Settings) -> Path | None:
+    """The vector file `embedding.vectors_from` names (a file, or the newest matching one in a folder);
+    `$NAME` and `~` in it are the caller's."""
     if not setting:
         return None
-    place = Path(os.path.expandvars(setting)).expanduser()
+    place = settings.expanded(setting)
     place = place if place.is_absolute() else root / place
     if place.is_file():
         return place
@@ -166,7 +169,8 @@ def configured_file(setting: str | None, root: Path, model: StoreModel) -> Path 
     return None
 
 
-def import_before_drain(catalog: Catalog, store: Store, embedder: Embedder, notes: list[str]) -> ImportReport | None:
+def import_before_drain(catalog: Catalog, store: Store, embedder: Embedder, settings: Settings,
+                        notes: list[str]) -> ImportReport | None:
     """What every drain does first: import the file `embedding.vectors_from` names, once per version of it.
 
     Only when documents wait for vectors: an idle drain (the worker's runs twice a second) reads
@@ -177,7 +181,7 @@ def import_before_drain(catalog: Catalog, store: Store, embedder: Embedder, note
         return None
     model = StoreModel(embedder.model_id, embedder.max_tokens)
     schema = load_schema(store.schema_path, cache=store.schema_cache_path)  # parsed once per text (schema.py)
-    source = configured_file(schema.vectors_from, store.root, model)
+    source = configured_file(schema.vectors_from, store.root, model, settings)
     if source is None:
         return None
     stat = source.stat()
@@ -186,7 +190,7 @@ def import_before_drain(catalog: Catalog, store: Store, embedder: Embedder, note
     if catalog.vectors.setting(marker) == seen:
         return None
     try:
-        report: ImportReport | None = import_into(catalog, store.lock_path, model, source)
+        report: ImportReport | None = import_into(catalog, store.lock_path, model, source, settings)
     except InputError as exc:
         notes.append(f"embedding.vectors_from: {exc.message}")
         report = None

@@ -14,6 +14,7 @@ from docir.services.indexing import shared_walk
 from docir.services.indexing.session import open_session
 from docir.services.retrieval import ranking
 from docir.services.vectors.query_source import NoModel
+from tests.caller import caller
 
 NO_MODEL = NoModel("the index's changes are the point here")
 TASK = "where are sessions kept"
@@ -32,7 +33,7 @@ def long_lived(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 
 
 def ranked(root: Path) -> list[tuple[str, object]]:
-    session = open_session(root)
+    session = open_session(root, caller())
     try:
         result = ranking.context(session, [TASK], NO_MODEL, limit=5, expand=False)
         return [(str(entry.get("id")), entry.get("score")) for entry in result.results]

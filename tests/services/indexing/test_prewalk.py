@@ -16,6 +16,7 @@ from pathlib import Path
 from docir.documents.ownership import Ownership
 from docir.services.indexing import session as sessions
 from docir.services.indexing import sync
+from tests.caller import caller
 
 SCRIPT = """
 import json, os, sys
@@ -102,14 +103,14 @@ def test_a_plan_made_against_a_replaced_index_is_not_taken(cli, sample_store: Pa
 
 def test_a_plan_made_before_another_process_synced_is_empty_once_checked(sample_store: Path) -> None:
     """What the write lock re-plans (sync.rescan): only the files named, against the index as it is now."""
-    sessions.open_session(sample_store).close()
+    sessions.open_session(sample_store, caller()).close()
     edited = sample_store / "docs" / "issues" / "login-loop.md"
     edited.write_text(edited.read_text() + "\nOne more line.\n")
-    mine = sessions.open_session(sample_store, refresh=False)
+    mine = sessions.open_session(sample_store, caller(), refresh=False)
     try:
         planned = sync.scan(mine.store.root, mine.store.docs_dir, mine.catalog, Ownership())
         assert planned.plan.to_read == ("docs/issues/login-loop.md",)
-        sessions.open_session(sample_store).close()  # another process syncs first
+        sessions.open_session(sample_store, caller()).close()  # another process syncs first
         assert sync.rescan(mine.catalog, planned).plan.empty
     finally:
         mine.close()
@@ -118,10 +119,10 @@ def test_a_plan_made_before_another_process_synced_is_empty_once_checked(sample_
 def test_a_skipped_file_that_is_gone_is_forgotten(sample_store: Path) -> None:
     bad = sample_store / "docs" / "issues" / "bad.md"
     bad.write_text("no frontmatter here\n")
-    sessions.open_session(sample_store).close()
+    sessions.open_session(sample_store, caller()).close()
     assert _skipped(sample_store) == ["docs/issues/bad.md"]
     bad.unlink()
-    sessions.open_session(sample_store).close()
+    sessions.open_session(sample_store, caller()).close()
     assert _skipped(sample_store) == []
 
 

@@ -15,6 +15,7 @@ from docir.documents.chunk import window_budget
 from docir.documents.headings import find_headings
 from docir.embed.resolve import resolve
 from docir.embed.tokens import TokenCounter
+from tests.caller import settings
 from tests.conftest import FIXTURES, REPO
 
 CORPUS = FIXTURES / "refcorpus"
@@ -24,7 +25,7 @@ CORPUS = FIXTURES / "refcorpus"
 def counter(model_cache: Path) -> TokenCounter:
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("XDG_CACHE_HOME", str(model_cache))
-        return TokenCounter(resolve(None))
+        return TokenCounter(resolve(settings(), None))
 
 
 def chunks_of(name: str, counter: TokenCounter, corpus: Path = CORPUS) -> list[refdocs.RefChunk]:
@@ -112,9 +113,10 @@ def test_dry_run_makes_no_model_call_and_writes_nothing(cli, store: Path,  # typ
     assert crash["heading_path"][-1] == "CrashLoopBackOff" and crash["tokens"] > 10
     assert sorted(p.relative_to(store).as_posix() for p in store.rglob("*")) == before
     from docir.cli.ref_cmd import _print_plan  # the terminal rendering of the same plan
+    from docir.invocation import here
 
     capsys.readouterr()
-    _print_plan(plan)
+    _print_plan(plan, here())
     printed = capsys.readouterr().out
     assert "  handbook/troubleshooting.md > Troubleshooting pods > Common Issues > CrashLoopBackOff  " in printed
     assert printed.rstrip().endswith("nothing written")

@@ -11,6 +11,7 @@ from docir.documents.ownership import EVERYTHING
 from docir.services.indexing import shared_walk
 from docir.services.indexing.session import open_session
 from docir.services.indexing.shared_walk import SharedWalk
+from tests.caller import caller
 
 WAIT = 10.0
 
@@ -106,7 +107,7 @@ def test_a_failed_walk_raises_to_its_caller_and_the_waiters_walk_again() -> None
 def test_a_refresh_sees_an_edit_made_while_an_earlier_walk_was_running(sample_store: Path,
                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
     """The edit lands after walk 1 has passed the file; a command that starts after the edit must see it."""
-    open_session(sample_store).close()  # index it
+    open_session(sample_store, caller()).close()  # index it
     real_scan = shared_walk.scan_docs
     passed, release = threading.Event(), threading.Event()
     walks: list[int] = []
@@ -121,8 +122,8 @@ def test_a_refresh_sees_an_edit_made_while_an_earlier_walk_was_running(sample_st
 
     monkeypatch.setattr(shared_walk, "scan_docs", slow_first_scan)
     monkeypatch.setattr(shared_walk, "_WALKS", type(shared_walk._WALKS)())
-    early = open_session(sample_store, refresh=False)
-    late = open_session(sample_store, refresh=False)
+    early = open_session(sample_store, caller(), refresh=False)
+    late = open_session(sample_store, caller(), refresh=False)
     try:
         early_reports = []
         early_thread = threading.Thread(target=lambda: early_reports.append(early.refresh()))

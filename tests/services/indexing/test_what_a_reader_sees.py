@@ -10,6 +10,7 @@ from docir.services.indexing.session import open_session
 from docir.services.retrieval import ranking
 from docir.services.vectors import embedding
 from docir.services.vectors.query_source import NoModel
+from tests.caller import caller, settings
 from tests.conftest import UNDO_M008, as_written_at
 from tests.fakes import CountingEmbedder
 
@@ -69,7 +70,7 @@ def test_search_never_matches_a_word_only_in_a_comment_but_does_in_code(sample_s
 
 
 def test_a_section_holding_only_a_comment_never_wins_matched_section(sample_store: Path) -> None:
-    session = open_session(_store(sample_store))
+    session = open_session(_store(sample_store), caller())
     result = ranking.context(session, ["how is the implementation confirmed, and what are the decision drivers"],
                              NO_MODEL, limit=10, expand=False, mode="lexical")
     mine = [r for r in result.results if r["id"] == DOC_ID]
@@ -81,9 +82,9 @@ def test_a_section_holding_only_a_comment_never_wins_matched_section(sample_stor
 
 
 def test_a_section_holding_only_a_comment_makes_no_chunk_and_no_text_embeds_a_comment(sample_store: Path) -> None:
-    session = open_session(_store(sample_store))
+    session = open_session(_store(sample_store), caller())
     fake = CountingEmbedder()
-    embedding.drain(session.catalog, fake)
+    embedding.drain(session.catalog, fake, settings())
     rowid = session.catalog.docs.by_id(DOC_ID)[0][0]
     chunks = session.catalog.vectors.chunk_rows(rowid)
     assert [c.section for c in sorted(chunks.values(), key=lambda c: c.ordinal)] == [
@@ -111,7 +112,7 @@ def test_the_file_round_trips_byte_for_byte_through_update_and_get(sample_store:
 
 def test_an_index_from_before_drops_what_it_searched_in_comments_on_the_next_command(sample_store: Path) -> None:
     root = _store(sample_store)
-    session = open_session(root)
+    session = open_session(root, caller())
     documents = session.catalog.conn.execute("SELECT count(*) FROM documents").fetchone()[0]
     session.close()
     conn = sqlite3.connect(root / ".docir" / "index.db")
@@ -122,7 +123,7 @@ def test_an_index_from_before_drops_what_it_searched_in_comments_on_the_next_com
     conn.close()
     as_written_at(root / ".docir" / "index.db", 6, "ALTER TABLE documents DROP COLUMN shown", *UNDO_M008)
 
-    session = open_session(root, refresh=False)
+    session = open_session(root, caller(), refresh=False)
     assert session.refresh().updated == documents
     hits = session.catalog.search.lexical_hits('"xylophone"')
     assert hits == []
@@ -144,7 +145,7 @@ def test_size_says_how_much_of_a_read_is_comments_and_only_where_there_are_any(s
     assert size["hidden"] == sum(len(c.encode()) for c in comments)
     assert all("hidden" not in r["size"] for i, r in rows.items() if i != DOC_ID)
 
-    session = open_session(root)
+    session = open_session(root, caller())
     found = ranking.context(session, ["which option was chosen: a table that workers poll"], NO_MODEL, limit=10,
                             expand=False, mode="lexical").results
     session.close()

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.caller import caller
 from tests.conftest import FIXTURES, REPO
 
 D = "docs/decisions"
@@ -159,7 +160,7 @@ def _findings(root: Path, paths: list[str] | None) -> list[dict[str, object]]:
     from docir.services.lint import checks
     from docir.store import Store
 
-    report, _, corpus = checks.lint_store(Store(root), paths)
+    report, _, corpus = checks.lint_store(Store(root), caller(), paths)
     checks.apply_suppressions(report, corpus, paths)
     return [dict(f.as_dict()) for f in report.findings]
 

@@ -19,6 +19,7 @@ from docir.services.indexing.session import open_session
 from docir.services.retrieval import federation
 from docir.services.vectors import embedding
 from docir.services.vectors.query_source import LocalModel, load_local
+from tests.caller import caller, settings
 from tests.conftest import FIXTURES, remove_index
 from tests.fakes import CountingEmbedder
 from tests.test_cli_surface import subcommands
@@ -49,7 +50,7 @@ def test_exactly_four_commands_federate() -> None:
 
 def build(store_dir: Path, fixture: str) -> Path:
     shutil.copytree(FIXTURES / "stores" / fixture, store_dir)
-    open_session(store_dir).close()
+    open_session(store_dir, caller()).close()
     return store_dir
 
 
@@ -152,7 +153,7 @@ def test_get_finds_a_peer_document_in_the_order_asked(cli, stores: tuple[Path, P
 def model(model_cache: Path):  # type: ignore[no-untyped-def]
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("XDG_CACHE_HOME", str(model_cache))
-        source = load_local(None, model_cache)
+        source = load_local(caller(), None, model_cache)
     assert isinstance(source, LocalModel)
     return source
 
@@ -168,11 +169,11 @@ def test_best_match_in_a_small_peer_ranks_first_by_similarity(tmp_path: Path, mo
         if path.name not in ("session-renewal-strategy.md", "token-bucket-rate-limiter.md"):
             path.unlink()
     for root in (local, big, small):
-        session = open_session(root)
-        embedding.drain(session.catalog, model.embedder)
+        session = open_session(root, caller())
+        embedding.drain(session.catalog, model.embedder, settings())
         session.close()
     (local / ".docir" / "stores.yaml").write_text("stores:\n  - ../big\n  - ../small\n")
-    session = open_session(local)
+    session = open_session(local, caller())
     warnings: list[str] = []
     result = federation.with_peers(session, [], warnings.append, lambda peers: federation.context(
         session, peers, ["refresh token handling"], model, limit=6, expand=False, explain=False,
@@ -193,12 +194,12 @@ def test_best_match_in_a_small_peer_ranks_first_by_similarity(tmp_path: Path, mo
 def test_a_peer_with_another_model_is_searched_lexically_with_a_note(tmp_path: Path, model: LocalModel) -> None:
     local = build(tmp_path / "svc", "sample")
     peer = build(tmp_path / "platform", "semantic")
-    session = open_session(peer)
-    embedding.drain(session.catalog, CountingEmbedder(model_id="other-model@test"))
+    session = open_session(peer, caller())
+    embedding.drain(session.catalog, CountingEmbedder(model_id="other-model@test"), settings())
     session.close()
     (local / ".docir" / "stores.yaml").write_text("stores:\n  - ../platform\n")
-    session = open_session(local)
-    embedding.drain(session.catalog, model.embedder)
+    session = open_session(local, caller())
+    embedding.drain(session.catalog, model.embedder, settings())
     result = federation.with_peers(session, [], lambda m: None, lambda peers: federation.context(
         session, peers, ["nightly jobs with cron"], model, limit=5, expand=False, explain=False,
         include_inactive=False))

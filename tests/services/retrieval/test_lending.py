@@ -10,6 +10,7 @@ from docir.schema import default_schema_text, parse_schema
 from docir.services.indexing.session import open_session
 from docir.services.retrieval import fusion, ranking
 from docir.services.vectors.query_source import NoModel
+from tests.caller import caller
 
 NO_MODEL = NoModel("the links are the point here, not the vectors")
 TASK = "token bucket refill for tenant bursts on the ingest API"
@@ -40,7 +41,7 @@ def _store(root: Path, kind: str) -> Path:
 
 
 def _ranked(root: Path) -> list[dict[str, object]]:
-    session = open_session(root)
+    session = open_session(root, caller())
     try:
         result = ranking.context(session, [TASK], NO_MODEL, limit=10, expand=False, explain=True)
     finally:

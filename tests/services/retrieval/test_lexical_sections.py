@@ -16,6 +16,7 @@ from docir.services.indexing.session import open_session
 from docir.services.retrieval import lexical, ranking
 from docir.services.retrieval.visibility import Visibility
 from docir.services.vectors.query_source import NoModel
+from tests.caller import caller, settings
 from tests.conftest import FIXTURES, UNDO_M008, as_written_at
 
 LONG_GUIDE = "guide-5e5510000013"  # nine sections; the weekend rota is the last of them
@@ -30,7 +31,7 @@ def _store(tmp_path: Path) -> Path:
 
 
 def test_a_long_documents_last_section_wins_lexically_and_is_the_matched_section(tmp_path: Path) -> None:
-    session = open_session(_store(tmp_path))
+    session = open_session(_store(tmp_path), caller())
     result = ranking.context(session, ["weekend roster swaps when the primary does not acknowledge"], NO_MODEL,
                              limit=3, expand=False, explain=True, mode="lexical")
     top = result.results[0]
@@ -50,7 +51,7 @@ def test_search_finds_a_document_by_words_only_its_description_and_tags_have(tmp
         "---\nid: guide-00000000aa03\ntype: guide\ntitle: Rota notes\n"
         "description: Who answers the pager during the zanzibar offsite.\ntags: [quokka]\n"
         "status: current\nowner: '@t'\n---\n\n## Notes\n\nNothing here names the trip.\n\n## More\n\nStill not.\n")
-    session = open_session(root)
+    session = open_session(root, caller())
     visibility = Visibility.from_schema(session.schema)
     for word in ("zanzibar", "quokka"):
         (found,) = lexical.rank_documents(session, word, visibility)
@@ -68,7 +69,7 @@ def test_near_ranking_prefers_the_task_words_standing_together(tmp_path: Path) -
                         + "## Notes\n\nThe priority fee goes to the proposer. Other words fill the rest.\n")
     apart.write_text(front.format(id="guide-00000000aa02", title="Notes two")
                      + "## Notes\n\nThe fee is set here. " + "filler " * 40 + "Priority is another matter.\n")
-    session = open_session(root)
+    session = open_session(root, caller())
     found = lexical.rank_documents(session, "priority fee", Visibility.from_schema(session.schema))
     ids = [session.catalog.docs.listings_by_rowid([c.rowid])[c.rowid].id for c in found]
     assert ids.index("guide-00000000aa01") < ids.index("guide-00000000aa02")
@@ -82,9 +83,9 @@ def test_an_index_from_before_sections_gains_them_on_the_next_command_without_ne
     from tests.fakes import CountingEmbedder
 
     root = _store(tmp_path)
-    session = open_session(root)
+    session = open_session(root, caller())
     fake = CountingEmbedder()
-    embedding.drain(session.catalog, fake)
+    embedding.drain(session.catalog, fake, settings())
     documents = session.catalog.conn.execute("SELECT count(*) FROM documents").fetchone()[0]
     session.close()
     # What an index written before sections existed holds; dropping `sections` takes migration 8's
@@ -92,19 +93,19 @@ def test_an_index_from_before_sections_gains_them_on_the_next_command_without_ne
     as_written_at(root / ".docir" / "index.db", 4, "DROP TABLE sections_fts", "DROP TABLE sections",
                   "ALTER TABLE documents DROP COLUMN shown", *UNDO_M008[2:])
 
-    session = open_session(root, refresh=False)
+    session = open_session(root, caller(), refresh=False)
     assert session.refresh().updated == documents
     assert session.catalog.conn.execute("SELECT count(DISTINCT doc) FROM sections").fetchone()[0] == documents
     assert session.catalog.vectors.waiting(fake.model_id)[0] == 0  # text unchanged: no document vector is due
     again = CountingEmbedder()
-    embedding.drain(session.catalog, again)  # sections are planned again, every vector reused by its hash
+    embedding.drain(session.catalog, again, settings())  # sections are planned again, every vector reused by its hash
     assert again.texts == [] and session.catalog.vectors.queue_counts(fake.model_id)[0] == 0
     session.close()
 
 
 def test_sections_are_scored_only_in_the_documents_whole_document_bm25_ranks_first(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    session = open_session(_store(tmp_path))
+    session = open_session(_store(tmp_path), caller())
     visibility = Visibility.from_schema(session.schema)
     task = BROAD_TASK
     search = session.catalog.search
@@ -119,7 +120,7 @@ def test_sections_are_scored_only_in_the_documents_whole_document_bm25_ranks_fir
 
 
 def test_a_section_query_among_some_documents_finds_sections_of_those_only(tmp_path: Path) -> None:
-    session = open_session(_store(tmp_path))
+    session = open_session(_store(tmp_path), caller())
     search = session.catalog.search
     match = match_expression(BROAD_TASK) or ""
     everywhere = {h.doc for h in search.best_sections(match, 1000)}
@@ -132,7 +133,7 @@ def test_a_section_query_among_some_documents_finds_sections_of_those_only(tmp_p
 
 def test_sections_among_some_documents_score_and_order_as_a_match_naming_those_documents_would(
         tmp_path: Path) -> None:
-    session = open_session(_store(tmp_path))
+    session = open_session(_store(tmp_path), caller())
     search = session.catalog.search
     rowids = sorted(int(r[0]) for r in session.catalog.conn.execute("SELECT rowid FROM documents"))
 
@@ -159,7 +160,7 @@ def test_sections_among_some_documents_score_and_order_as_a_match_naming_those_d
 
 
 def test_a_number_in_the_task_is_never_matched_against_a_sections_document_rowid(tmp_path: Path) -> None:
-    session = open_session(_store(tmp_path))
+    session = open_session(_store(tmp_path), caller())
     rowids = [int(r[0]) for r in session.catalog.conn.execute("SELECT rowid FROM documents")]
     hits = session.catalog.search.best_sections(" OR ".join(f'"{r}"' for r in rowids), 100, rowids)
     # Every section's owner column holds one of these numbers; no section's text does.
@@ -169,7 +170,7 @@ def test_a_number_in_the_task_is_never_matched_against_a_sections_document_rowid
 
 def test_an_index_from_before_the_owner_column_is_migrated_in_place_without_reading_the_files(tmp_path: Path) -> None:
     root = _store(tmp_path)
-    session = open_session(root)
+    session = open_session(root, caller())
     task = "weekend roster swaps when the primary does not acknowledge"
     visibility = Visibility.from_schema(session.schema)
     before = [(c.rowid, c.best_section) for c in lexical.rank_documents(session, task, visibility)]
@@ -187,7 +188,7 @@ def test_an_index_from_before_the_owner_column_is_migrated_in_place_without_read
     conn.execute("COMMIT")
     conn.close()
 
-    session = open_session(root, refresh=False)
+    session = open_session(root, caller(), refresh=False)
     assert session.refresh().updated == 0  # no file was read again
     after = [(c.rowid, c.best_section) for c in lexical.rank_documents(session, task, visibility)]
     assert after == before and after

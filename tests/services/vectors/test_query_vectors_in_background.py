@@ -12,6 +12,7 @@ import pytest
 
 from docir.services.indexing.session import open_session
 from docir.services.retrieval import background, ranking
+from tests.caller import caller
 from tests.fakes import CountingEmbedder
 
 ASKED_BY: contextvars.ContextVar[str] = contextvars.ContextVar("asked_by", default="nobody")
@@ -40,7 +41,7 @@ class Source:
 
 @pytest.fixture
 def session(sample_store: Path):  # type: ignore[no-untyped-def]
-    opened = open_session(sample_store)
+    opened = open_session(sample_store, caller())
     yield opened
     opened.close()
 

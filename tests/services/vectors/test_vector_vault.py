@@ -19,20 +19,21 @@ from docir.index import db
 from docir.index.vault import Vault
 from docir.services.indexing.session import open_session
 from docir.services.vectors import embedding
+from tests.caller import caller, settings
 from tests.conftest import remove_index
 from tests.fakes import CountingEmbedder
 
 
 def drained(root: Path, embedder: CountingEmbedder) -> embedding.DrainReport:
-    session = open_session(root)
+    session = open_session(root, caller())
     try:
-        return embedding.drain(session.catalog, embedder)
+        return embedding.drain(session.catalog, embedder, settings())
     finally:
         session.close()
 
 
 def due(root: Path, model_id: str) -> int:
-    session = open_session(root)
+    session = open_session(root, caller())
     try:
         return session.catalog.vectors.queue_counts(model_id)[0]
     finally:
@@ -128,7 +129,7 @@ def test_a_vault_that_cannot_be_written_turns_off_and_embedding_goes_on(sample_s
     report = drained(sample_store, model)
     assert report.texts_embedded == len(model.texts) > 0
     assert due(sample_store, model.model_id) == 0
-    vault = Vault.default()
+    vault = Vault.default(settings())
     assert vault.summary()["off"]
 
 
@@ -247,7 +248,7 @@ def test_a_clone_imports_the_file_its_schema_names_before_it_embeds(sample_store
 
     made = CountingEmbedder()
     drained(sample_store, made)
-    session = open_session(sample_store)
+    session = open_session(sample_store, caller())
     try:
         transfer.export_vectors(session, tmp_path / "team.docirvec", "float32",
                                 transfer.StoreModel(made.model_id, made.max_tokens))
@@ -261,7 +262,7 @@ def test_a_clone_imports_the_file_its_schema_names_before_it_embeds(sample_store
     monkeypatch.setenv("DOCIR_VECTORS", str(tmp_path / "another-machine" / "vectors.db"))
 
     model = CountingEmbedder()
-    session = open_session(clone)
+    session = open_session(clone, caller())
     try:
         report = flush.drain_due(session, model)
     finally:
@@ -281,7 +282,7 @@ def test_an_export_of_the_model_as_shipped_answers_then_is_made_again(sample_sto
 
     shipped, built = CountingEmbedder(f"{OFFLINE_MODEL}@int8-w256"), CountingEmbedder(f"{OFFLINE_MODEL}@{BUILD}-w256")
     drained(sample_store, shipped)
-    session = open_session(sample_store)
+    session = open_session(sample_store, caller())
     try:
         transfer.export_vectors(session, tmp_path / "before.docirvec", "float32",
                                 transfer.StoreModel(shipped.model_id, 256))
@@ -293,9 +294,10 @@ def test_an_export_of_the_model_as_shipped_answers_then_is_made_again(sample_sto
     monkeypatch.setenv("DOCIR_VECTORS", str(tmp_path / "another-machine" / "vectors.db"))
     now = transfer.StoreModel(built.model_id, 256)
 
-    session = open_session(clone)
+    session = open_session(clone, caller())
     try:
-        report = transfer.import_into(session.catalog, session.store.lock_path, now, tmp_path / "before.docirvec")
+        report = transfer.import_into(session.catalog, session.store.lock_path, now, tmp_path / "before.docirvec",
+                                      settings())
         answering = session.catalog.vectors.vector_set(answers_with(built.model_id))
         assert session.catalog.vectors.vector_set([built.model_id]).rowids == []
     finally:
@@ -306,9 +308,10 @@ def test_an_export_of_the_model_as_shipped_answers_then_is_made_again(sample_sto
 
     drained(clone, built)
     assert built.texts and due(clone, built.model_id) == 0
-    session = open_session(clone)
+    session = open_session(clone, caller())
     try:
-        again = transfer.import_into(session.catalog, session.store.lock_path, now, tmp_path / "before.docirvec")
+        again = transfer.import_into(session.catalog, session.store.lock_path, now, tmp_path / "before.docirvec",
+                                     settings())
         made_again = session.catalog.vectors.vector_set([built.model_id])
     finally:
         session.close()
@@ -322,13 +325,13 @@ def test_a_file_of_an_unrelated_model_is_still_refused(sample_store: Path, tmp_p
 
     other = CountingEmbedder("BAAI/bge-small-en-v1.5@local-w256")
     drained(sample_store, other)
-    session = open_session(sample_store)
+    session = open_session(sample_store, caller())
     try:
         transfer.export_vectors(session, tmp_path / "other.docirvec", "float32",
                                 transfer.StoreModel(other.model_id, 256))
         with pytest.raises(InputError, match="never mixed"):
             transfer.import_into(session.catalog, session.store.lock_path,
                                  transfer.StoreModel("sentence-transformers/all-MiniLM-L6-v2@int8pc1-w256", 256),
-                                 tmp_path / "other.docirvec")
+                                 tmp_path / "other.docirvec", settings())
     finally:
         session.close()

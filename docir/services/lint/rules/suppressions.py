@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from docir.services.lint.registry import REGISTRY, Finding, Hit, Parsed, rule
 
 if TYPE_CHECKING:
-    from docir.services.lint.checks import LintReport
+    from docir.services.lint.registry import LintReport
 
 SUPPRESS_RE = re.compile(r"<!--\s*docir:\s*ignore\[([^\]]*)\]\s*-->")
 

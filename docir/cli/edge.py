@@ -1,0 +1,46 @@
+"""Where the command line hands the layers below what they may know of the caller (adr-3c5e7a90b1d4).
+
+A command runs for an Invocation: this process's folder, environment and streams, or a client's in
+the warm worker. Below the command line nothing reads them; what they decide is made here, once per
+command, into the Caller a session carries: the settings of the caller's environment, the way to the
+store's warm worker, and whether the caller has gone.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+from docir.invocation import Invocation
+from docir.services.indexing.caller import Caller
+
+T = TypeVar("T")
+
+
+def caller_of(call: Invocation) -> Caller:
+    settings = call.settings()
+    worker = None
+    if settings.worker:
+        from docir.worker.link import ClientLink
+
+        worker = ClientLink()
+    return Caller(settings, worker, None if call.cancelled is None else call.cancelled.is_set)
+
+
+def invocation(ctx: Any, root: Path | None = None, json: bool = False) -> Invocation:
+    """The Invocation a typer command runs for (cli/main.py hands it to click as the context's object;
+    click run by other code, this process's own), with the command's --root and --json."""
+    call = ctx.find_root().obj
+    if not isinstance(call, Invocation):
+        from docir.invocation import here
+
+        call = here()
+    return call._replace(root=root, json=json)
+
+
+def in_store(call: Invocation, action: Callable[..., T], *args: Any, refresh: bool = True) -> T:
+    """`action(session, *args)` in a session of the caller's store (--root, else found upward)."""
+    from docir.services.indexing import session
+
+    return session.run(call.store_root(), action, *args, caller=caller_of(call), refresh=refresh, warn=call.warn)
