@@ -2,7 +2,6 @@
 
 import ast
 from pathlib import Path
-from typing import TypeGuard
 
 PACKAGE = Path(__file__).resolve().parents[1] / "docir"
 
@@ -11,7 +10,7 @@ FORBIDDEN = {
     "documents": {"index", "services", "cli", "embed", "worker"},
     "index": {"documents", "services", "cli", "embed", "worker"},
     "embed": {"documents", "index", "services", "cli"},
-    "services": {"cli"},
+    "services": {"cli", "worker"},  # the command line or the worker hands a session what it needs (its Caller)
     "worker": {"cli"},
     "org": {"cli", "worker"},
 }
@@ -115,31 +114,12 @@ def module_name(path: Path) -> str:
     return ".".join(parts)
 
 
-def is_type_checking_block(node: ast.AST) -> TypeGuard[ast.If]:
-    test = node.test if isinstance(node, ast.If) else None
-    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
-        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
-
-
-def runtime_imports(tree: ast.AST) -> list[ast.Import | ast.ImportFrom]:
-    """Every import statement that can run: at module level, inside functions, classes, try blocks.
-
-    Imports under `if TYPE_CHECKING:` are left out: that block never runs, so it cannot make one
-    module wait for another half-imported one; it is how a type is named without an import at all.
-    Not seen: a module imported by a name computed at run time (cli/app.py's lazy commands).
-    """
-    found: list[ast.Import | ast.ImportFrom] = []
-    pending: list[ast.AST] = [tree]
-    while pending:
-        node = pending.pop()
-        if isinstance(node, (ast.Import, ast.ImportFrom)):
-            found.append(node)
-        for child in ast.iter_child_nodes(node):
-            if is_type_checking_block(child):
-                pending.extend(child.orelse)
-            else:
-                pending.append(child)
-    return found
+def every_import(tree: ast.AST) -> list[ast.Import | ast.ImportFrom]:
+    """Every import statement: at module level, inside functions, classes, try blocks, and under
+    `if TYPE_CHECKING:`. A type named from a module is a dependency on it for the reader as much as a
+    running import is, so a cycle through one is a cycle. Not seen: a module imported by a name
+    computed at run time (cli/app.py's lazy commands)."""
+    return [node for node in ast.walk(tree) if isinstance(node, (ast.Import, ast.ImportFrom))]
 
 
 def targets(node: ast.Import | ast.ImportFrom, importer: str, is_package: bool, modules: set[str]) -> set[str]:
@@ -168,7 +148,7 @@ def import_graph() -> dict[str, set[str]]:
     for name, path in paths.items():
         tree = ast.parse(path.read_text(encoding="utf-8"))
         is_package = path.name == "__init__.py"
-        graph[name] = {target for node in runtime_imports(tree)
+        graph[name] = {target for node in every_import(tree)
                        for target in targets(node, name, is_package, modules)} - {name}
     return graph
 
@@ -231,7 +211,7 @@ def _a_cycle_in(group: set[str], graph: dict[str, set[str]]) -> list[str]:
 
 def test_no_module_imports_itself_through_others() -> None:
     found = [" -> ".join(cycle) for cycle in cycles(import_graph())]
-    assert found == [], "import cycles (function-level imports count too):\n" + "\n".join(found)
+    assert found == [], "import cycles (function-level and type-only imports count too):\n" + "\n".join(found)
 
 
 def test_the_cycle_check_sees_every_import_form() -> None:
@@ -248,8 +228,84 @@ def test_the_cycle_check_sees_every_import_form() -> None:
     modules = {"docir", "docir.a", "docir.a.b", "docir.c", "docir.d", "docir.d.e", "docir.g", "docir.h",
                "docir.j", "docir.j.k"}
     found = set()
-    for node in runtime_imports(ast.parse(source)):
+    for node in every_import(ast.parse(source)):
         found |= targets(node, "docir.x", False, modules)
-    assert found == {"docir", "docir.a", "docir.a.b", "docir.c", "docir.d", "docir.d.e", "docir.g", "docir.h"}
+    assert found == {"docir", "docir.a", "docir.a.b", "docir.c", "docir.d", "docir.d.e", "docir.g", "docir.h",
+                     "docir.j", "docir.j.k"}
     graph = {"docir.a": {"docir.b"}, "docir.b": {"docir.c"}, "docir.c": {"docir.a"}, "docir.d": {"docir.a"}}
     assert cycles(graph) == [["docir.a", "docir.b", "docir.c", "docir.a"]]
+
+
+# Where a process's own state may be read: the command line (and python -m docir), the Invocation's
+# `here()` (this process's, for a command run in it), and the warm client, which is the calling
+# process's entry point. Everything below is handed what it needs (adr-3c5e7a90b1d4).
+EDGE = ("cli/", "__main__.py", "invocation.py", "worker/client.py")
+PROCESS_STATE = {
+    "os": {"environ", "environb", "getenv", "putenv", "unsetenv", "getcwd", "getcwdb", "chdir"},
+    "sys": {"stdin", "stdout", "stderr", "__stdin__", "__stdout__", "__stderr__", "argv"},
+    "Path": {"cwd", "home"},
+}
+READS_PROCESS_STATE = {"print", "input", "expanduser"}  # the process's stdout and stdin; its HOME
+
+
+def process_state_reads(tree: ast.AST) -> list[str]:
+    """Each read of the process's environment, folder or standard streams in a module's source."""
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and \
+                node.attr in PROCESS_STATE.get(node.value.id, ()):
+            found.append(f"{node.value.id}.{node.attr}")
+        elif isinstance(node, ast.Attribute) and node.attr == "expanduser":
+            found.append(".expanduser")
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in READS_PROCESS_STATE:
+            found.append(f"{node.func.id}()")
+        elif isinstance(node, ast.ImportFrom) and node.module in PROCESS_STATE:
+            found.extend(f"{node.module}.{a.name}" for a in node.names if a.name in PROCESS_STATE[node.module])
+    return found
+
+
+def test_nothing_below_the_command_line_reads_the_process_environment_folder_or_streams() -> None:
+    """In the warm worker these are the worker's, not the client's; a command is handed its caller's as an
+    Invocation, and what they decide goes down as a Caller (settings, the worker link, cancellation)."""
+    wrong = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        rel = path.relative_to(PACKAGE).as_posix()
+        if rel.startswith(EDGE):
+            continue
+        wrong.extend(f"{rel}: {read}" for read in process_state_reads(ast.parse(path.read_text(encoding="utf-8"))))
+    assert wrong == []
+
+
+def test_the_process_state_check_sees_every_form() -> None:
+    source = (
+        "import os, sys\n"
+        "from os import environ\n"
+        "from pathlib import Path\n"
+        "a = os.environ.get('X')\n"
+        "b = os.getcwd()\n"
+        "sys.stdout.write('x')\n"
+        "c = Path.cwd()\n"
+        "d = Path('~').expanduser()\n"
+        "print('x')\n"
+        "e = os.path.join('a', 'b')\n"
+        "f = call.stdout\n"
+    )
+    assert sorted(process_state_reads(ast.parse(source))) == sorted(
+        ["os.environ", "os.environ", "os.getcwd", "sys.stdout", "Path.cwd", ".expanduser", "print()"])
+
+
+LAYER_DOCUMENT = PACKAGE.parent / "docs" / "architecture" / "layers-and-import-boundaries.md"
+
+
+def rules_text() -> str:
+    """The rules of this module's tables, as the layer document states them."""
+    lines = [f"layer {layer} never imports: {', '.join(sorted(never))}" for layer, never in FORBIDDEN.items()]
+    lines += [f"services/{name} may import: {', '.join(sorted(allowed)) or '(none)'}"
+              for name, allowed in SERVICES_MAY_IMPORT.items()]
+    lines.append(f"process state is read only in: {', '.join(EDGE)}")
+    return "```text\n" + "\n".join(lines) + "\n```"
+
+
+def test_the_layer_document_states_the_rules_the_test_holds() -> None:
+    """docs/architecture/layers-and-import-boundaries.md holds these rules word for word: change one, change both."""
+    assert rules_text() in LAYER_DOCUMENT.read_text(encoding="utf-8"), rules_text()
