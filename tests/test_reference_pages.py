@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from docir.cli import reference
-from docir.cli.app import COMMANDS
+from docir.commands import BY_NAME as COMMANDS
 from docir.services.lint.rules import RULES
 from tests.conftest import REPO
 

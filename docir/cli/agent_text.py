@@ -26,8 +26,8 @@ LINKED_DESCRIPTION_CHARS = 50  # a linked entry is one line: the link says most 
 
 
 def of(command: str, request: Any, payload: Mapping[str, Any], *, say_missing: bool = True) -> str:
-    """The text form of a read's result, for the CLI off a terminal and for the MCP tool alike (route.READS
-    names the reads)."""
+    """The text form of a read's result, for the CLI off a terminal and for the MCP tool alike (the reads
+    are those docir/commands.py says `reads`)."""
     if command == "context":
         return context(payload)
     if command == "get":

@@ -1,7 +1,7 @@
 """The typer app: one module per command, imported only when its command runs.
 
 A command run without a warm worker (a git hook, CI, a sandbox, the first call) pays for
-every module it imports. So the group knows its commands by name (COMMANDS) and imports a
+every module it imports. So the group knows its commands by name (docir/commands.py) and imports a
 command's module, and builds its click command from the module's typer signature, only
 when that command is invoked or its help is shown. A declared command's click command is
 derived from its request (typer_command.py); another's from its module's typer signature. A
@@ -23,8 +23,9 @@ from typer.core import TyperGroup
 from typer.models import CommandInfo, TyperInfo
 
 from docir import __version__
-from docir.cli.route import COMMANDS, DECLARED, declared
+from docir.cli.route import declared
 from docir.cli.summaries import summary
+from docir.commands import BY_NAME, TABLE
 
 HELP = """The right few design documents of a repository, fast.
 
@@ -35,10 +36,6 @@ you need in one call. Output is JSON when piped, a table on a terminal.
 Exit codes: 0 ok, 1 not found / findings, 2 usage or input error, 3 internal error.
 """
 
-# Exactly these read commands may fan out to peer stores (adr-148bb3028835); writes never do.
-FEDERATED_COMMANDS = frozenset({"get", "query", "search", "context"})
-
-
 class LazyGroup(TyperGroup):
     """docir's commands, each built on first use; the warm worker builds each once for all its threads."""
 
@@ -48,10 +45,10 @@ class LazyGroup(TyperGroup):
         self._building = threading.Lock()
 
     def list_commands(self, ctx: click.Context) -> list[str]:
-        return list(COMMANDS)
+        return [command.name for command in TABLE]
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
-        if cmd_name not in COMMANDS:
+        if cmd_name not in BY_NAME:
             return None
         with self._building:
             if cmd_name not in self._built:
@@ -60,10 +57,9 @@ class LazyGroup(TyperGroup):
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         """The listing click would print, from the docstrings alone: no command module is imported."""
-        limit = formatter.width - 6 - max(len(name) for name in COMMANDS)
+        limit = formatter.width - 6 - max(len(command.name) for command in TABLE)
         # A bare click.Command with the same help shortens it exactly as the real command would.
-        rows = [(name, click.Command(name, help=summary(module)).get_short_help_str(limit))
-                for name, module in COMMANDS.items()]
+        rows = [(c.name, click.Command(c.name, help=summary(c.module)).get_short_help_str(limit)) for c in TABLE]
         with formatter.section("Commands"):
             formatter.write_dl(rows)
 
@@ -71,7 +67,7 @@ class LazyGroup(TyperGroup):
         try:
             return super().resolve_command(ctx, args)
         except click.UsageError as exc:  # TyperGroup suggests from self.commands, which is empty here
-            matches = get_close_matches(args[0], list(COMMANDS)) if args else []
+            matches = get_close_matches(args[0], list(BY_NAME)) if args else []
             if matches:
                 suggestion = ", ".join(repr(m) for m in matches)
                 exc.message = f"{exc.message.rstrip('.')}. Did you mean {suggestion}?"  # type: ignore[misc]
@@ -79,11 +75,11 @@ class LazyGroup(TyperGroup):
 
 
 def build_command(name: str) -> click.Command:
-    if name in DECLARED:
+    if BY_NAME[name].declared:
         from docir.cli import typer_command
 
         return typer_command.command(name, declared(name))
-    module = importlib.import_module(f"docir.cli.{COMMANDS[name]}")
+    module = importlib.import_module(f"docir.cli.{BY_NAME[name].module}")
     command: click.Command
     if hasattr(module, "app"):
         command = typer.main.get_group_from_info(TyperInfo(module.app, name=name), pretty_exceptions_short=True,

@@ -25,6 +25,7 @@ from docir.cli import agent_text, route
 from docir.cli.edge import caller_of, invocation
 from docir.cli.mcp_schema import input_schema
 from docir.cli.options import RootOption
+from docir.commands import BY_NAME, TABLE, Command
 from docir.errors import DocirError, UsageError
 from docir.requests import REQUIRED, fields
 from docir.services.indexing import session
@@ -47,23 +48,17 @@ class Tool:
     description: str
 
 
-def _tool(name: str, read_only: bool, description: str) -> Tool:
+def _tool(command: Command) -> Tool:
     """The tool of a declared command: its request and the service function its CLI command runs."""
-    declared = route.declared(name)
-    if declared.serve is None:
-        raise TypeError(f"{name} serves no request in a session: it cannot be a tool")
-    return Tool(name, declared.request, declared.serve, read_only, description)
+    declared = route.declared(command.name)
+    if declared.serve is None or command.tool is None:
+        raise TypeError(f"{command.name} serves no request in a session: it cannot be a tool")
+    return Tool(command.name, declared.request, declared.serve, not command.writes, command.tool)
 
 
-TOOLS = (
-    _tool("context", True, "The documents that matter for a task, ranked, with those they link."),
-    _tool("get", True, "Documents by id, many per call; a long one comes as its outline."),
-    _tool("query", True, "Documents by filters, a line each; no filter: the whole catalogue."),
-    _tool("search", True, "Full-text search (bm25). Prefer `context` for a task."),
-    _tool("add", False, "Create a document; returns its id and path."),
-    _tool("update", False, "Change a document in place."),
-    _tool("archive", False, "Move a document to docs/archive/: out of search, `get` still finds it."),
-)
+# The commands docir/commands.py gives a tool's text: the reads first, `context` at their head (what an agent
+# calls first), then the writes.
+TOOLS = tuple(_tool(c) for c in sorted((c for c in TABLE if c.tool), key=lambda c: (c.writes, c.name != "context")))
 SCHEMAS = {tool.name: input_schema(tool.request) for tool in TOOLS}
 
 
@@ -113,7 +108,7 @@ def handler(tool: Tool, home: Path, caller: Caller) -> Callable[..., Any]:
         payload = result.to_json() if hasattr(result, "to_json") else result
         # A read's agent text, as the CLI prints it off a terminal (adr-aa663d326ae5); a write's JSON without
         # its indentation. Once: structured content would send every byte a second time (adr-9fa8dcd099b0).
-        text = (agent_text.of(tool.name, request, payload) if tool.name in route.READS
+        text = (agent_text.of(tool.name, request, payload) if BY_NAME[tool.name].reads
                 else json.dumps(payload, ensure_ascii=False, separators=(",", ":")))
         return CallToolResult(content=[TextContent(type="text", text=text)])
 

@@ -88,7 +88,7 @@ def _prose(text: str) -> str:
 def _commands() -> Iterator[tuple[str, click.Command]]:
     """(full name, click command) of every visible command, in `docir --help` order."""
     from docir.cli.app import build_command
-    from docir.cli.route import COMMANDS
+    from docir.commands import TABLE
 
     def walk(name: str, command: click.Command) -> Iterator[tuple[str, click.Command]]:
         if isinstance(command, click.Group):
@@ -99,8 +99,8 @@ def _commands() -> Iterator[tuple[str, click.Command]]:
         else:
             yield name, command
 
-    for name in COMMANDS:
-        yield from walk(name, build_command(name))
+    for command in TABLE:
+        yield from walk(command.name, build_command(command.name))
 
 
 def _type(param: click.Parameter) -> str:

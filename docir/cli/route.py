@@ -18,35 +18,15 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from docir.commands import BY_NAME
 from docir.invocation import Invocation
 from docir.requests import REQUIRED, RequestField, fields
-
-# Command name -> its module under docir.cli, in the order --help lists them. A module defines
-# `DECLARED` (a command declared by its request), `command` (a typer command function) or, for a
-# group of subcommands, `app` (a typer.Typer).
-COMMANDS = {
-    "init": "init_cmd", "add": "add_cmd", "update": "update_cmd", "archive": "archive_cmd", "get": "get_cmd",
-    "query": "query_cmd", "search": "search_cmd", "context": "context_cmd", "reindex": "reindex_cmd",
-    "embed": "embed_cmd", "lint": "lint_cmd", "rule": "rule_cmd", "mcp": "mcp_cmd", "agents": "agents_cmd",
-    "adopt": "adopt_cmd", "worker": "worker_cmd", "hooks": "hooks_cmd", "ref": "ref_cmd",
-    "publish": "publish_cmd",
-}
-# The commands declared by a request: their modules import no typer, so the fast path may load them.
-DECLARED = frozenset({"get", "search", "query", "context", "lint", "add", "update", "archive"})
-# The commands that walk docs/ before they answer: always (""), or only when this field is given. A process of
-# its own begins that walk in a forked child beside its imports (adr-b4d840c5ec82); an unconditional one begins
-# before the command's module (and the services it imports) is even loaded, at the --root its words name.
-WALKS = {"get": "", "search": "", "query": "", "lint": "files"}
 
 ROOT_HELP = "The store's root folder. Default: found upward from the current folder, like git."
 JSON_HELP = "Print JSON. This is the default when stdout is not a terminal."
 # The reads answer an agent in compact text off a terminal; JSON is asked for (adr-aa663d326ae5).
-READS = frozenset({"context", "get", "query", "search"})
 READ_JSON_HELP = "Print the complete JSON, for programs (off a terminal the default is compact text)."
 
-
-def json_help(name: str) -> str:
-    return READ_JSON_HELP if name in READS else JSON_HELP
 
 
 class Declared(NamedTuple):
@@ -91,7 +71,7 @@ _TABLES: dict[type[Any], Table] = {}
 
 
 def declared(name: str) -> Declared:
-    return importlib.import_module(f"docir.cli.{COMMANDS[name]}").DECLARED  # type: ignore[no-any-return]
+    return importlib.import_module(f"docir.cli.{BY_NAME[name].module}").DECLARED  # type: ignore[no-any-return]
 
 
 def spellings(f: RequestField) -> tuple[str, ...]:
@@ -156,9 +136,12 @@ class Parsed(NamedTuple):
 
 def parse(argv: list[str], call: Invocation) -> Parsed | None:
     """The request of a declared command's plain form, or None: the typer command should parse this."""
-    if not argv or argv[0] not in DECLARED:
+    command = BY_NAME.get(argv[0]) if argv else None
+    if command is None or not command.declared:
         return None
-    walks = WALKS.get(argv[0])
+    # A walk of docs/ that is always needed begins before the command's module (and the services it
+    # imports) is even loaded, at the --root its words name (adr-b4d840c5ec82).
+    walks = command.walks
     walked = _prewalk(call, _root_word(argv)) if call.own_process and walks == "" else None
     declaration = declared(argv[0])
     known = table(declaration)

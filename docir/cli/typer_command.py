@@ -21,6 +21,8 @@ from typer.models import CommandInfo
 
 from docir.cli import route
 from docir.cli.edge import invocation
+from docir.cli.options import JsonOption, ReadJsonOption, RootOption
+from docir.commands import BY_NAME
 from docir.requests import REQUIRED
 
 
@@ -50,13 +52,12 @@ def command(name: str, declaration: route.Declared) -> click.Command:
                                             pretty_exceptions_short=True, rich_markup_mode=None)
 
 
-def parameter(item: route.Field, command_name: str = "") -> inspect.Parameter:
+def parameter(item: route.Field, command_name: str) -> inspect.Parameter:
     """One typer parameter: `item`'s type, its default, and a typer.Option or Argument that says the rest."""
     if item.field is None:  # --root, --json: the options of every command with a store
         if item.name == "root":
-            info: Any = typer.Option("--root", help=route.ROOT_HELP, show_default=False, file_okay=False)
-            return _keyword(item.name, Annotated[Optional[Path], info], None)
-        return _keyword(item.name, Annotated[bool, typer.Option("--json", help=route.json_help(command_name))], False)
+            return _keyword(item.name, RootOption, None)
+        return _keyword(item.name, ReadJsonOption if BY_NAME[command_name].reads else JsonOption, False)
     option = item.field.option
     text = option.cli_help or option.help
     required = item.default is REQUIRED

@@ -6,6 +6,7 @@ import json
 import os
 import sys
 
+from docir.commands import BY_NAME
 from docir.worker import identity, paths, protocol
 
 TYPE_CHECKING = False  # not typing's: the warm client imports neither typing nor pathlib (paths.py says why)
@@ -15,11 +16,11 @@ if TYPE_CHECKING:
 
     from docir.worker.paths import Root
 
-# Commands that must run in the calling process: they manage the worker itself, create the store,
-# or own the process's stdin and stdout for a long session (the MCP server); publish, whose
-# credentials are the caller's environment (PGPASSWORD, PGSERVICE), not the worker's; and the top-level
-# --help, which the caller prints from its own cache (cli/help_cache.py) faster than a round trip.
-LOCAL_COMMANDS = frozenset({"worker", "init", "mcp", "publish", "--help"})
+# What runs in the calling process: the commands docir/commands.py says run `here` (they manage the
+# worker, create the store, own stdin and stdout for a session, or take the caller's credentials), and
+# the top-level --help, which the caller prints from its own cache (cli/help_cache.py) faster than a
+# round trip.
+LOCAL = frozenset({*(name for name, command in BY_NAME.items() if command.here), "--help"})
 # A worker that has not said "ready" within this long is too busy: the command runs here instead.
 HANDSHAKE_SECONDS = 0.5
 EXIT_INTERRUPTED = 130  # docir.errors.EXIT_INTERRUPTED, without importing it on the hot path
@@ -104,7 +105,7 @@ def run_via_worker(argv: list[str]) -> int | None:
         return None
     if argv[:2] == ["worker", "status"]:
         return _status_here(argv)
-    if argv[0] in LOCAL_COMMANDS:
+    if argv[0] in LOCAL:
         return None
     if argv[0] == "embed" and "--flush" in argv and sys.stderr.isatty():
         return None  # a worker's output comes back at the end: here the bar can follow its drain live

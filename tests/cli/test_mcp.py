@@ -14,7 +14,7 @@ from pathlib import Path
 import anyio
 import pytest
 
-from docir.cli import route
+from docir.commands import TABLE
 from tests.conftest import FIXTURES, run_process
 
 mcp_client = pytest.importorskip("mcp.client.stdio")
@@ -52,7 +52,7 @@ async def _session_calls(root: Path, env: dict[str, str],  # type: ignore[type-a
         return [tool.name for tool in listed.tools], results
 
 
-READS = route.READS
+READS = {command.name for command in TABLE if command.reads}
 
 
 def test_mcp_tools_mirror_the_cli(tmp_path: Path) -> None:

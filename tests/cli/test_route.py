@@ -18,6 +18,7 @@ import pytest
 
 from docir.cli import route
 from docir.cli.main import _command
+from docir.commands import TABLE, Command
 from docir.invocation import here
 from docir.requests import Option, fields
 
@@ -93,7 +94,7 @@ def test_an_option_added_to_a_request_reaches_both_parsers(monkeypatch: pytest.M
         kind: Annotated[tuple[str, ...], Option("A kind (repeatable).", flag="--kind")] = ()
 
     probe = route.Declared(Probe, lambda request, call: 0)
-    monkeypatch.setattr(route, "DECLARED", route.DECLARED | {"probe"})
+    monkeypatch.setitem(route.BY_NAME, "probe", Command("probe", "probe_cmd", declared=True))
     monkeypatch.setattr(route, "declared", lambda name: probe)
     fast = route.parse(["probe", "x", "--depth", "4", "--kind", "a", "--kind", "b"], here())
     assert fast is not None and fast.request == Probe("x", 4, ("a", "b"))
@@ -108,7 +109,7 @@ def test_an_option_added_to_a_request_reaches_both_parsers(monkeypatch: pytest.M
         command.main(args=["x", "--depth", "10"], standalone_mode=False, obj=here())
 
 
-@pytest.mark.parametrize("name", sorted(route.DECLARED))
+@pytest.mark.parametrize("name", sorted(c.name for c in TABLE if c.declared))
 def test_every_option_the_typer_command_shows_comes_from_the_request(name: str) -> None:
     """The typer command is derived: each option, its spelling, help, range and choices are the request's."""
     group = _command()
@@ -143,10 +144,11 @@ def test_the_declared_commands_are_the_modules_that_declare_one() -> None:
     """A module with DECLARED imports no typer (the fast path loads it); every other command module is typer's."""
     from docir.cli import summaries
 
-    for name, module in route.COMMANDS.items():
+    for command in TABLE:
+        name, module = command.name, command.module
         source = (summaries.HERE / f"{module}.py").read_text(encoding="utf-8")
-        assert ("\nDECLARED = " in source) is (name in route.DECLARED), name
-        if name in route.DECLARED:
+        assert ("\nDECLARED = " in source) is command.declared, name
+        if command.declared:
             assert "import typer" not in source and "import click" not in source, name
             assert isinstance(importlib.import_module(f"docir.cli.{module}").DECLARED, route.Declared)
 

@@ -18,7 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from docir.worker.client import LOCAL_COMMANDS
+from docir.commands import TABLE
+from docir.worker.client import LOCAL
 from tests.conftest import FIXTURES
 from tests.worker.helpers import SETUP_TIMEOUT, docir, start_worker
 
@@ -30,7 +31,7 @@ PROBE = ("import sys, runpy; sys.argv = ['docir', *sys.argv[1:]]\n"
 
 # What each command is run with, in this order: the writes leave both stores alike for what follows.
 # Every command of `docir --help` is here at least once (a test below checks), the forwarded ones with
-# what they do, the local ones (LOCAL_COMMANDS) too: they must print the same bytes either way as well.
+# what they do, the local ones (client.LOCAL) too: they must print the same bytes either way as well.
 RUNS: list[tuple[str, ...]] = [
     ("--version",),
     ("init",),
@@ -132,7 +133,7 @@ def test_every_command_prints_the_same_bytes_through_the_worker(two_stores: tupl
     for args in RUNS:
         code, out, err, _ = _run(cold, args, cold_env)
         warm_code, warm_out, warm_err, here = _run(warm, args, warm_env)
-        local = args[0] in LOCAL_COMMANDS
+        local = args[0] in LOCAL
         assert here == local, f"{args}: {'ran in the client' if here else 'answered by the worker'}"
         if (code, _alike(out, cold, known), _alike(err, cold, known)) != \
                 (warm_code, _alike(warm_out, warm, known), _alike(warm_err, warm, known)):
@@ -142,11 +143,5 @@ def test_every_command_prints_the_same_bytes_through_the_worker(two_stores: tupl
         sorted(p.relative_to(warm).as_posix() for p in (warm / "docs").rglob("*"))
 
 
-def _commands() -> list[str]:
-    from docir.cli.route import COMMANDS
-
-    return list(COMMANDS)
-
-
 def test_every_command_is_run_both_ways() -> None:
-    assert set(_commands()) <= {args[0] for args in RUNS}
+    assert {command.name for command in TABLE} <= {args[0] for args in RUNS}
