@@ -31,7 +31,7 @@ from benchmarks.quality import run as quality  # corpora, queries, cached stores
 from benchmarks.quality import sketch as sketches  # each judged task's sketch
 from docir.cli import agent_text
 from docir.services.retrieval import budget as budgets
-from docir.services.retrieval import requests as commands
+from docir.services.retrieval import reads as commands
 
 DEFAULT_CORPORA = ("quality", "docir", "madr", "eips")
 TEXT_SHARE = 0.25  # the agent's form, at most this share of the JSON's bytes

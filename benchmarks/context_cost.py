@@ -29,7 +29,7 @@ from typing import Any
 from benchmarks._harness import arguments, percentile, report
 from benchmarks.quality import run as quality  # corpora, queries, cached stores
 from docir.services.retrieval import budget as budgets
-from docir.services.retrieval import requests as commands
+from docir.services.retrieval import reads as commands
 from docir.services.retrieval.skeleton import cost
 
 DEFAULT_CORPORA = ("quality", "docir", "eips")

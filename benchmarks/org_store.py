@@ -470,7 +470,7 @@ def copy_org(server: Any, source: str, db: str, copies: int) -> dict[str, Any]:
 def context_once(root: Path, task: str, warnings: list[str], **options: Any) -> tuple[float, list[dict[str, Any]]]:
     """One `context` as the command runs it (session opened, commands.context, closed): ms and its rows."""
     from benchmarks._docir_api import open_session
-    from docir.services.retrieval import requests as commands
+    from docir.services.retrieval import reads as commands
 
     def warn(message: str) -> None:
         if message not in warnings:

@@ -96,7 +96,7 @@ def section_bodies(root: Path) -> tuple[int, dict[str, set[str]]]:
     """(written sections, the documents each folded section body appears in), with this tree's code."""
     from docir.documents import frontmatter
     from docir.documents.chunk import written_sections
-    from docir.documents.visible import Visible
+    from docir.documents.reader_view import Visible
 
     owners: dict[str, set[str]] = {}
     sections = 0

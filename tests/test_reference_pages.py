@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from docir.cli import reference
+from docir.cli import reference_pages as reference
 from docir.commands import BY_NAME as COMMANDS
 from docir.services.lint.rules import RULES
 from tests.conftest import REPO

@@ -56,7 +56,7 @@ VECTORS_ONLY = "/vec"  # a variant named so leaves the lexical sections as docir
 def sections_kept(keep: Keep, empty_too: bool = False, parents_too: bool = False,
                   chunks_only: bool = False) -> Iterator[None]:
     from docir.documents import chunk
-    from docir.documents.visible import Visible
+    from docir.documents.reader_view import Visible
     from docir.services.indexing import convert
 
     original = chunk.written_sections

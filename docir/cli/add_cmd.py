@@ -5,11 +5,11 @@ from __future__ import annotations
 from docir.cli import render
 from docir.cli.route import Declared
 from docir.invocation import Invocation
-from docir.services.writing import requests
+from docir.services.writing import writes
 from docir.services.writing.store_writes import AddResult
 
 
-def run(request: requests.AddRequest, result: AddResult, call: Invocation) -> int:
+def run(request: writes.AddRequest, result: AddResult, call: Invocation) -> int:
     """Create a document; prints its new id and path.
 
     A document it supersedes (--related supersedes:ID) is marked superseded in the same write,
@@ -31,4 +31,4 @@ def next_step(doc_id: str, path: str, has_body: bool) -> str:
     return f"next: docir lint {path} && git add {path}"
 
 
-DECLARED = Declared(requests.AddRequest, run, serve=requests.add)
+DECLARED = Declared(writes.AddRequest, run, serve=writes.add)

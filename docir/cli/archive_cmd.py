@@ -5,11 +5,11 @@ from __future__ import annotations
 from docir.cli import render
 from docir.cli.route import Declared
 from docir.invocation import Invocation
-from docir.services.writing import requests
+from docir.services.writing import writes
 from docir.services.writing.store_writes import ArchiveResult
 
 
-def run(request: requests.ArchiveRequest, result: ArchiveResult, call: Invocation) -> int:
+def run(request: writes.ArchiveRequest, result: ArchiveResult, call: Invocation) -> int:
     """Move a document to docs/archive/: out of search, similarity and the graph; 'get' still returns it."""
     if call.wants_json():
         render.emit_json(result, call)
@@ -18,4 +18,4 @@ def run(request: requests.ArchiveRequest, result: ArchiveResult, call: Invocatio
     return 0
 
 
-DECLARED = Declared(requests.ArchiveRequest, run, serve=requests.archive)
+DECLARED = Declared(writes.ArchiveRequest, run, serve=writes.archive)

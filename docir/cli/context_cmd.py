@@ -5,11 +5,11 @@ from __future__ import annotations
 from docir.cli import agent_text, render
 from docir.cli.route import Declared
 from docir.invocation import Invocation
-from docir.services.retrieval import requests
+from docir.services.retrieval import reads
 from docir.services.retrieval.results import ContextResult
 
 
-def run(request: requests.ContextRequest, result: ContextResult, call: Invocation) -> int:
+def run(request: reads.ContextRequest, result: ContextResult, call: Invocation) -> int:
     """The few documents that matter for a task: hybrid ranking plus linked documents. Skeletons only.
 
     Describe the answer with --sketch when you can: one or two sentences, as the answering
@@ -55,4 +55,4 @@ def _as_typed(path: str, cwd: str) -> str:
     return path[len(folder):] if path.startswith(folder) else path
 
 
-DECLARED = Declared(requests.ContextRequest, run, serve=requests.context)
+DECLARED = Declared(reads.ContextRequest, run, serve=reads.context)

@@ -7,11 +7,11 @@ from docir.cli.route import Declared
 from docir.documents.ids import is_valid_id
 from docir.errors import EXIT_FINDINGS, EXIT_OK
 from docir.invocation import Invocation
-from docir.services.retrieval import requests
+from docir.services.retrieval import reads
 from docir.services.retrieval.results import GetResult
 
 
-def run(request: requests.GetRequest, result: GetResult, call: Invocation) -> int:
+def run(request: reads.GetRequest, result: GetResult, call: Invocation) -> int:
     """Whole documents (frontmatter and body) by id: any status, archived included; peers too."""
     for doc_id in result.missing:
         if doc_id in result.outside:
@@ -32,4 +32,4 @@ def run(request: requests.GetRequest, result: GetResult, call: Invocation) -> in
     return EXIT_FINDINGS if result.missing or result.no_section else EXIT_OK
 
 
-DECLARED = Declared(requests.GetRequest, run, serve=requests.get)
+DECLARED = Declared(reads.GetRequest, run, serve=reads.get)

@@ -8,7 +8,7 @@ from pathlib import Path
 from docir.cli.route import Declared
 from docir.errors import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE
 from docir.invocation import Invocation
-from docir.services.lint.requests import LintRequest
+from docir.services.lint.lint_request import LintRequest
 
 
 def run(request: LintRequest, call: Invocation) -> int:

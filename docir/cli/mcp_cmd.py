@@ -1,6 +1,6 @@
 """docir mcp: the same reads and writes, as tools for agents that speak the Model Context Protocol.
 
-Each tool is generated from the request its CLI command is declared by (docir/requests.py,
+Each tool is generated from the request its CLI command is declared by (docir/request_options.py,
 cli/route.py): the call runs the very service function the command runs and replies with the command's JSON
 as text. What the client is shown (mcp_schema.py) is kept small, since every agent session
 pays for it before its first answer: input schemas without generated titles, no output
@@ -27,10 +27,10 @@ from docir.cli.mcp_schema import input_schema
 from docir.cli.options import RootOption
 from docir.commands import BY_NAME, TABLE, Command
 from docir.errors import DocirError, UsageError
-from docir.requests import REQUIRED, fields
+from docir.request_options import REQUIRED, fields
 from docir.services.indexing import session
 from docir.services.indexing.caller import Caller
-from docir.services.retrieval import requests as reads
+from docir.services.retrieval import reads
 from docir.services.retrieval.results import FullDocument, ReferenceText
 
 INSTRUCTIONS = """docir holds this repository's design decisions, notes, issues and guides. Before changing

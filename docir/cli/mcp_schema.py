@@ -6,7 +6,7 @@ generated titles, no `anyOf` with null for an optional field (absent is the defa
 defaults that only restate "off" or "empty", no `items` for an array of strings, no
 ceilings that only keep numbers within SQLite's range (the SDK still refuses a number
 out of range). Descriptions are the
-options' help (docir/requests.py and the commands' requests, their one home) with the
+options' help (docir/request_options.py and the commands' requests, their one home) with the
 terminal's spelling turned into the tool's: `--include-inactive` is `include_inactive`,
 and an array needs no "(repeatable)".
 """
@@ -18,7 +18,7 @@ import types
 import typing
 from typing import Any
 
-from docir.requests import REQUIRED, fields
+from docir.request_options import REQUIRED, fields
 
 _TYPES = {str: "string", int: "integer", bool: "boolean", float: "number"}
 _REPEATABLE = re.compile(r" \(repeatable\)|repeatable[:,;] ")

@@ -6,11 +6,11 @@ from docir.cli import agent_text, render
 from docir.cli.route import Declared
 from docir.errors import EXIT_OK
 from docir.invocation import Invocation
-from docir.services.retrieval import requests
+from docir.services.retrieval import reads
 from docir.services.retrieval.results import QueryResult
 
 
-def run(request: requests.QueryRequest, result: QueryResult, call: Invocation) -> int:
+def run(request: reads.QueryRequest, result: QueryResult, call: Invocation) -> int:
     """List skeletons by structured filters (no ranking, no model)."""
     form = call.read_form()
     if form == "json":
@@ -22,4 +22,4 @@ def run(request: requests.QueryRequest, result: QueryResult, call: Invocation) -
     return EXIT_OK
 
 
-DECLARED = Declared(requests.QueryRequest, run, serve=requests.query)
+DECLARED = Declared(reads.QueryRequest, run, serve=reads.query)

@@ -1,6 +1,6 @@
 """From argv to a command's function: one route, whoever parses the words and wherever it runs.
 
-A command with a request (docir/requests.py) is declared once, by that request: its module under
+A command with a request (docir/request_options.py) is declared once, by that request: its module under
 docir/cli/ holds a `DECLARED` that names the request and the one function that runs it. Its
 plain forms are parsed here, from the request's fields, before typer is imported: without a warm
 worker every command is a whole process, and importing typer and building a click command cost
@@ -20,7 +20,7 @@ from typing import Any, NamedTuple
 
 from docir.commands import BY_NAME
 from docir.invocation import Invocation
-from docir.requests import REQUIRED, RequestField, fields
+from docir.request_options import REQUIRED, RequestField, fields
 
 ROOT_HELP = "The store's root folder. Default: found upward from the current folder, like git."
 JSON_HELP = "Print JSON. This is the default when stdout is not a terminal."

@@ -6,11 +6,11 @@ from docir.cli import agent_text, render
 from docir.cli.route import Declared
 from docir.errors import EXIT_OK
 from docir.invocation import Invocation
-from docir.services.retrieval import requests
+from docir.services.retrieval import reads
 from docir.services.retrieval.results import SearchResult
 
 
-def run(request: requests.SearchRequest, result: SearchResult, call: Invocation) -> int:
+def run(request: reads.SearchRequest, result: SearchResult, call: Invocation) -> int:
     """Full-text search (FTS5, bm25; needs no model). Returns skeletons, never bodies."""
     form = call.read_form()
     if form == "json":
@@ -22,4 +22,4 @@ def run(request: requests.SearchRequest, result: SearchResult, call: Invocation)
     return EXIT_OK
 
 
-DECLARED = Declared(requests.SearchRequest, run, serve=requests.search)
+DECLARED = Declared(reads.SearchRequest, run, serve=reads.search)

@@ -1,7 +1,7 @@
 """The typer command of a declared command, derived from its request: its options are not restated.
 
 Each field of the request becomes one typer parameter, spelled, typed, ranged and explained as
-its Option says (docir/requests.py); --root and --json follow. typer builds the click command
+its Option says (docir/request_options.py); --root and --json follow. typer builds the click command
 from that signature as it would from a hand-written one, so help, usage errors and exit codes are
 click's. The callback only makes the request, as the fast path does (route.request_of), and hands it
 back to cli/main.py, which runs it.
@@ -23,7 +23,7 @@ from docir.cli import route
 from docir.cli.edge import invocation
 from docir.cli.options import JsonOption, ReadJsonOption, RootOption
 from docir.commands import BY_NAME
-from docir.requests import REQUIRED
+from docir.request_options import REQUIRED
 
 
 def command(name: str, declaration: route.Declared) -> click.Command:

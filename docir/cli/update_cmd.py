@@ -5,11 +5,11 @@ from __future__ import annotations
 from docir.cli import render
 from docir.cli.route import Declared, table
 from docir.invocation import Invocation
-from docir.services.writing import requests
+from docir.services.writing import writes
 from docir.services.writing.store_writes import UpdateResult
 
 
-def run(request: requests.UpdateRequest, result: UpdateResult, call: Invocation) -> int:
+def run(request: writes.UpdateRequest, result: UpdateResult, call: Invocation) -> int:
     """Change a document in place: only the lines of what changed are rewritten.
 
     A document it comes to supersede (--add-related supersedes:ID) is marked superseded in the same
@@ -23,8 +23,8 @@ def run(request: requests.UpdateRequest, result: UpdateResult, call: Invocation)
     return 0
 
 
-# requests.changes: a usage error before the store is even opened.
-DECLARED = Declared(requests.UpdateRequest, run, serve=requests.update, check=requests.changes)
+# writes.changes: a usage error before the store is even opened.
+DECLARED = Declared(writes.UpdateRequest, run, serve=writes.update, check=writes.changes)
 
 
 def optional_value(argv: list[str]) -> list[str]:

@@ -16,7 +16,7 @@ from typing import NamedTuple
 from docir.documents.fences import FENCE_RE, closes
 from docir.documents.headings import find_headings, split_lines
 from docir.documents.model import text_sha
-from docir.documents.visible import Visible
+from docir.documents.reader_view import Visible
 
 # What a document's vectors are made of: this chunker and embedded_text (docir/documents/model.py).
 # Bump it whenever either changes what they produce from the same document: chunk plans kept in the
@@ -67,7 +67,7 @@ class Section(NamedTuple):
 def chunk_markdown(body: str, *, title: str, count_tokens: Callable[[str], int], budget: int) -> list[Chunk]:
     """One chunk per written section (more if a section overflows `budget`), in document order.
 
-    A chunk's text is what a reader sees (no HTML comments, documents/visible.py), and a
+    A chunk's text is what a reader sees (no HTML comments, documents/reader_view.py), and a
     section with nothing under its heading but comments makes no chunk: its vector would be
     its heading's or its template's, alike in every document that left it empty. Nor does a
     heading with no text of its own under another heading (`## Pros and Cons of the Options`

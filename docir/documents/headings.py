@@ -6,7 +6,7 @@ import re
 from typing import NamedTuple
 
 from docir.documents.fences import FENCE_RE, closes
-from docir.documents.visible import Visible
+from docir.documents.reader_view import Visible
 
 ATX_RE = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
 SETEXT_RE = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")

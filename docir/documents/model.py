@@ -7,7 +7,7 @@ import hashlib
 from typing import Any, NamedTuple
 
 from docir.documents.headings import find_headings
-from docir.documents.visible import Visible, visible_text
+from docir.documents.reader_view import Visible, visible_text
 
 # What a document's vector is computed from, so also what marks its vectors due when it
 # changes (adr-1ed1c975c861): status, tags and links are not in it and recompute nothing.

@@ -109,7 +109,7 @@ async def _listing_and_bad_call(root: Path, env: dict[str, str]) -> tuple[list[o
 def test_mcp_tools_are_generated_from_the_requests_with_every_option(tmp_path: Path) -> None:
     from docir.cli.mcp_cmd import TOOLS
     from docir.cli.mcp_schema import agent_text
-    from docir.requests import fields, help_of
+    from docir.request_options import fields, help_of
 
     root, env = sample_store_and_env(tmp_path)
     tools, _, bad = anyio.run(_listing_and_bad_call, root, env)
@@ -156,7 +156,7 @@ def test_every_cli_read_option_is_reachable_over_mcp(tmp_path: Path) -> None:
     import click
 
     from docir.cli.route import declared
-    from docir.requests import fields
+    from docir.request_options import fields
 
     for name in ("context", "get", "query", "search"):
         command = group.get_command(click.Context(group), name)

@@ -1,6 +1,6 @@
 """One declaration per command: the fast path's parse and the typer command are both derived from the request.
 
-A command's options are declared once, by its request (docir/requests.py). The fast path
+A command's options are declared once, by its request (docir/request_options.py). The fast path
 (docir/cli/route.py) parses its plain forms before typer is imported; the typer command
 (docir/cli/typer_command.py) parses the rest. These tests check that both make the same request
 of the same words, that the typer command shows exactly the request's options, and that the fast
@@ -20,7 +20,7 @@ from docir.cli import route
 from docir.cli.main import _command
 from docir.commands import TABLE, Command
 from docir.invocation import here
-from docir.requests import Option, fields
+from docir.request_options import Option, fields
 
 ARGVS = [
     ["get", "adr-0000000000a1"],

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from docir.documents.visible import Visible, hidden_spans, visible_text
+from docir.documents.reader_view import Visible, hidden_spans, visible_text
 
 
 @pytest.mark.parametrize(("text", "seen"), [

@@ -24,7 +24,7 @@ from docir.documents import frontmatter
 from docir.documents.fences import FENCE_RE, closes
 from docir.documents.files import decode
 from docir.documents.headings import Heading, find_headings
-from docir.documents.visible import hidden_spans
+from docir.documents.reader_view import hidden_spans
 from docir.errors import InputError
 from docir.services.adoption import dates, statuses
 

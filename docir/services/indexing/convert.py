@@ -13,7 +13,7 @@ from docir.documents.conflicts import IN_CONFLICT, conflict_markers
 from docir.documents.files import read_text
 from docir.documents.frontmatter import FrontmatterError
 from docir.documents.model import Document, embedded_text, text_sha
-from docir.documents.visible import Visible
+from docir.documents.reader_view import Visible
 from docir.index.records import DocRow, SectionSpan
 from docir.store import ARCHIVE_DIR, DOCS_DIR
 

@@ -45,7 +45,7 @@ T = TypeVar("T")
 
 class Session:
     """One store's schema and open index for one command (a plain class: a cold read must not import
-    dataclasses, docir/requests.py)."""
+    dataclasses, docir/request_options.py)."""
 
     __slots__ = ("store", "schema", "catalog", "today", "caller", "warnings", "read_only", "_lock_depth")
 

@@ -59,7 +59,7 @@ class Finding(NamedTuple):
 
 class LintReport:
     """Filled in by the checks, the deep lint and the suppressions in turn. (Plain classes and NamedTuples
-    here: a pre-commit lint of one file must not pay for importing dataclasses, docir/requests.py.)"""
+    here: a pre-commit lint of one file must not pay for importing dataclasses, docir/request_options.py.)"""
 
     __slots__ = ("findings", "files", "semantic")
 

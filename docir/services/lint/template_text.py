@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 from docir.documents.chunk import heading_sections, written_sections
-from docir.documents.visible import Visible
+from docir.documents.reader_view import Visible
 
 _PLACEHOLDER = re.compile(r"\{[^{}\n]*\}")
 _WORD = re.compile(r"\w+")

@@ -49,7 +49,7 @@ class Standing(NamedTuple):
 class LexicalCandidate:
     """A document's lexical rankings, filled in as they are read.
 
-    A plain class, not a dataclass: a cold search must not pay for importing dataclasses (docir/requests.py).
+    A plain class, not a dataclass: a cold search must not pay for importing dataclasses (docir/request_options.py).
     """
 
     __slots__ = ("rowid", "section", "near", "best_section", "coverage")

@@ -36,7 +36,7 @@ from typing import Any, Literal, NamedTuple
 
 import numpy as np
 
-from docir.documents.visible import Visible
+from docir.documents.reader_view import Visible
 from docir.embed.model_ids import answers_with
 from docir.index.changes import Kept
 from docir.index.fts import query_terms

@@ -2,8 +2,8 @@
 
 Rows are TypedDicts because they are the JSON an agent reads (key order included);
 each envelope is a NamedTuple or a small class (a cold read must not import dataclasses,
-docir/requests.py) whose `to_json` is the command's whole output.
-docs/reference/json.markdown is generated from these types (python -m docir.cli.reference).
+docir/request_options.py) whose `to_json` is the command's whole output.
+docs/reference/json.markdown is generated from these types (python -m docir.cli.reference_pages).
 """
 
 # No `from __future__ import annotations`: typing would compile each annotation of these classes as a

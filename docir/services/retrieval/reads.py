@@ -1,6 +1,6 @@
 """The four read commands as requests: what `docir get|query|search|context` and the MCP tools both run.
 
-Each request declares its options once (docir/requests.py): the CLI derives its parsers
+Each request declares its options once (docir/request_options.py): the CLI derives its parsers
 from it. Each function here serves one: it opens the peers, runs the store's own reads
 (store_reads.py) and returns the typed result whose `to_json` is the command's output.
 """
@@ -13,7 +13,7 @@ from typing import Annotated, NamedTuple
 
 from docir.errors import UsageError
 from docir.index.records import Filters
-from docir.requests import INCLUDE_INACTIVE_OPTION, LIMIT_MAX, STORE_OPTION, Option, check_ranges
+from docir.request_options import INCLUDE_INACTIVE_OPTION, LIMIT_MAX, STORE_OPTION, Option, check_ranges
 from docir.services.indexing.session import Session
 from docir.services.retrieval import budget, federation, store_reads
 from docir.services.retrieval.need import FORMS, Need

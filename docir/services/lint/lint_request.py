@@ -4,7 +4,7 @@
 # is made, on every cold lint a git hook runs (adr-d5e80517405b).
 from typing import Annotated, NamedTuple
 
-from docir.requests import Option
+from docir.request_options import Option
 
 FORMATS = ("text", "json", "github")
 

@@ -1,6 +1,6 @@
 """The write commands as requests: what `docir add|update|archive` and the MCP tools both run.
 
-Each request declares its options once (docir/requests.py): the CLI derives its parsers
+Each request declares its options once (docir/request_options.py): the CLI derives its parsers
 from it. The writes themselves are store_writes.py's. Values arrive as the
 words a person types (`KIND:ID`, `KEY=VALUE`, a date or "today") and are checked
 here, so a bad value is the same one-line usage error from the CLI and over MCP.
@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Annotated, NamedTuple
 
 from docir.errors import UsageError
-from docir.requests import Option
+from docir.request_options import Option
 from docir.services.indexing.session import Session
 from docir.services.vectors.flush import after_write
 from docir.services.writing import store_writes as writes
