@@ -312,7 +312,7 @@ def empty_repo(root: Path, stores: list[dict[str, Any]]) -> Path:
 
 def publish_in_process(root: Path, url: str, name: str) -> dict[str, Any]:
     from benchmarks._docir_api import open_session
-    from docir.org import publish
+    from docir.services.publishing import publish
 
     session = open_session(root)
     try:
@@ -605,7 +605,7 @@ def publish_parts(corpus: str, store: Path, fields: dict[str, Any], parts: int, 
     """The store's documents split into `parts` repositories by a hash of each id, each published as
     `<corpus>-<k>`. The copies are kept in CACHE/quality-split (unchanged files are not rewritten)."""
     from benchmarks._docir_api import drain, open_session
-    from docir.org import publish
+    from docir.services.publishing import publish
 
     folder = CACHE / "quality-split" / corpus
     published = []

@@ -12,7 +12,7 @@ FORBIDDEN = {
     "embed": {"documents", "index", "services", "cli"},
     "services": {"cli", "worker"},  # the command line or the worker hands a session what it needs (its Caller)
     "worker": {"cli"},
-    "org": {"cli", "worker"},
+    "org": {"cli", "services", "worker"},  # the organisation store is an adapter below the services
 }
 
 
@@ -26,6 +26,7 @@ SERVICES_MAY_IMPORT = {
     "lint": {"indexing", "retrieval", "vectors"},
     "integrations": {"indexing", "retrieval", "writing", "lint", "vectors"},
     "adoption": {"indexing", "lint"},
+    "publishing": {"indexing", "vectors"},
 }
 
 

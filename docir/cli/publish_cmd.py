@@ -38,8 +38,9 @@ def command(
     the index already has: one transaction, only what changed is written, and a second run
     writes nothing. Needs `pip install 'docir[org]'`.
     """
-    from docir.org import connect, publish
+    from docir.org import connect
     from docir.org.report import PublishReport
+    from docir.services.publishing import publish
 
     call = invocation(ctx, root, json_out)
     connect.check_url(url)

@@ -29,6 +29,17 @@ BM25_WEIGHTS = (10.0, 5.0, 4.0, 3.0, 1.0)  # title, description, tags, headings,
 SECTION_BM25_WEIGHTS = (1.0, 1.0, 1.0, 1.0, 0.0)
 SECTION_TEXT_COLUMNS = "{title about heading body}"
 NEAR_DISTANCE = 10  # tokens between two adjacent query words for them to count as "close"
+# The lexical candidate lists, the same size in the local index's statements (services/retrieval/lexical.py)
+# and the organisation store's (org/ranking_sql.py), so both stores rank from the same lists.
+CANDIDATES = 60  # per ranking: past this a document adds nothing to the top ten worth fetching
+SECTIONS_PER_DOCUMENT = 8  # sections fetched per wanted document: a long document matches in many
+# In a big index, sections are scored only in the documents the whole-document bm25 ranks first
+# (issue-63fe87fef103, which holds the measurements). Scoring every matching section costs in
+# proportion to the sections; the gate costs the whole-document query and a lookup per gated
+# document, so below GATE_FROM_SECTIONS it costs more than it saves. A gate of 200 changes no
+# benchmark figure; a smaller one costs the EIPs ranking quality.
+SECTION_GATE = 200
+GATE_FROM_SECTIONS = 20_000
 
 
 def weightless(holding: int, rows: int) -> bool:

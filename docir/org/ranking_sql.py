@@ -28,11 +28,18 @@ from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 from docir.index import tokens
-from docir.index.fts import NEAR_DISTANCE, query_terms, weightless, word_pairs
+from docir.index.fts import (
+    GATE_FROM_SECTIONS,
+    NEAR_DISTANCE,
+    SECTION_GATE,
+    SECTIONS_PER_DOCUMENT,
+    query_terms,
+    weightless,
+    word_pairs,
+)
 from docir.org import lexemes
 from docir.org.peer import LexicalTotals, OrgPeer, visible
 from docir.org.records import LexicalRow, VectorRow
-from docir.services.retrieval.lexical import GATE_FROM_SECTIONS, SECTION_GATE, SECTIONS_PER_DOCUMENT
 
 # HNSW visits at most ef_search candidates; a filtered, widened search needs more (pgvector's maximum is 1000).
 EF_SEARCH_MAX = 1000
@@ -203,13 +210,14 @@ _LABEL_WEIGHT = ("CASE {0} " + " ".join(f"WHEN '{label}' THEN {weight}" for labe
                                         lexemes.LABEL_WEIGHTS.items()) + " ELSE 1 END")
 
 
-def _near_tf(positions: str, labels: str, others: str) -> str:
+def _near_tf(positions: str, labels: str, others: str, same: str) -> str:
     """The weighed count of the `positions` (labelled `labels`) that stand within NEAR's reach of one of
-    the `others`."""
+    the `others`. A pair of one word twice (`same`) counts every occurrence: FTS5's NEAR lets one
+    instance stand for both phrases, so each is near itself."""
     return f"""(SELECT coalesce(sum({_LABEL_WEIGHT.format("x.label")}), 0)
                 FROM unnest({positions}, {labels}) AS x(at, label)
-                WHERE EXISTS (SELECT 1 FROM unnest({others}) AS y(at)
-                              WHERE y.at <> x.at AND abs(y.at - x.at) <= {NEAR_DISTANCE + 1}))"""
+                WHERE {same} OR EXISTS (SELECT 1 FROM unnest({others}) AS y(at)
+                                        WHERE y.at <> x.at AND abs(y.at - x.at) <= {NEAR_DISTANCE + 1}))"""
 
 
 def lexical_pairs(peer: OrgPeer, repos: Sequence[str], text: str, *, include_inactive: bool,
@@ -238,7 +246,7 @@ def _pairs(peer: OrgPeer, repos: Sequence[str], terms: Terms, totals: LexicalTot
     sql = f"""
         WITH {_weights("weights", "documents", "documents")},
         pairs AS (
-            SELECT p.n, a.token AS ta, a.idf AS ia, b.token AS tb, b.idf AS ib
+            SELECT p.n, a.token AS ta, a.idf AS ia, b.token AS tb, b.idf AS ib, p.a = p.b AS same
             FROM unnest(%(firsts)s::int[], %(seconds)s::int[]) WITH ORDINALITY AS p(a, b, n)
             JOIN weights a ON a.i = p.a JOIN weights b ON b.i = p.b
         ), found AS MATERIALIZED (
@@ -252,15 +260,15 @@ def _pairs(peer: OrgPeer, repos: Sequence[str], terms: Terms, totals: LexicalTot
             SELECT f.repo, f.id, f.lex_tokens, u.lexeme, u.positions, u.weights
             FROM found f CROSS JOIN LATERAL unnest(f.mine) u
         ), first_words AS MATERIALIZED (
-            SELECT a.repo, a.id, a.lex_tokens, p.ia, p.ib, p.tb, a.positions AS pa, a.weights AS wa
+            SELECT a.repo, a.id, a.lex_tokens, p.ia, p.ib, p.tb, p.same, a.positions AS pa, a.weights AS wa
             FROM pairs p JOIN words a ON a.lexeme = p.ta
         ), both_words AS MATERIALIZED (
             -- Each pair's two words in each document holding both, before any near count is made.
-            SELECT a.repo, a.id, a.lex_tokens, a.ia, a.ib, a.pa, a.wa, b.positions AS pb, b.weights AS wb
+            SELECT a.repo, a.id, a.lex_tokens, a.ia, a.ib, a.same, a.pa, a.wa, b.positions AS pb, b.weights AS wb
             FROM first_words a JOIN words b ON b.repo = a.repo AND b.id = a.id AND b.lexeme = a.tb
         ), counted AS (
-            SELECT c.repo, c.id, c.lex_tokens, c.ia, c.ib, {_near_tf("c.pa", "c.wa", "c.pb")} AS na,
-                   {_near_tf("c.pb", "c.wb", "c.pa")} AS nb
+            SELECT c.repo, c.id, c.lex_tokens, c.ia, c.ib, {_near_tf("c.pa", "c.wa", "c.pb", "c.same")} AS na,
+                   {_near_tf("c.pb", "c.wb", "c.pa", "c.same")} AS nb
             FROM both_words c
         ), scored AS (
             SELECT c.repo, c.id, sum(c.ia * {_saturated("c.na", "c.lex_tokens", "document_length")}

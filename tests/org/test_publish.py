@@ -293,7 +293,7 @@ def test_the_guide_s_roles_let_the_writer_publish_and_the_reader_only_read(cli: 
 def test_older_tables_are_migrated_by_a_publish_and_refused_by_a_reader(cli: Any, repo: Path, pg_url: str,
                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
     from docir.org import connect, tables
-    from docir.org import publish as publishing
+    from docir.services.publishing import publish as publishing
 
     publish(cli, repo, pg_url)
     # A later docir, with one more migration.
@@ -336,7 +336,7 @@ def test_a_role_that_may_not_read_docir_s_schema_is_one_line(cli: Any, repo: Pat
 
 def test_progress_goes_to_stderr_a_line_a_batch(cli: Any, repo: Path, pg_url: str,
                                                 monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("docir.org.publish.BATCH", 3)
+    monkeypatch.setattr("docir.services.publishing.publish.BATCH", 3)
     result = cli("publish", pg_url, "--root", str(repo), "--json")
     assert result.code == 0
     lines = [line for line in result.err.splitlines() if "publishing:" in line]
@@ -355,7 +355,7 @@ def test_a_duplicate_id_publishes_the_first_by_path_and_says_so(cli: Any, repo: 
 
 def test_a_huge_body_is_published_whole_and_searched_by_its_beginning(cli: Any, repo: Path, pg_url: str,
                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("docir.org.publish.SEARCHED_MAX", 200)
+    monkeypatch.setattr("docir.org.published.SEARCHED_MAX", 200)
     path = repo / PATHS[B1]
     path.write_text(path.read_text() + "\n" + "filler " * 100 + "zebracorn\n")
     result = cli("publish", pg_url, "--root", str(repo), "--json")

@@ -69,8 +69,8 @@ def test_a_publish_in_many_parts_writes_exactly_the_rows_of_one_part(
     whole, parts = new_database(pg_server), new_database(pg_server)
     assert publish(cli, root, whole, "--wait-embeddings")["vectors_missing"] == 0
 
-    monkeypatch.setattr("docir.org.publish.PART_CHARS", 1)  # a document a part
-    monkeypatch.setattr("docir.org.publish.BATCH", 4)
+    monkeypatch.setattr("docir.services.publishing.publish.PART_CHARS", 1)  # a document a part
+    monkeypatch.setattr("docir.services.publishing.publish.BATCH", 4)
     result = cli("publish", parts, "--root", str(root), "--json")
     assert result.code == 0, result.err
     assert result.json()["added"] == SAMPLE_DOCUMENTS + 1

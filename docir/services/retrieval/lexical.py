@@ -12,26 +12,25 @@ Pure Python: `docir search` never loads numpy.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import NamedTuple
 
 from docir.index.changes import Kept
-from docir.index.fts import match_expression, near_expression, query_terms
+from docir.index.fts import (
+    CANDIDATES,
+    GATE_FROM_SECTIONS,
+    SECTION_GATE,
+    SECTIONS_PER_DOCUMENT,
+    match_expression,
+    near_expression,
+    query_terms,
+)
 from docir.index.records import Hit, SectionHit
 from docir.index.search import DocumentCounts
 from docir.services.indexing.session import Session
 from docir.services.retrieval import fusion
 from docir.services.retrieval.visibility import Visibility
 
-CANDIDATES = 60  # per ranking: past this a document adds nothing to the top ten worth fetching
-SECTIONS_PER_DOCUMENT = 8  # sections fetched per wanted document: a long document matches in many
-# In a big index, sections are scored only in the documents the whole-document bm25 ranks first
-# (issue-63fe87fef103, which holds the measurements). Scoring every matching section costs in
-# proportion to the sections; the gate costs the whole-document query and a lookup per gated
-# document, so below GATE_FROM_SECTIONS it costs more than it saves. A gate of 200 changes no
-# benchmark figure; a smaller one costs the EIPs ranking quality.
-SECTION_GATE = 200
-GATE_FROM_SECTIONS = 20_000
 # Every document's visibility, in a long-lived process: one read per change of the index, not one per ranking.
 _VISIBILITY: Kept[dict[int, tuple[str, str, bool]]] = Kept()
 # And the document counts of the task words seen so far, which tell the weightless ones.
@@ -78,6 +77,12 @@ class LexicalCandidate:
     def score(self) -> float:
         return self.section_part + self.near_part
 
+    @property
+    def fts_score(self) -> float:
+        """The negated bm25 of the best-matching section (or of the closest word pairs, if no section matched)."""
+        standing = self.section or self.near
+        return standing.raw if standing is not None else 0.0
+
 
 def rank_documents(session: Session, text: str, visibility: Visibility,
                    limit: int = CANDIDATES) -> list[LexicalCandidate]:
@@ -86,8 +91,6 @@ def rank_documents(session: Session, text: str, visibility: Visibility,
     if match is None:
         return []
     wanted = max(limit, CANDIDATES)
-    by_doc: dict[int, LexicalCandidate] = {}
-
     search = session.catalog.search
     big = search.section_count() > GATE_FROM_SECTIONS
     # Only a big index pays for finding the weightless words: in a small one the lean queries
@@ -97,22 +100,40 @@ def rank_documents(session: Session, text: str, visibility: Visibility,
     weightless = search.weightless(query_terms(text), counts) if big else frozenset()
     gate = _gate(session, match, match_expression(text, weightless), visibility, wanted) if big else None
     best = {hit.doc: hit for hit in search.best_sections(match, wanted * SECTIONS_PER_DOCUMENT, gate)}
-    shown = visible_in_order(session, list(best), visibility, wanted)
-    for rank, rowid, z in _standings([-best[r].bm25 for r in shown], shown):
-        by_doc[rowid] = LexicalCandidate(rowid, section=Standing(rank, -best[rowid].bm25, z), best_section=best[rowid])
-
+    sections = [(rowid, -best[rowid].bm25) for rowid in visible_in_order(session, list(best), visibility, wanted)]
+    pairs: list[tuple[int, float]] = []
     near = near_expression(text)
     if near is not None:
         hits = _filled(search.near_hits, near_expression(text, weightless=weightless), near, wanted * 2)
         bm25 = {h.rowid: h.bm25 for h in hits}
-        shown = visible_in_order(session, [h.rowid for h in hits], visibility, wanted)
-        for rank, rowid, z in _standings([-bm25[r] for r in shown], shown):
-            by_doc.setdefault(rowid, LexicalCandidate(rowid)).near = Standing(rank, -bm25[rowid], z)
-
+        pairs = [(rowid, -bm25[rowid]) for rowid in visible_in_order(session, [h.rowid for h in hits], visibility,
+                                                                      wanted)]
+    by_doc = candidates(sections, pairs)
+    for rowid, _ in sections:
+        by_doc[rowid].best_section = best[rowid]
     coverage = term_coverage(session, text, list(by_doc), "documents_fts")
     for cand in by_doc.values():
         cand.coverage = coverage.get(cand.rowid, 1.0)
-    return sorted(by_doc.values(), key=_order)
+    return in_order(by_doc.values())
+
+
+def candidates(sections: Sequence[tuple[int, float]],
+               pairs: Sequence[tuple[int, float]]) -> dict[int, LexicalCandidate]:
+    """The two lexical lists of a store, each (key, raw score) visible and best first, as one candidate a
+    document: each list's raw scores become z-scores over its own candidates. The local index's lists
+    and the organisation store's meet here, so both rank a document by the same rule (adr-78d1238b4ae2);
+    each store then sets the coverage it counted."""
+    by_key: dict[int, LexicalCandidate] = {}
+    for rank, key, z in _standings([raw for _, raw in sections], [key for key, _ in sections]):
+        by_key[key] = LexicalCandidate(key, section=Standing(rank, sections[rank - 1][1], z))
+    for rank, key, z in _standings([raw for _, raw in pairs], [key for key, _ in pairs]):
+        by_key.setdefault(key, LexicalCandidate(key)).near = Standing(rank, pairs[rank - 1][1], z)
+    return by_key
+
+
+def in_order(found: Iterable[LexicalCandidate]) -> list[LexicalCandidate]:
+    """Candidates best first; ties (all zero z: every candidate scored alike) keep the sections list's order."""
+    return sorted(found, key=_order)
 
 
 def _gate(session: Session, whole: str, lean: str | None, visibility: Visibility, wanted: int) -> list[int]:

@@ -21,11 +21,12 @@ from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 import numpy as np
 
 from docir.embed.model_ids import answers_with
+from docir.index.fts import CANDIDATES
 from docir.services.indexing.session import Session
 from docir.services.retrieval import fusion, lending, ranking
-from docir.services.retrieval.lexical import CANDIDATES, LexicalCandidate, Standing
+from docir.services.retrieval.lexical import LexicalCandidate, Standing
 from docir.services.retrieval.need import BY_VECTOR, TASK, Need
-from docir.services.retrieval.org_reads import named, readable, skeleton_of
+from docir.services.retrieval.org_reads import Found, lexical_candidates, named, readable, skeleton_of
 from docir.services.retrieval.ranking import Candidate, Fused
 from docir.services.retrieval.results import LOCAL_STORE, ContextHit, ContextRow, ExplainedHit, Via
 from docir.services.retrieval.skeleton import cost
@@ -33,9 +34,6 @@ from docir.services.retrieval.skeleton import cost
 if TYPE_CHECKING:
     from docir.org.peer import OrgPeer
     from docir.org.records import LexicalRow, OrgListing, VectorRow
-
-DocKey = tuple[str, str]  # (repo, id)
-
 
 class Seed(NamedTuple):
     """A ranked document whose links expansion follows: published here (`repo`), or this store's own."""
@@ -50,23 +48,6 @@ def seeds_of(rows: Sequence[Mapping[str, Any]]) -> list[Seed]:
     return [Seed(str(row["id"]), tuple((str(link["kind"]), str(link["id"])) for link in row["related"]))
             for row in rows
             if row.get("via") is None and row.get("kind") == "document" and isinstance(row.get("related"), list)]
-
-
-class _Found:
-    """What the candidate lists said of each document, by the integer key ranking.py's candidates carry."""
-
-    def __init__(self) -> None:
-        self.keys: dict[DocKey, int] = {}
-        self.docs: list[DocKey] = []
-        self.sections: dict[tuple[str, int], LexicalRow] = {}  # (form, key) -> best section
-        self.vectors: dict[tuple[str, int], VectorRow] = {}  # (form, key) -> best vector
-
-    def key(self, repo: str, doc_id: str) -> int:
-        found = self.keys.get((repo, doc_id))
-        if found is None:
-            found = self.keys[(repo, doc_id)] = len(self.docs)
-            self.docs.append((repo, doc_id))
-        return found
 
 
 def context(session: Session, peer: OrgPeer, needs: Sequence[Need], query_vectors: dict[tuple[int, str], Any],
@@ -88,7 +69,7 @@ def context(session: Session, peer: OrgPeer, needs: Sequence[Need], query_vector
         theirs = sorted({str(models[name]) for name in others})
         session.warnings.append(f"organisation store {peer.label}: {', '.join(others)} searched lexically: "
                                 f"their vectors are from {', '.join(theirs)}, not {model_id}")
-    found = _Found()
+    found = Found()
     per_need: list[list[Fused]] = []
     for index, need in enumerate(needs):
         by_form: dict[str, list[Candidate]] = {}
@@ -124,7 +105,7 @@ def context(session: Session, peer: OrgPeer, needs: Sequence[Need], query_vector
     return results
 
 
-def _edges(peer: OrgPeer, found: _Found) -> lending.Edges:
+def _edges(peer: OrgPeer, found: Found) -> lending.Edges:
     """The building links among ranked published documents, by their keys: lending's edges."""
 
     def edges(sources: Sequence[int], targets: Sequence[int]) -> list[tuple[int, int]]:
@@ -137,21 +118,14 @@ def _edges(peer: OrgPeer, found: _Found) -> lending.Edges:
     return edges
 
 
-def _lexical(found: _Found, form: str, sections: list[LexicalRow], pairs: list[LexicalRow]) -> list[LexicalCandidate]:
-    """The two full-text lists as the local lexical candidates: z-scores over each list's own candidates."""
-    by_key: dict[int, LexicalCandidate] = {}
-    for rank, (row, z) in enumerate(zip(sections, fusion.zscores([r.raw for r in sections]), strict=True), start=1):
-        key = found.key(row.repo, row.id)
-        by_key[key] = LexicalCandidate(key, section=Standing(rank, row.raw, z), coverage=row.coverage)
-        found.sections[(form, key)] = row
-    for rank, (row, z) in enumerate(zip(pairs, fusion.zscores([r.raw for r in pairs]), strict=True), start=1):
-        key = found.key(row.repo, row.id)
-        cand = by_key.setdefault(key, LexicalCandidate(key, coverage=row.coverage))
-        cand.near = Standing(rank, row.raw, z)
-    return sorted(by_key.values(), key=lambda c: (-c.score, c.section.rank if c.section else 10**9))
+def _lexical(found: Found, form: str, sections: list[LexicalRow], pairs: list[LexicalRow]) -> list[LexicalCandidate]:
+    """The two full-text lists as the local lexical candidates (lexical.candidates, the local index's rule)."""
+    for row in sections:
+        found.sections[(form, found.key(row.repo, row.id))] = row
+    return lexical_candidates(found, sections, pairs)
 
 
-def _vector(found: _Found, form: str, nearest: list[VectorRow]) -> list[Candidate]:
+def _vector(found: Found, form: str, nearest: list[VectorRow]) -> list[Candidate]:
     out: list[Candidate] = []
     for rank, (row, z) in enumerate(zip(nearest, fusion.zscores([r.similarity for r in nearest]), strict=True),
                                     start=1):
@@ -161,7 +135,7 @@ def _vector(found: _Found, form: str, nearest: list[VectorRow]) -> list[Candidat
     return out
 
 
-def _entry(session: Session, peer: OrgPeer, found: _Found, cand: Fused, item: OrgListing,
+def _entry(session: Session, peer: OrgPeer, found: Found, cand: Fused, item: OrgListing,
            explain: bool) -> ContextHit:
     """A ranked published document, shaped as ranking._entry shapes a local one; `matched_section` is
     the section of the side that contributed more, as there."""
@@ -212,7 +186,7 @@ def _entry(session: Session, peer: OrgPeer, found: _Found, cand: Fused, item: Or
     return named(explained, peer.label, item.repo)
 
 
-def _rankings(found: _Found, cand: Fused) -> dict[str, Any]:
+def _rankings(found: Found, cand: Fused) -> dict[str, Any]:
     """Each form's lists' view of the document: place, raw number (the sections' bm25, the pairs'
     idf-weighted ts_rank, both named bm25 as locally, or cosine), z, section."""
     out: dict[str, Any] = {}

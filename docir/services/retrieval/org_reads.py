@@ -10,9 +10,11 @@ from __future__ import annotations
 from itertools import islice
 from typing import TYPE_CHECKING, TypeVar
 
+from docir.index.fts import CANDIDATES
 from docir.index.records import Filters
 from docir.services.indexing.session import Session
-from docir.services.retrieval import fusion, store_reads
+from docir.services.retrieval import fusion, lexical, store_reads
+from docir.services.retrieval.lexical import LexicalCandidate
 from docir.services.retrieval.results import (
     ContextHit,
     ExplainedHit,
@@ -26,7 +28,7 @@ from docir.services.retrieval.skeleton import is_stale, linked, skeleton
 
 if TYPE_CHECKING:
     from docir.org.peer import OrgPeer
-    from docir.org.records import OrgDocument, OrgListing
+    from docir.org.records import LexicalRow, OrgDocument, OrgListing, VectorRow
 
 # Enough of this store's ids to recognise its published copy: any one of them names it (ids are global).
 _COPY_SAMPLE = 20
@@ -118,19 +120,54 @@ def query(session: Session, peer: OrgPeer, filters: Filters, *, stale: bool | No
 
 
 def search(session: Session, peer: OrgPeer, text: str, *, include_inactive: bool, limit: int) -> list[SearchHit]:
-    """Published documents by their best section's full-text rank (no model), as reads.search ranks local ones."""
+    """Published documents by their full-text lists (no model), ranked as store_reads.search ranks local ones:
+    the best section's bm25 and the word pairs standing close, each as z-scores, weighed by coverage."""
     from docir.org import ranking_sql
 
-    ranked = ranking_sql.lexical_sections(peer, readable(session, peer), text, include_inactive=include_inactive,
-                                          limit=limit)
+    repos = readable(session, peer)
+    wanted = max(limit, CANDIDATES)  # the lengths of a local search's lists (lexical.rank_documents)
+    sections = ranking_sql.lexical_sections(peer, repos, text, include_inactive=include_inactive, limit=wanted)
+    pairs = ranking_sql.lexical_pairs(peer, repos, text, include_inactive=include_inactive, limit=wanted)
+    found = Found()
+    ranked = [(found.docs[c.rowid], c.fts_score) for c in lexical_candidates(found, sections, pairs)[:limit]]
     listings = {(item.repo, item.id): item
-                for item in peer.listings_by_ids(peer.names, (row.id for row in ranked), include_inactive)}
+                for item in peer.listings_by_ids(peer.names, (doc_id for (_, doc_id), _ in ranked), include_inactive)}
     out: list[SearchHit] = []
-    for row in ranked:
-        item = listings.get((row.repo, row.id))
+    for key, fts_score in ranked:
+        item = listings.get(key)
         if item is None:
             continue
         hit: SearchHit = {**skeleton_of(session, item), "score": round(fusion.rank_score(len(out) + 1), 6),
-                          "similarity": None, "fts_score": round(row.raw, 4)}
+                          "similarity": None, "fts_score": round(fts_score, 4)}
         out.append(named(hit, peer.label, item.repo))
     return out
+
+
+DocKey = tuple[str, str]  # (repo, id)
+
+
+class Found:
+    """What the candidate lists said of each document, by the integer key ranking.py's candidates carry."""
+
+    def __init__(self) -> None:
+        self.keys: dict[DocKey, int] = {}
+        self.docs: list[DocKey] = []
+        self.sections: dict[tuple[str, int], LexicalRow] = {}  # (form, key) -> best section
+        self.vectors: dict[tuple[str, int], VectorRow] = {}  # (form, key) -> best vector
+
+    def key(self, repo: str, doc_id: str) -> int:
+        found = self.keys.get((repo, doc_id))
+        if found is None:
+            found = self.keys[(repo, doc_id)] = len(self.docs)
+            self.docs.append((repo, doc_id))
+        return found
+
+
+def lexical_candidates(found: Found, sections: list[LexicalRow], pairs: list[LexicalRow]) -> list[LexicalCandidate]:
+    """The organisation store's two full-text lists ranked as a local index ranks its own: one candidate a
+    published document, by the key `found` gives it, with the coverage the database counted."""
+    by_key = lexical.candidates([(found.key(r.repo, r.id), r.raw) for r in sections],
+                                [(found.key(r.repo, r.id), r.raw) for r in pairs])
+    for row in (*sections, *pairs):
+        by_key[found.key(row.repo, row.id)].coverage = row.coverage
+    return lexical.in_order(by_key.values())

@@ -39,14 +39,14 @@ import numpy as np
 from docir.documents.reader_view import Visible
 from docir.embed.model_ids import answers_with
 from docir.index.changes import Kept
-from docir.index.fts import query_terms
+from docir.index.fts import CANDIDATES, query_terms
 from docir.index.records import Listing, SectionHit, VectorSet
 from docir.index.ref_records import StoredRefChunk
 from docir.index.vectors import cosine
 from docir.services.indexing.session import Session
 from docir.services.retrieval import background, fusion, lending, lexical, passage
 from docir.services.retrieval.lending import Loan
-from docir.services.retrieval.lexical import CANDIDATES, LexicalCandidate, Standing
+from docir.services.retrieval.lexical import LexicalCandidate, Standing
 from docir.services.retrieval.need import BY_VECTOR, FORMS, SKETCH, TASK, TERMS, Need, embedded_texts, needs_of
 from docir.services.retrieval.results import (
     ContextHit,

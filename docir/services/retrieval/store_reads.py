@@ -21,7 +21,7 @@ from docir.services.retrieval.skeleton import full_document, is_stale, linked, s
 from docir.services.retrieval.visibility import Visibility
 
 if TYPE_CHECKING:
-    from docir.services.retrieval import lexical
+    pass
 
 REF_PREFIX = "ref-"  # reference chunk ids; the schema reserves the prefix
 
@@ -143,10 +143,4 @@ def search(session: Session, text: str, *, include_inactive: bool = False, limit
     listings = session.catalog.docs.listings_by_rowid(c.rowid for c in ranked)
     # score is rank-derived, as in context: only the order means anything
     return [{**skeleton(listings[c.rowid], session.schema, session.today), "score": round(fusion.rank_score(rank), 6),
-             "similarity": None, "fts_score": round(_fts_score(c), 4)} for rank, c in enumerate(ranked, start=1)]
-
-
-def _fts_score(cand: lexical.LexicalCandidate) -> float:
-    """The negated bm25 of the best-matching section (or of the closest word pairs, if no section matched)."""
-    standing = cand.section or cand.near
-    return standing.raw if standing is not None else 0.0
+             "similarity": None, "fts_score": round(c.fts_score, 4)} for rank, c in enumerate(ranked, start=1)]

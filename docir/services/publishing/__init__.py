@@ -1,0 +1,1 @@
+"""docir publish: this repository's current documents made the organisation store's, through org/'s statements."""

@@ -1,0 +1,88 @@
+"""The organisation store ranks like a local index: each full-text list, and `search`, on a real corpus slice.
+
+The committed EIP slice (benchmarks/quality/eips_slice: 79 long proposals, real words) is indexed
+locally and published; then every CI query of its judged set is asked of both. The lists are the same
+documents with the same numbers, and `search` over them the same order (services/retrieval/lexical.py's
+`candidates`, one rule for both stores).
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from tests.caller import caller, settings
+from tests.conftest import REPO
+
+pytest.importorskip("psycopg")
+
+SLICE = REPO / "benchmarks" / "quality" / "eips_slice"
+QUERIES = REPO / "benchmarks" / "quality" / "eips_queries.yaml"
+REPO_NAME = "ethereum/eips"
+
+
+def _tasks() -> list[str]:
+    found = yaml.safe_load(QUERIES.read_text(encoding="utf-8"))["queries"]
+    return [str(q["query"]) for q in found if q.get("ci")]
+
+
+@pytest.fixture
+def published(cli: Any, pg_url: str, tmp_path: Path) -> Iterator[tuple[Any, Any, Any]]:
+    """The slice's local session, a reader's session, and the organisation store holding the slice."""
+    from docir.org.address import parse
+    from docir.org.peer import OrgPeer
+    from docir.services.indexing.session import open_session
+
+    root, reader = tmp_path / "eips", tmp_path / "reader"
+    shutil.copytree(SLICE, root)
+    assert cli("init", "--root", str(reader)).code == 0
+    done = cli("publish", pg_url, "--as", REPO_NAME, "--root", str(root), "--json")
+    assert done.code == 0, done.err
+    local, theirs = open_session(root, caller()), open_session(reader, caller())
+    peer = OrgPeer.open(parse(pg_url, committed=False, repos=(REPO_NAME,)), settings())
+    try:
+        yield local, theirs, peer
+    finally:
+        peer.close()
+        theirs.close()
+        local.close()
+
+
+def test_every_list_and_search_rank_the_published_slice_as_the_local_index(published: tuple[Any, Any, Any]) -> None:
+    from docir.index.fts import CANDIDATES
+    from docir.org import ranking_sql
+    from docir.services.retrieval import lexical, org_reads, store_reads
+    from docir.services.retrieval.visibility import Visibility
+
+    local, reader, peer = published
+    tasks = _tasks()
+    assert len(tasks) >= 10
+    ids = {state.rowid: state.id for state in local.catalog.docs.states()}
+    visibility = Visibility.from_schema(local.schema)
+    differ = []
+    for task in tasks:
+        mine = lexical.rank_documents(local, task, visibility)
+        by_section = sorted((c for c in mine if c.section), key=lambda c: c.section.rank)  # type: ignore[union-attr]
+        by_near = sorted((c for c in mine if c.near), key=lambda c: c.near.rank)  # type: ignore[union-attr]
+        sections = ranking_sql.lexical_sections(peer, peer.names, task, include_inactive=False, limit=CANDIDATES)
+        pairs = ranking_sql.lexical_pairs(peer, peer.names, task, include_inactive=False, limit=CANDIDATES)
+        if [r.id for r in sections] != [ids[c.rowid] for c in by_section] or \
+                [r.raw for r in sections] != pytest.approx([c.section.raw for c in by_section]):  # type: ignore[union-attr]
+            differ.append(f"sections of {task!r}: local {[ids[c.rowid] for c in by_section]}, "
+                          f"published {[r.id for r in sections]}")
+        if [r.id for r in pairs] != [ids[c.rowid] for c in by_near] or \
+                [r.raw for r in pairs] != pytest.approx([c.near.raw for c in by_near]):  # type: ignore[union-attr]
+            differ.append(f"pairs of {task!r}: local {[(ids[c.rowid], round(c.near.raw, 4)) for c in by_near]}, "  # type: ignore[union-attr]
+                          f"published {[(r.id, round(r.raw, 4)) for r in pairs]}")
+        here = [(hit["id"], hit["fts_score"]) for hit in store_reads.search(local, task, limit=10)]
+        there = [(hit["id"], hit["fts_score"])
+                 for hit in org_reads.search(reader, peer, task, include_inactive=False, limit=10)]
+        if [i for i, _ in there] != [i for i, _ in here] or \
+                [s for _, s in there] != pytest.approx([s for _, s in here], abs=1e-3):
+            differ.append(f"search of {task!r}: local {here}, published {there}")
+    assert differ == [], "\n".join(differ)
