@@ -17,6 +17,7 @@ import json
 import pkgutil
 import re
 import sys
+import textwrap
 import types
 import typing
 from collections.abc import Iterator
@@ -66,7 +67,22 @@ def pages(repo: Path = REPO) -> dict[str, str]:
         f"{REFERENCE}/exit-codes.markdown": exit_codes_page(),
         f"{REFERENCE}/lint-rules.markdown": lint_rules_page(),
         f"{REFERENCE}/configuration.markdown": configuration_page(repo),
+        f"{REFERENCE}/organisation-statements.markdown": organisation_statements_page(),
     }
+
+
+def organisation_statements_page() -> str:
+    """The SQL the organisation store's reader runs for context and search (org/ranking_sql.py), as text."""
+    from docir.org import ranking_sql
+
+    intro = (f"The statements docir runs on the organisation store to rank its documents, as "
+             f"`org/ranking_sql.py` makes them: for a task of {ranking_sql.EXAMPLE_TERMS} terms, vectors of "
+             f"{ranking_sql.EXAMPLE_DIMENSION} dimensions, and current documents only (`--include-inactive` "
+             "drops the status test). `%(name)s` is a parameter psycopg sends with the statement.")
+    parts = [intro]
+    for name, (said, text) in ranking_sql.statements().items():
+        parts.append(f"## {name.capitalize()}\n\n{said}\n\n```sql\n{textwrap.dedent(text).strip()}\n```")
+    return _page("Organisation store statements", *parts)
 
 
 def _page(title: str, *parts: str) -> str:

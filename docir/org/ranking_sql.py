@@ -104,7 +104,7 @@ def _saturated(tf: str, tokens: str, average: str) -> str:
             f"/ greatest(%({average})s, 1)))")
 
 
-def _bm25(alias: str, weights: str, terms: Terms, rank_weights: str, scale: float, average: str) -> tuple[str, str]:
+def _bm25(alias: str, weights: str, terms: int, rank_weights: str, scale: float, average: str) -> tuple[str, str]:
     """FTS5's bm25 of a row: the sum over the terms of idf x saturated tf, tf the weighed count of the
     term's occurrences (ts_rank_cd of one term: each occurrence's label weight). Returns the FROM item
     that computes the row's tfs once (OFFSET 0: not inlined into each use) and the score over them; the
@@ -112,10 +112,10 @@ def _bm25(alias: str, weights: str, terms: Terms, rank_weights: str, scale: floa
     idfs are read once)."""
     name = f"tf_{alias}"
     tfs = ", ".join(f"{scale} * ts_rank_cd('{rank_weights}'::float4[], {alias}.lex, %(q{i})s::tsquery, 0) AS t{i}"
-                    for i in range(len(terms.queries)))
+                    for i in range(terms))
     score = " + ".join(f"(SELECT w.idf FROM {weights} w WHERE w.i = {i + 1}) * "
                        f"{_saturated(f'{name}.t{i}', f'{alias}.lex_tokens', average)}"
-                       for i in range(len(terms.queries)))
+                       for i in range(terms))
     return f"CROSS JOIN LATERAL (SELECT {tfs} OFFSET 0) {name}", f"({score})"
 
 
@@ -134,9 +134,8 @@ def _weightless(peer: OrgPeer, repos: Sequence[str], terms: Terms, totals: Lexic
     singles = [token for token, phrase in zip(terms.tokens, terms.phrases, strict=True) if not phrase]
     if not singles:
         return frozenset()
-    found = dict(peer.run(lambda c: c.execute(
-        "SELECT lexeme, sum(documents) FROM docir.terms WHERE lexeme = ANY(%s) AND repo = ANY(%s) GROUP BY lexeme",
-        (singles, list(repos))).fetchall()))
+    found = dict(peer.run(lambda c: c.execute(weightless_statement(), {"tokens": singles, "repos": list(repos)})
+                          .fetchall()))
     return frozenset(i for i, (token, phrase) in enumerate(zip(terms.tokens, terms.phrases, strict=True))
                      if not phrase and weightless(int(found.get(token) or 0), totals.documents))
 
@@ -150,8 +149,29 @@ def lexical_sections(peer: OrgPeer, repos: Sequence[str], text: str, *, include_
     if not terms.queries or not repos:
         return []
     totals = peer.lexical_totals(repos)
+    gated = totals.sections > GATE_FROM_SECTIONS
+    sql = sections_statement(len(terms.queries), gated=gated, include_inactive=include_inactive)
+    params = _params(terms, totals, repos, limit=limit, cut=limit * SECTIONS_PER_DOCUMENT,
+                     gate=max(2 * limit, SECTION_GATE), gated=terms.any)
+    if gated:
+        params["gated"] = _gate_words(peer, repos, terms, totals, include_inactive, params["gate"])
+    rows = peer.run(lambda c: c.execute(sql, params).fetchall())
+    return [LexicalRow(repo, doc_id, float(raw), tuple(heading or ()), size, float(coverage))
+            for repo, doc_id, raw, heading, size, coverage in rows]
+
+
+def weightless_statement() -> str:
+    """The documents of the repositories read that hold each of some words (docir.terms' counts)."""
+    return ("SELECT lexeme, sum(documents) FROM docir.terms WHERE lexeme = ANY(%(tokens)s) AND repo = ANY(%(repos)s)"
+            " GROUP BY lexeme")
+
+
+def sections_statement(terms: int, *, gated: bool, include_inactive: bool) -> str:
+    """The sections list of a task of `terms` terms: each section's bm25, the best LIMIT x
+    SECTIONS_PER_DOCUMENT kept, each document taking its best one's place; `gated` (a big store): only
+    in the documents the whole-document bm25 puts first."""
     gate = weights = ""
-    if totals.sections > GATE_FROM_SECTIONS:
+    if gated:
         weights = f",{_weights('dweights', 'documents', 'documents')}"
         tfs, score = _bm25("d", "dweights", terms, lexemes.DOCUMENT_RANK_WEIGHTS, lexemes.DOCUMENT_WEIGHT_SCALE,
                            "document_length")
@@ -161,7 +181,7 @@ def lexical_sections(peer: OrgPeer, repos: Sequence[str], text: str, *, include_
                 ORDER BY {score} DESC, d.repo, d.id
                 LIMIT %(gate)s)"""
     tfs, score = _bm25("s", "weights", terms, lexemes.SECTION_RANK_WEIGHTS, 1, "section_length")
-    sql = f"""
+    return f"""
         WITH q AS (SELECT %(any)s::tsquery AS q), {_weights("weights", "sections", "sections")}{weights},
         scored AS (
             SELECT s.repo, s.doc_id, s.ord, s.heading, s.start_line, s.end_line, {score} AS raw
@@ -175,13 +195,6 @@ def lexical_sections(peer: OrgPeer, repos: Sequence[str], text: str, *, include_
         FROM best s JOIN docir.documents d ON d.repo = s.repo AND d.id = s.doc_id
         WHERE {visible(include_inactive)}
         ORDER BY s.raw DESC, s.repo, s.doc_id LIMIT %(limit)s"""
-    params = _params(terms, totals, repos, limit=limit, cut=limit * SECTIONS_PER_DOCUMENT,
-                     gate=max(2 * limit, SECTION_GATE), gated=terms.any)
-    if gate:
-        params["gated"] = _gate_words(peer, repos, terms, totals, include_inactive, params["gate"])
-    rows = peer.run(lambda c: c.execute(sql, params).fetchall())
-    return [LexicalRow(repo, doc_id, float(raw), tuple(heading or ()), size, float(coverage))
-            for repo, doc_id, raw, heading, size, coverage in rows]
 
 
 def _gate_words(peer: OrgPeer, repos: Sequence[str], terms: Terms, totals: LexicalTotals, include_inactive: bool,
@@ -192,10 +205,15 @@ def _gate_words(peer: OrgPeer, repos: Sequence[str], terms: Terms, totals: Lexic
     lean = " | ".join(f"({q})" for i, q in enumerate(terms.queries) if i not in weightless)
     if not lean or not weightless:
         return terms.any
-    found = peer.run(lambda c: c.execute(
-        f"SELECT count(*) FROM (SELECT 1 FROM docir.documents d WHERE d.lex @@ %s::tsquery AND d.repo = ANY(%s)"
-        f" AND {visible(include_inactive)} LIMIT %s) x", (lean, list(repos), gate)).fetchone())
+    found = peer.run(lambda c: c.execute(gate_count_statement(include_inactive),
+                                         {"words": lean, "repos": list(repos), "gate": gate}).fetchone())
     return lean if found is not None and int(found[0]) >= gate else terms.any
+
+
+def gate_count_statement(include_inactive: bool) -> str:
+    """How many visible documents some words find, counted up to the gate's size."""
+    return (f"SELECT count(*) FROM (SELECT 1 FROM docir.documents d WHERE d.lex @@ %(words)s::tsquery"
+            f" AND d.repo = ANY(%(repos)s) AND {visible(include_inactive)} LIMIT %(gate)s) x")
 
 
 def _both(terms: Terms, pairs: Sequence[tuple[int, int]]) -> str:
@@ -243,7 +261,17 @@ def lexical_pairs(peer: OrgPeer, repos: Sequence[str], text: str, *, include_ina
 
 def _pairs(peer: OrgPeer, repos: Sequence[str], terms: Terms, totals: LexicalTotals,
            pairs: Sequence[tuple[int, int]], *, include_inactive: bool, limit: int) -> list[LexicalRow]:
-    sql = f"""
+    sql = pairs_statement(include_inactive)
+    params = _params(terms, totals, repos, limit=limit, both=_both(terms, pairs),
+                     firsts=[a + 1 for a, _ in pairs], seconds=[b + 1 for _, b in pairs])
+    rows = peer.run(lambda c: c.execute(sql, params).fetchall())
+    return [LexicalRow(repo, doc_id, float(raw), None, None, float(coverage)) for repo, doc_id, raw, coverage in rows]
+
+
+def pairs_statement(include_inactive: bool) -> str:
+    """The pairs list: whole documents by bm25 over the pairs' words, counting only the occurrences that
+    stand near the other word of their pair."""
+    return f"""
         WITH {_weights("weights", "documents", "documents")},
         pairs AS (
             SELECT p.n, a.token AS ta, a.idf AS ia, b.token AS tb, b.idf AS ib, p.a = p.b AS same
@@ -278,10 +306,6 @@ def _pairs(peer: OrgPeer, repos: Sequence[str], terms: Terms, totals: LexicalTot
         SELECT s.repo, s.id, s.raw, {_COVERAGE}
         FROM scored s JOIN docir.documents d ON d.repo = s.repo AND d.id = s.id
         ORDER BY s.raw DESC, s.repo, s.id LIMIT %(limit)s"""
-    params = _params(terms, totals, repos, limit=limit, both=_both(terms, pairs),
-                     firsts=[a + 1 for a, _ in pairs], seconds=[b + 1 for _, b in pairs])
-    rows = peer.run(lambda c: c.execute(sql, params).fetchall())
-    return [LexicalRow(repo, doc_id, float(raw), None, None, float(coverage)) for repo, doc_id, raw, coverage in rows]
 
 
 def vector_literal(vector: Sequence[float]) -> str:
@@ -299,8 +323,25 @@ def nearest(peer: OrgPeer, repos: Sequence[str], vector: Sequence[float], *, inc
         return []
     dim = len(vector)  # tables.DIMENSION for docir's model: another one is compared without an index
     wide = limit * widen
+    sql = nearest_statement(dim, include_inactive)
+    params = {"v": vector_literal(vector), "repos": list(repos), "wide": wide, "limit": limit}
+
+    def read(conn: Any) -> list[Any]:
+        # Filtered HNSW scans go on until enough rows pass the filter (pgvector 0.8's iterative scans).
+        conn.execute(f"SET LOCAL hnsw.ef_search = {min(EF_SEARCH_MAX, max(40, wide))}")
+        conn.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
+        return list(conn.execute(sql, params).fetchall())
+
+    rows = peer.run(read)
+    return [VectorRow(repo, doc_id, float(sim), int(ordinal), tuple(heading) if heading else None, size)
+            for repo, doc_id, sim, ordinal, heading, size in rows]
+
+
+def nearest_statement(dim: int, include_inactive: bool) -> str:
+    """The vectors list: the nearest document and section vectors of `dim` dimensions through the HNSW
+    indexes, each document keeping its best before visibility and the LIMIT."""
     distance = f"{{alias}}.vector::vector({dim}) <=> %(v)s::vector({dim})"
-    sql = f"""
+    return f"""
         WITH near_sections AS (
             SELECT s.repo, s.doc_id AS id, s.ord, s.heading, s.start_line, s.end_line,
                    {distance.format(alias="s")} AS distance
@@ -323,17 +364,6 @@ def nearest(peer: OrgPeer, repos: Sequence[str], vector: Sequence[float], *, inc
         FROM best s JOIN docir.documents d ON d.repo = s.repo AND d.id = s.id
         WHERE {visible(include_inactive)}
         ORDER BY s.distance, s.repo, s.id LIMIT %(limit)s"""
-    params = {"v": vector_literal(vector), "repos": list(repos), "wide": wide, "limit": limit}
-
-    def read(conn: Any) -> list[Any]:
-        # Filtered HNSW scans go on until enough rows pass the filter (pgvector 0.8's iterative scans).
-        conn.execute(f"SET LOCAL hnsw.ef_search = {min(EF_SEARCH_MAX, max(40, wide))}")
-        conn.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
-        return list(conn.execute(sql, params).fetchall())
-
-    rows = peer.run(read)
-    return [VectorRow(repo, doc_id, float(sim), int(ordinal), tuple(heading) if heading else None, size)
-            for repo, doc_id, sim, ordinal, heading, size in rows]
 
 
 def similarities(peer: OrgPeer, repos: Sequence[str], ids: Sequence[str],
@@ -341,9 +371,38 @@ def similarities(peer: OrgPeer, repos: Sequence[str], ids: Sequence[str],
     """The cosine of each named document's vector with `vector`: how near a linked document is."""
     if not repos or not ids:
         return {}
-    dim = len(vector)
-    sql = (f"SELECT d.repo, d.id, 1 - (d.vector::vector({dim}) <=> %(v)s::vector({dim})) FROM docir.documents d "
-           f"WHERE vector_dims(d.vector) = {dim} AND d.repo = ANY(%(repos)s) AND d.id = ANY(%(ids)s)")
+    sql = similarities_statement(len(vector))
     params = {"v": vector_literal(vector), "repos": list(repos), "ids": list(ids)}
     return {(repo, doc_id): float(sim) for repo, doc_id, sim in peer.run(lambda c: c.execute(sql, params).fetchall())}
 
+
+def similarities_statement(dim: int) -> str:
+    """The cosine of named documents' vectors of `dim` dimensions with a query vector."""
+    return (f"SELECT d.repo, d.id, 1 - (d.vector::vector({dim}) <=> %(v)s::vector({dim})) FROM docir.documents d "
+            f"WHERE vector_dims(d.vector) = {dim} AND d.repo = ANY(%(repos)s) AND d.id = ANY(%(ids)s)")
+
+
+
+EXAMPLE_TERMS = 2  # the statements as docs/reference/organisation-statements.markdown shows them: a task of two
+EXAMPLE_DIMENSION = 384  # terms, docir's model's vectors
+
+
+def statements() -> dict[str, tuple[str, str]]:
+    """Every statement this module runs, by name: what it does, and its text for a task of EXAMPLE_TERMS
+    terms and vectors of EXAMPLE_DIMENSION, reading current documents. Generated into
+    docs/reference/organisation-statements.markdown, and EXPLAINed by the tests on a real database."""
+    made = {
+        "sections": sections_statement(EXAMPLE_TERMS, gated=False, include_inactive=False),
+        "sections in a big store": sections_statement(EXAMPLE_TERMS, gated=True, include_inactive=False),
+        "gate count": gate_count_statement(False),
+        "weightless words": weightless_statement(),
+        "pairs": pairs_statement(False),
+        "nearest vectors": nearest_statement(EXAMPLE_DIMENSION, False),
+        "similarities": similarities_statement(EXAMPLE_DIMENSION),
+    }
+    said = {
+        "sections": sections_statement, "sections in a big store": sections_statement,
+        "gate count": gate_count_statement, "weightless words": weightless_statement, "pairs": pairs_statement,
+        "nearest vectors": nearest_statement, "similarities": similarities_statement,
+    }
+    return {name: (" ".join((said[name].__doc__ or "").split()), text) for name, text in made.items()}
