@@ -9,9 +9,11 @@ settings down (adr-3c5e7a90b1d4). Every environment variable the layers below re
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
 from pathlib import Path
-from typing import NamedTuple
+
+TYPE_CHECKING = False  # not typing's: every command makes its settings, and a cold one pays for each import
+if TYPE_CHECKING:
+    from collections.abc import Mapping
 
 VECTORS = "DOCIR_VECTORS"  # the vector vault's file, or "off"
 VECTORS_MB = "DOCIR_VECTORS_MB"  # its size cap in MB
@@ -23,16 +25,24 @@ WORKER = "DOCIR_WORKER"  # "0": no warm worker is asked or started
 _OFF = ("off", "0", "none")
 
 
-class Settings(NamedTuple):
-    cache: Path  # docir's folder in the user's cache: the assembled model, the vault, kept help
-    vault: Path | None  # the vector vault's file; None: turned off
-    vault_cap: int  # its size cap in bytes
-    model_path: str | None
-    model_name: str | None
-    model_build: str | None
-    worker: bool  # a warm worker may be asked and started
-    runtime: str | None  # XDG_RUNTIME_DIR: where the worker's socket lives
-    env: Mapping[str, str]  # the whole environment, for a child process (git) and libpq's PG* names
+class Settings:
+    """A plain class, not a NamedTuple: making the class cost a cold command a millisecond."""
+
+    __slots__ = ("cache", "vault", "vault_cap", "model_path", "model_name", "model_build", "worker", "runtime",
+                 "env")
+
+    def __init__(self, cache: Path, vault: Path | None, vault_cap: int, model_path: str | None,
+                 model_name: str | None, model_build: str | None, worker: bool, runtime: str | None,
+                 env: Mapping[str, str]) -> None:
+        self.cache = cache  # docir's folder in the user's cache: the assembled model, the vault, kept help
+        self.vault = vault  # the vector vault's file; None: turned off
+        self.vault_cap = vault_cap  # its size cap in bytes
+        self.model_path = model_path
+        self.model_name = model_name
+        self.model_build = model_build
+        self.worker = worker  # a warm worker may be asked and started
+        self.runtime = runtime  # XDG_RUNTIME_DIR: where the worker's socket lives
+        self.env = env  # the whole environment, for a child process (git) and libpq's PG* names
 
     @classmethod
     def of(cls, env: Mapping[str, str]) -> Settings:

@@ -113,7 +113,7 @@ def serve(ctx: typer.Context, root: RootOption = None,
     except AlreadyRunning:
         return 0  # another worker won the race: that is the single instance
     keep_watch()  # every read here walks docs/: after the first, only a change makes it walk again
-    caller = caller_of(call)._replace(worker=None)  # this is the worker
+    caller = caller_of(call).without_worker()  # this is the worker
     open_session(store.root, caller).close()  # bring the index in line with the files: new text gets queued
     source = load_local(caller, load_schema(store.schema_path).model_path, store.root)  # the model, loaded once
     embedder = source.embedder if isinstance(source, LocalModel) else None

@@ -9,11 +9,15 @@ environment, asks the worker's modules or looks at a thread's client.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from pathlib import Path
-from typing import Any, NamedTuple, Protocol
+TYPE_CHECKING = False  # not typing's: every command makes its caller, and a cold one pays for each import
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from pathlib import Path
+    from typing import Any, Protocol
 
-from docir.settings import Settings
+    from docir.settings import Settings
+else:
+    Protocol = object
 
 
 class WorkerLink(Protocol):
@@ -32,8 +36,17 @@ class WorkerLink(Protocol):
         ...
 
 
-class Caller(NamedTuple):
-    settings: Settings
-    worker: WorkerLink | None = None  # None: no warm worker is asked or started (DOCIR_WORKER=0, a test)
-    # Whether the caller has gone (the worker's client hung up): a write it asked for must not land.
-    gone: Callable[[], bool] | None = None
+class Caller:
+    """A plain class, not a NamedTuple: making the class cost a cold command a millisecond."""
+
+    __slots__ = ("settings", "worker", "gone")
+
+    def __init__(self, settings: Settings, worker: WorkerLink | None = None,
+                 gone: Callable[[], bool] | None = None) -> None:
+        self.settings = settings
+        self.worker = worker  # None: no warm worker is asked or started (DOCIR_WORKER=0, a test)
+        self.gone = gone  # whether the caller has gone (the worker's client hung up): what it asked must not land
+
+    def without_worker(self) -> Caller:
+        """The same caller, asking no warm worker (the worker itself)."""
+        return Caller(self.settings, None, self.gone)
