@@ -144,13 +144,13 @@ def _entry(session: Session, peer: OrgPeer, found: Found, cand: Fused, item: Org
     form = next(name for name, c in cand.forms.items() if c is lead)
     section_row = found.sections.get((form, key))
     vector_row = found.vectors.get((form, key))
-    lexical_section = lead.lexical.section_part if lead.lexical is not None else 0.0
     section: tuple[str, ...] | None = None
     size: int | None = None
-    if vector_row is not None and vector_row.heading and (lead.vector_part >= lexical_section or section_row is None
-                                                          or not section_row.heading):
+    side = ranking.matched_side(lead, bool(vector_row is not None and vector_row.heading),
+                                bool(section_row is not None and section_row.heading))
+    if side == "vector" and vector_row is not None:
         section, size = vector_row.heading, vector_row.section_bytes
-    elif section_row is not None and section_row.heading:
+    elif side == "lexical" and section_row is not None:
         section, size = section_row.heading, section_row.section_bytes
     similarity = None if cand.similarity is None else round(cand.similarity, 4)
     entry: ContextHit = {
@@ -165,22 +165,14 @@ def _entry(session: Session, peer: OrgPeer, found: Found, cand: Fused, item: Org
     }
     if not explain:
         return named(entry, peer.label, item.repo)
-    first = cand.forms.get(TASK, lead)
-    lex = first.lexical
     task_section = found.sections.get((TASK, key))
     explained = ExplainedHit(**entry, explain={
         "store": peer.label,
         "repo": item.repo,
-        "lexical_rank": lex.section.rank if lex is not None and lex.section is not None else None,
-        "vector_rank": first.vector.rank if first.vector is not None else None,
-        "fts_score": round(lex.section.raw, 4) if lex is not None and lex.section is not None else None,
-        "coverage": round(lex.coverage, 3) if lex is not None else None,
-        "similarity": similarity,
+        **ranking.ranks_explained(cand),
         "rankings": _rankings(found, cand),
         "contributions": ranking.contributions(cand),
-        **{form: {"weight": round(gate.weight, 3), "agreement": round(gate.agreement, 3),
-                  "relatedness": None if gate.relatedness is None else round(gate.relatedness, 3),
-                  "confidence": round(gate.confidence, 3)} for form, gate in cand.gates.items()},
+        **ranking.forms_explained(cand),
         "chunk": {"heading": " > ".join(task_section.heading)} if task_section and task_section.heading else None,
     })
     return named(explained, peer.label, item.repo)

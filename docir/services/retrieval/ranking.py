@@ -430,11 +430,11 @@ def _entry(session: Session, cand: Fused, explain: bool, texts: list[str], wante
     best = lead.lexical.best_section if lead.lexical is not None else None
     section: str | None = None
     size: Size | None = None
-    lexical_section = lead.lexical.section_part if lead.lexical is not None else 0.0
     span: tuple[int, int] | None = None
-    if chunk is not None and chunk.section and (lead.vector_part >= lexical_section or best is None or not best.path):
+    side = matched_side(lead, bool(chunk is not None and chunk.section), bool(best is not None and best.path))
+    if side == "vector" and chunk is not None:
         section, span = chunk.section, (chunk.start, chunk.end)
-    elif best is not None and best.path:
+    elif side == "lexical" and best is not None:
         section, span = best.path[-1], (best.start, best.end)
     quoted: str | None = None
     if span is not None:
@@ -453,26 +453,43 @@ def _entry(session: Session, cand: Fused, explain: bool, texts: list[str], wante
         text = ""
         if chunk is not None:
             text = session.catalog.docs.body_of(cand.listing.rowid)[chunk.start : chunk.end].strip()
-        first = cand.forms.get(TASK, lead)
-        lex = first.lexical
         return ExplainedHit(
             **entry,
             explain={
-                "lexical_rank": lex.section.rank if lex is not None and lex.section is not None else None,
-                "vector_rank": first.vector.rank if first.vector is not None else None,
-                "fts_score": round(lex.section.raw, 4) if lex is not None and lex.section is not None else None,
-                "coverage": round(lex.coverage, 3) if lex is not None else None,
-                "similarity": similarity,
+                **ranks_explained(cand),
                 "matched_terms": _matched_terms(session, cand.listing.rowid, texts),
                 "rankings": _rankings(session, cand),
                 "contributions": contributions(cand),
-                **_forms(cand),
+                **forms_explained(cand),
                 "chunk": {"heading": chunk.heading, "continuation": chunk.continuation, "text": text[:600]}
                 if chunk is not None
                 else ({"heading": None, "text": "(document vector)"} if lead.ordinal == -1 else None),
             },
         )
     return entry
+
+
+def matched_side(lead: Candidate, vector_section: bool, lexical_section: bool) -> str | None:
+    """Which side names a document's matched section, in any store: the vector's winning section when
+    it contributed at least as much as the best section's words (or no section matched by words), else
+    the lexical best section; None when neither has one."""
+    words = lead.lexical.section_part if lead.lexical is not None else 0.0
+    if vector_section and (lead.vector_part >= words or not lexical_section):
+        return "vector"
+    return "lexical" if lexical_section else None
+
+
+def ranks_explained(cand: Fused) -> dict[str, Any]:
+    """Explain's first numbers, in any store: the task form's places and raw scores, its coverage, the cosine."""
+    first = cand.forms.get(TASK, cand.lead)
+    lex = first.lexical
+    return {
+        "lexical_rank": lex.section.rank if lex is not None and lex.section is not None else None,
+        "vector_rank": first.vector.rank if first.vector is not None else None,
+        "fts_score": round(lex.section.raw, 4) if lex is not None and lex.section is not None else None,
+        "coverage": round(lex.coverage, 3) if lex is not None else None,
+        "similarity": None if cand.similarity is None else round(cand.similarity, 4),
+    }
 
 
 def _named(form: str, part: str) -> str:
@@ -501,7 +518,7 @@ def contributions(cand: Fused) -> dict[str, float]:
     return out
 
 
-def _forms(cand: Fused) -> dict[str, Any]:
+def forms_explained(cand: Fused) -> dict[str, Any]:
     """With a sketch or terms: each one's weight and what it was made of (fusion.form_weight)."""
     return {form: {"weight": round(gate.weight, 3), "agreement": round(gate.agreement, 3),
                    "relatedness": None if gate.relatedness is None else round(gate.relatedness, 3),
@@ -572,7 +589,7 @@ def _ref_entry(cand: Fused, explain: bool, texts: list[str]) -> ReferenceHit:
             "vector_rank": vec.rank if vec else None,
             "fts_score": round(lex.raw, 4) if lex else None,
             "contributions": contributions(cand),
-            **_forms(cand),
+            **forms_explained(cand),
             "similarity": similarity,
             "matched_terms": [t for t in terms if t in lowered],
             "chunk": {"heading": " > ".join(chunk.heading_path), "text": chunk.text[:600]},
