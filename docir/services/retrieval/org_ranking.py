@@ -16,7 +16,7 @@ superseded in another repository brings the published successor too.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Literal, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
@@ -24,6 +24,7 @@ from docir.embed.model_ids import answers_with
 from docir.index.fts import CANDIDATES
 from docir.services.indexing.session import Session
 from docir.services.retrieval import fusion, lending, ranking
+from docir.services.retrieval.expansion import Hop, one_hop
 from docir.services.retrieval.lexical import LexicalCandidate, Standing
 from docir.services.retrieval.need import BY_VECTOR, TASK, Need
 from docir.services.retrieval.org_reads import Found, lexical_candidates, named, readable, skeleton_of
@@ -206,51 +207,47 @@ def _rankings(found: Found, cand: Fused) -> dict[str, Any]:
 
 def expand_links(session: Session, peer: OrgPeer, repos: list[str], by_vector: list[str], seeds: list[Seed],
                  task: Any, include_inactive: bool, limit: int) -> list[ContextRow]:
-    """One hop from each seed into the organisation store: the documents that succeed it (in any repository
-    read) first, then the published documents it links to. A linked document this store has locally is
-    left to the local answer. A local seed's rows say so in `via.store` (budget.py hangs them off it)."""
+    """One hop from each seed into the organisation store (expansion.one_hop): the documents that succeed
+    it (in any repository read) first, then the published documents it links to. A linked document this
+    store has locally is left to the local answer. A local seed's rows say so in `via.store` (budget.py
+    hangs them off it)."""
     from docir.org import ranking_sql
 
-    successor_kinds = session.schema.successor_kinds
-    edges = peer.successors(repos, [seed.id for seed in seeds], successor_kinds)
-    hops: dict[str, list[tuple[str, str, Literal["successor", "outgoing"]]]] = {}
-    for seed in seeds:
-        mine = hops.setdefault(seed.id, [])
-        mine += [(e.kind, e.source, "successor") for e in edges if e.target == seed.id]
-        mine += [(kind, target, "outgoing") for kind, target in seed.related]
-    wanted = {doc_id for found in hops.values() for _, doc_id, _ in found}
-    local = set(session.catalog.docs.listings_by_ids(wanted))
-    targets: dict[str, OrgListing] = {}
-    for item in peer.listings_by_ids(repos, wanted - local, include_inactive):
-        targets.setdefault(item.id, item)
-    similarity: dict[tuple[str, str], float] = {}
-    if task is not None and targets:
-        similarity = ranking_sql.similarities(peer, by_vector, list(targets), [float(x) for x in task])
+    edges = peer.successors(repos, [seed.id for seed in seeds], session.schema.successor_kinds)
+
+    def hops(seed: Seed) -> list[Hop]:
+        return [*(Hop(e.kind, e.source, "successor") for e in edges if e.target == seed.id),
+                *(Hop(kind, target, "outgoing") for kind, target in seed.related)]
+
+    def published(ids: set[str]) -> dict[str, OrgListing]:
+        local = set(session.catalog.docs.listings_by_ids(ids))
+        targets: dict[str, OrgListing] = {}
+        for item in peer.listings_by_ids(repos, ids - local, include_inactive):
+            targets.setdefault(item.id, item)
+        return targets
+
     # Not the seeds' own ids: which ranked rows are shown is decided by the merge with the other stores,
     # which then leaves out a linked row that repeats one (federation.merge_by_similarity).
-    seen: set[str] = set()
+    reached = one_hop(seeds, hops, published, limit=limit)
+    similarity: dict[tuple[str, str], float] = {}
+    if task is not None and reached:
+        similarity = ranking_sql.similarities(peer, by_vector, [item.id for _, _, item in reached],
+                                              [float(x) for x in task])
     out: list[ContextRow] = []
-    for seed in seeds:
-        for kind, doc_id, direction in hops[seed.id]:
-            if doc_id not in targets or doc_id in seen:
-                continue
-            seen.add(doc_id)
-            item = targets[doc_id]
-            near = similarity.get((item.repo, item.id))
-            via = Via(id=seed.id, kind=kind, direction=direction)
-            if seed.repo is None:
-                via["store"] = LOCAL_STORE
-            row: ContextHit = {
-                **skeleton_of(session, item),
-                "kind": "document",
-                "score": None,
-                "similarity": None if near is None else round(near, 4),
-                "matched_section": None,
-                "matched_section_size": None,
-                "matched_passage": None,
-                "via": via,
-            }
-            out.append(named(row, peer.label, item.repo))
-            if len(out) >= limit:
-                return out
+    for seed, hop, item in reached:
+        near = similarity.get((item.repo, item.id))
+        via = Via(id=seed.id, kind=hop.kind, direction=hop.direction)
+        if seed.repo is None:
+            via["store"] = LOCAL_STORE
+        row: ContextHit = {
+            **skeleton_of(session, item),
+            "kind": "document",
+            "score": None,
+            "similarity": None if near is None else round(near, 4),
+            "matched_section": None,
+            "matched_section_size": None,
+            "matched_passage": None,
+            "via": via,
+        }
+        out.append(named(row, peer.label, item.repo))
     return out

@@ -32,7 +32,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -45,6 +45,7 @@ from docir.index.ref_records import StoredRefChunk
 from docir.index.vectors import cosine
 from docir.services.indexing.session import Session
 from docir.services.retrieval import background, fusion, lending, lexical, passage
+from docir.services.retrieval.expansion import Hop, one_hop
 from docir.services.retrieval.lending import Loan
 from docir.services.retrieval.lexical import LexicalCandidate, Standing
 from docir.services.retrieval.need import BY_VECTOR, FORMS, SKETCH, TASK, TERMS, Need, embedded_texts, needs_of
@@ -610,38 +611,35 @@ def _expand(
     query_vectors: np.ndarray | None,
     limit: int,
 ) -> list[ContextHit]:
-    """One hop from each seed: incoming successor edges first, then outgoing edges."""
-    seen = {c.listing.id for c in seeds if c.listing is not None}
+    """One hop from each seed (expansion.one_hop): incoming successor edges first, then outgoing edges."""
     successor_kinds = session.schema.successor_kinds
-    out: list[ContextHit] = []
-    for seed in seeds:
+    docs = session.catalog.docs
+
+    def hops(seed: Fused) -> list[Hop]:
         assert seed.listing is not None
-        hops: list[tuple[str, str, Literal["successor", "outgoing"]]] = [
-            (kind, src, "successor") for kind, src in session.catalog.docs.edges_to(seed.listing.id, successor_kinds)
-        ]
-        hops += [(kind, dst, "outgoing") for kind, dst in session.catalog.docs.edges_from(seed.listing.id)]
-        targets = session.catalog.docs.listings_by_ids(doc_id for _, doc_id, _ in hops)
-        for kind, doc_id, direction in hops:
-            item = targets.get(doc_id)
-            if item is None or doc_id in seen or not visibility.allows(item.type, item.status, item.archived):
-                continue
-            seen.add(doc_id)
-            similarity = None
-            rows = vectors.rows_of(item.rowid) if vectors is not None and query_vectors is not None else []
-            if rows and query_vectors is not None and vectors is not None:
-                similarity = round(float(np.max(vectors.docs.matrix[rows] @ query_vectors.T)), 4)
-            out.append(
-                {
-                    **skeleton(item, session.schema, session.today),
-                    "kind": "document",
-                    "score": None,
-                    "similarity": similarity,
-                    "matched_section": None,
-                    "matched_section_size": None,
-                    "matched_passage": None,
-                    "via": Via(id=seed.listing.id, kind=kind, direction=direction),
-                }
-            )
-            if len(out) >= limit:
-                return out
+        found = [Hop(kind, src, "successor") for kind, src in docs.edges_to(seed.listing.id, successor_kinds)]
+        return found + [Hop(kind, dst, "outgoing") for kind, dst in docs.edges_from(seed.listing.id)]
+
+    def visible(ids: set[str]) -> dict[str, Listing]:
+        return {doc_id: item for doc_id, item in docs.listings_by_ids(ids).items()
+                if visibility.allows(item.type, item.status, item.archived)}
+
+    out: list[ContextHit] = []
+    seen = [c.listing.id for c in seeds if c.listing is not None]
+    for seed, hop, item in one_hop(seeds, hops, visible, seen=seen, limit=limit):
+        assert seed.listing is not None
+        similarity = None
+        rows = vectors.rows_of(item.rowid) if vectors is not None and query_vectors is not None else []
+        if rows and query_vectors is not None and vectors is not None:
+            similarity = round(float(np.max(vectors.docs.matrix[rows] @ query_vectors.T)), 4)
+        out.append({
+            **skeleton(item, session.schema, session.today),
+            "kind": "document",
+            "score": None,
+            "similarity": similarity,
+            "matched_section": None,
+            "matched_section_size": None,
+            "matched_passage": None,
+            "via": Via(id=seed.listing.id, kind=hop.kind, direction=hop.direction),
+        })
     return out

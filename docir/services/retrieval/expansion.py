@@ -1,0 +1,45 @@
+"""One hop along the links from the ranked documents: the one walk both stores take.
+
+From each seed, in the seeds' order: the documents that succeed it first (a superseded decision
+brings its successor), then the documents it links to; each document once, at most `limit` of them.
+What a store holds is the caller's (the local index: edges and listings of visible documents;
+the organisation store: published edges and listings); the order, the dedup and the cut are here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Literal, NamedTuple, TypeVar
+
+S = TypeVar("S")  # a seed
+T = TypeVar("T")  # a document found one hop away
+
+Direction = Literal["successor", "outgoing"]
+
+
+class Hop(NamedTuple):
+    kind: str  # the link's kind
+    target: str  # the id it leads to
+    direction: Direction  # "successor": the target succeeds the seed; "outgoing": the seed links to it
+
+
+def one_hop(seeds: Sequence[S], hops: Callable[[S], list[Hop]],
+            found: Callable[[set[str]], Mapping[str, T]], *, seen: Iterable[str] = (),
+            limit: int) -> list[tuple[S, Hop, T]]:
+    """(seed, hop, document) for each document one hop from the seeds, in order, each once: `hops(seed)`
+    names a seed's links, successors first; `found(ids)` gives the documents the store shows among
+    them (a missing one is passed over); ids in `seen` are never returned."""
+    walked = [(seed, hops(seed)) for seed in seeds]
+    shown = found({hop.target for _, mine in walked for hop in mine})
+    taken = set(seen)
+    out: list[tuple[S, Hop, T]] = []
+    for seed, mine in walked:
+        for hop in mine:
+            item = shown.get(hop.target)
+            if item is None or hop.target in taken:
+                continue
+            taken.add(hop.target)
+            out.append((seed, hop, item))
+            if len(out) >= limit:
+                return out
+    return out
