@@ -9,7 +9,7 @@ from docir.services.writing import writes
 from docir.services.writing.store_writes import AddResult
 
 
-def run(request: writes.AddRequest, result: AddResult, call: Invocation) -> int:
+def show(request: writes.AddRequest, result: AddResult, call: Invocation) -> int:
     """Create a document; prints its new id and path.
 
     A document it supersedes (--related supersedes:ID) is marked superseded in the same write,
@@ -31,4 +31,4 @@ def next_step(doc_id: str, path: str, has_body: bool) -> str:
     return f"next: docir lint {path} && git add {path}"
 
 
-DECLARED = Declared(writes.AddRequest, run, serve=writes.add)
+DECLARED = Declared(writes.AddRequest, serve=writes.add, show=show)

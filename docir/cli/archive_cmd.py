@@ -9,7 +9,7 @@ from docir.services.writing import writes
 from docir.services.writing.store_writes import ArchiveResult
 
 
-def run(request: writes.ArchiveRequest, result: ArchiveResult, call: Invocation) -> int:
+def show(request: writes.ArchiveRequest, result: ArchiveResult, call: Invocation) -> int:
     """Move a document to docs/archive/: out of search, similarity and the graph; 'get' still returns it."""
     if call.wants_json():
         render.emit_json(result, call)
@@ -18,4 +18,4 @@ def run(request: writes.ArchiveRequest, result: ArchiveResult, call: Invocation)
     return 0
 
 
-DECLARED = Declared(writes.ArchiveRequest, run, serve=writes.archive)
+DECLARED = Declared(writes.ArchiveRequest, serve=writes.archive, show=show)

@@ -9,7 +9,7 @@ from docir.services.retrieval import reads
 from docir.services.retrieval.results import ContextResult
 
 
-def run(request: reads.ContextRequest, result: ContextResult, call: Invocation) -> int:
+def show(request: reads.ContextRequest, result: ContextResult, call: Invocation) -> int:
     """The few documents that matter for a task: hybrid ranking plus linked documents. Skeletons only.
 
     Describe the answer with --sketch when you can: one or two sentences, as the answering
@@ -55,4 +55,4 @@ def _as_typed(path: str, cwd: str) -> str:
     return path[len(folder):] if path.startswith(folder) else path
 
 
-DECLARED = Declared(reads.ContextRequest, run, serve=reads.context)
+DECLARED = Declared(reads.ContextRequest, serve=reads.context, show=show)

@@ -11,7 +11,7 @@ from docir.services.retrieval import reads
 from docir.services.retrieval.results import GetResult
 
 
-def run(request: reads.GetRequest, result: GetResult, call: Invocation) -> int:
+def show(request: reads.GetRequest, result: GetResult, call: Invocation) -> int:
     """Whole documents (frontmatter and body) by id: any status, archived included; peers too."""
     for doc_id in result.missing:
         if doc_id in result.outside:
@@ -32,4 +32,4 @@ def run(request: reads.GetRequest, result: GetResult, call: Invocation) -> int:
     return EXIT_FINDINGS if result.missing or result.no_section else EXIT_OK
 
 
-DECLARED = Declared(reads.GetRequest, run, serve=reads.get)
+DECLARED = Declared(reads.GetRequest, serve=reads.get, show=show)

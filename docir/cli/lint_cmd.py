@@ -80,4 +80,4 @@ def _store_relative(root: Path, path: str, call: Invocation) -> str:
         return Path(path).as_posix()
 
 
-DECLARED = Declared(LintRequest, run, json=False)
+DECLARED = Declared(LintRequest, run=run, json=False)

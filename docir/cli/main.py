@@ -63,12 +63,13 @@ def main(argv: list[str] | None = None, call: Invocation | None = None) -> int:
         declaration, request, call = parsed
         if declaration.check is not None:
             declaration.check(request)
-        if declaration.serve is None:
+        if declaration.run is not None:
             return declaration.run(request, call)
         from docir.cli.edge import in_store
 
+        assert declaration.serve is not None and declaration.show is not None
         result = in_store(call, declaration.serve, request, call.warn)
-        return declaration.run(request, result, call)
+        return declaration.show(request, result, call)
     except DocirError as exc:
         call.error(exc.message)
         return exc.exit_code

@@ -10,7 +10,7 @@ from docir.services.retrieval import reads
 from docir.services.retrieval.results import QueryResult
 
 
-def run(request: reads.QueryRequest, result: QueryResult, call: Invocation) -> int:
+def show(request: reads.QueryRequest, result: QueryResult, call: Invocation) -> int:
     """List skeletons by structured filters (no ranking, no model)."""
     form = call.read_form()
     if form == "json":
@@ -22,4 +22,4 @@ def run(request: reads.QueryRequest, result: QueryResult, call: Invocation) -> i
     return EXIT_OK
 
 
-DECLARED = Declared(reads.QueryRequest, run, serve=reads.query)
+DECLARED = Declared(reads.QueryRequest, serve=reads.query, show=show)

@@ -32,17 +32,27 @@ READ_JSON_HELP = "Print the complete JSON, for programs (off a terminal the defa
 class Declared(NamedTuple):
     """A command declared by its request (a NamedTuple: a cold command builds one).
 
-    With `serve` (a service function, what the MCP tool runs too), main opens a session of the
-    store at --root, serves the request in it and hands the result to `run(request, result,
-    call)`; without, `run(request, call)` does the whole command. `run`'s docstring is the
-    command's help. Either returns the exit code.
+    Either `serve` and `show`: main opens a session of the store at --root, `serve` (the service
+    function, what the MCP tool runs too) does the work in it, and `show(request, result, call)`
+    prints the result. Or `run(request, call)`, for a command not served in one session (lint: one
+    store, or every store a commit touches), which does the whole command. The docstring of
+    `show` or `run` is the command's help. Each returns the exit code.
     """
 
     request: type[Any]
-    run: Callable[..., int]
     serve: Callable[..., Any] | None = None
+    show: Callable[..., int] | None = None
+    run: Callable[..., int] | None = None
     json: bool = True  # it takes --json
     check: Callable[[Any], Any] | None = None  # usage errors found before the store is opened
+
+    @property
+    def helped(self) -> Callable[..., int]:
+        """The function whose docstring is the command's help."""
+        found = self.run or self.show
+        if found is None:
+            raise TypeError(f"{self.request.__name__}: a declared command shows what it serves, or runs")
+        return found
 
 
 class Field(NamedTuple):

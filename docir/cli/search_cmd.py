@@ -10,7 +10,7 @@ from docir.services.retrieval import reads
 from docir.services.retrieval.results import SearchResult
 
 
-def run(request: reads.SearchRequest, result: SearchResult, call: Invocation) -> int:
+def show(request: reads.SearchRequest, result: SearchResult, call: Invocation) -> int:
     """Full-text search (FTS5, bm25; needs no model). Returns skeletons, never bodies."""
     form = call.read_form()
     if form == "json":
@@ -22,4 +22,4 @@ def run(request: reads.SearchRequest, result: SearchResult, call: Invocation) ->
     return EXIT_OK
 
 
-DECLARED = Declared(reads.SearchRequest, run, serve=reads.search)
+DECLARED = Declared(reads.SearchRequest, serve=reads.search, show=show)

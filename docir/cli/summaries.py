@@ -1,6 +1,6 @@
 """What `docir --help` says of each command, read from the command module's source, never imported.
 
-The help of a command is its function's docstring (`run` of a declared command, else `command`;
+The help of a command is its function's docstring (`show` or `run` of a declared command, else `command`;
 for a group, its Typer's `help=`): that is its one home. Importing eighteen command modules to
 list them would cost `--help` most of what the lazy group saves (docir/cli/app.py), so the text
 is taken from the source with `ast` instead.
@@ -18,7 +18,7 @@ HERE = Path(__file__).resolve().parent
 
 # Where the help text is defined, and where the next top-level statement starts (a `)` closing a
 # signature at column 0 is not one).
-_DEFINED = re.compile(r"^(?:def (?:command|run)\(|app = )", re.MULTILINE)
+_DEFINED = re.compile(r"^(?:def (?:command|show|run)\(|app = )", re.MULTILINE)
 _NEXT_STATEMENT = re.compile(r"^[A-Za-z_@]", re.MULTILINE)
 
 
@@ -53,7 +53,7 @@ def _parts(source: str) -> list[str]:
 def _help(tree: ast.Module) -> str | None:
     """The first command function's docstring or `app`'s help=, in source order; None when neither is there."""
     for node in tree.body:
-        if isinstance(node, ast.FunctionDef) and node.name in ("command", "run"):
+        if isinstance(node, ast.FunctionDef) and node.name in ("command", "show", "run"):
             return ast.get_docstring(node) or ""
         if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "app" for t in node.targets):
             call = node.value

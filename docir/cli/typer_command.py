@@ -46,7 +46,7 @@ def command(name: str, declaration: route.Declared) -> click.Command:
         return route.Parsed(declaration, route.request_of(declaration, given, call), call)
 
     callback.__name__ = name
-    callback.__doc__ = declaration.run.__doc__
+    callback.__doc__ = declaration.helped.__doc__
     callback.__signature__ = inspect.Signature(params, return_annotation=route.Parsed)  # type: ignore[attr-defined]
     return typer.main.get_command_from_info(CommandInfo(name=name, callback=callback),
                                             pretty_exceptions_short=True, rich_markup_mode=None)

@@ -9,7 +9,7 @@ from docir.services.writing import writes
 from docir.services.writing.store_writes import UpdateResult
 
 
-def run(request: writes.UpdateRequest, result: UpdateResult, call: Invocation) -> int:
+def show(request: writes.UpdateRequest, result: UpdateResult, call: Invocation) -> int:
     """Change a document in place: only the lines of what changed are rewritten.
 
     A document it comes to supersede (--add-related supersedes:ID) is marked superseded in the same
@@ -24,7 +24,7 @@ def run(request: writes.UpdateRequest, result: UpdateResult, call: Invocation) -
 
 
 # writes.changes: a usage error before the store is even opened.
-DECLARED = Declared(writes.UpdateRequest, run, serve=writes.update, check=writes.changes)
+DECLARED = Declared(writes.UpdateRequest, serve=writes.update, show=show, check=writes.changes)
 
 
 def optional_value(argv: list[str]) -> list[str]:

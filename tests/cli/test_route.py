@@ -93,7 +93,7 @@ def test_an_option_added_to_a_request_reaches_both_parsers(monkeypatch: pytest.M
         depth: Annotated[int, Option("How deep.", min=1, max=9)] = 3
         kind: Annotated[tuple[str, ...], Option("A kind (repeatable).", flag="--kind")] = ()
 
-    probe = route.Declared(Probe, lambda request, call: 0)
+    probe = route.Declared(Probe, run=lambda request, call: 0)
     monkeypatch.setitem(route.BY_NAME, "probe", Command("probe", "probe_cmd", declared=True))
     monkeypatch.setattr(route, "declared", lambda name: probe)
     fast = route.parse(["probe", "x", "--depth", "4", "--kind", "a", "--kind", "b"], here())
