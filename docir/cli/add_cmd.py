@@ -9,17 +9,17 @@ from docir.services.writing import writes
 from docir.services.writing.store_writes import AddResult
 
 
-def show(request: writes.AddRequest, result: AddResult, call: Invocation) -> int:
+def show(request: writes.AddRequest, result: AddResult, invocation: Invocation) -> int:
     """Create a document; prints its new id and path.
 
     A document it supersedes (--related supersedes:ID) is marked superseded in the same write,
     unless --keep-status."""
-    if call.wants_json():
-        render.emit_json(result, call)
+    if invocation.wants_json():
+        render.emit_json(result, invocation)
     else:
-        call.print(f"{result['id']} {result['path']}")
-        call.print(next_step(result["id"], result["path"], bool(request.body.strip())))
-        render.superseded(result["superseded"], result["id"], call)
+        invocation.print(f"{result['id']} {result['path']}")
+        invocation.print(next_step(result["id"], result["path"], bool(request.body.strip())))
+        render.superseded(result["superseded"], result["id"], invocation)
     return 0
 
 

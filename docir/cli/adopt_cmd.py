@@ -8,7 +8,7 @@ from typing import Annotated, Optional
 import typer
 
 from docir.cli import render
-from docir.cli.edge import in_store, invocation
+from docir.cli.edge import in_store, invocation_of
 from docir.cli.options import JsonOption, RootOption
 from docir.documents import prose
 from docir.errors import UsageError
@@ -69,8 +69,8 @@ def command(
 
     Example: docir adopt docs/adr --dry-run, then docir adopt docs/adr
     """
-    call = invocation(ctx, root, json_out)
-    folder = call.path(path)
+    invocation = invocation_of(ctx, root, json_out)
+    folder = invocation.path(path)
     relations = {}
     for item in relation or []:
         name, sep, kind = item.partition("=")
@@ -86,22 +86,22 @@ def command(
         options = planning.Options(doc_type, chosen, key, relations, unstated)
         plan = planning.plan(s.store, s.schema, folder, options)
         if owner is None and any("owner" in p.added for p in plan.documents):
-            call.warn(f"no --owner given; records without one get the git user, {chosen} "
-                        "(pass --owner to choose another)")
+            invocation.warn(f"no --owner given; records without one get the git user, {chosen} "
+                            "(pass --owner to choose another)")
         written = None if dry_run else writing.write(s, plan)
         return adoption_report.report(s, plan, dry_run=dry_run, written=written)
 
     # No refresh first: the files being adopted are not documents yet, and would only be reported as skipped.
-    result = in_store(call, action, refresh=False)
-    if call.wants_json():
-        render.emit_json(result, call)
+    result = in_store(invocation, action, refresh=False)
+    if invocation.wants_json():
+        render.emit_json(result, invocation)
     else:
-        _print(result, call)
+        _print(result, invocation)
     return 0
 
 
-def _print(result: adoption_report.ReportJSON, call: Invocation) -> None:
-    print = call.print  # noqa: A001 (the caller's stdout, wherever the command runs)
+def _print(result: adoption_report.ReportJSON, invocation: Invocation) -> None:
+    print = invocation.print  # noqa: A001 (the caller's stdout, wherever the command runs)
     verb = "would adopt" if result["dry_run"] else "adopted"
     print(f"{verb} {result['count']} record(s) from {result['folder']}"
           + ("  (dry run: nothing written)" if result["dry_run"] else ""))
@@ -114,7 +114,7 @@ def _print(result: adoption_report.ReportJSON, call: Invocation) -> None:
     print(f"  links     {links}")
     print(f"  titles    {result['titles_cleaned']} cleaned; {result['numbers']} numbers kept (number); "
           f"{result['dates']} dates kept")
-    _print_notable(result["documents"], call)
+    _print_notable(result["documents"], invocation)
     if result["review"]:
         print("  review    " + " · ".join(f"{n} {name}" for name, n in result["review"].items())
               + "  (docir lint lists them as DOC018; remove a field from `review:` once checked)")
@@ -130,7 +130,7 @@ def _print(result: adoption_report.ReportJSON, call: Invocation) -> None:
     print(f"  lint      {lint['errors']} error(s), {lint['warnings']} warning(s)" + (f" ({codes})" if codes else ""))
 
 
-def _print_notable(documents: list[adoption_report.DocumentJSON], call: Invocation) -> None:
+def _print_notable(documents: list[adoption_report.DocumentJSON], invocation: Invocation) -> None:
     """The records a person should look at: every status that is not the wording's plain word, every
     link, every flag other than a written description."""
     for doc in documents:
@@ -143,7 +143,7 @@ def _print_notable(documents: list[adoption_report.DocumentJSON], call: Invocati
         notes += [f"{name}: {why}" for name, why in doc["review"].items()
                   if name != "description" and not why.startswith("states no status")]
         if notes:
-            call.print(f"    {doc['path']}  {doc['id']}  " + "; ".join(_short(n) for n in notes))
+            invocation.print(f"    {doc['path']}  {doc['id']}  " + "; ".join(_short(n) for n in notes))
 
 
 def _short(text: str, limit: int = 100) -> str:

@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 
 from docir.cli import render
-from docir.cli.edge import invocation
+from docir.cli.edge import invocation_of
 from docir.cli.options import JsonOption, RootOption
 from docir.services.integrations import agents
 
@@ -21,14 +21,14 @@ def command(
     json_out: JsonOption = False,
 ) -> int:
     """Print (or write into AGENTS.md) the short instructions that teach an agent to use docir."""
-    call = invocation(ctx, root, json_out)
+    invocation = invocation_of(ctx, root, json_out)
     if not write:
-        call.stdout.write(agents.render_block())
+        invocation.stdout.write(agents.render_block())
         return 0
-    path = call.store_root() / "AGENTS.md"
+    path = invocation.store_root() / "AGENTS.md"
     action = agents.write_block(path)
-    if call.wants_json():
-        render.emit_json({"path": str(path), "action": action}, call)
+    if invocation.wants_json():
+        render.emit_json({"path": str(path), "action": action}, invocation)
     else:
-        call.print(f"AGENTS.md: {action}")
+        invocation.print(f"AGENTS.md: {action}")
     return 0

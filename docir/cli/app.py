@@ -115,9 +115,9 @@ def _show_help(ctx: click.Context, _param: click.Parameter, value: bool) -> None
 
 
 def _caller(ctx: click.Context) -> Any:
-    from docir.cli.edge import invocation
+    from docir.cli.edge import invocation_of
 
-    return invocation(ctx)
+    return invocation_of(ctx)
 
 
 def _version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:

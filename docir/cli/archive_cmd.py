@@ -9,12 +9,13 @@ from docir.services.writing import writes
 from docir.services.writing.store_writes import ArchiveResult
 
 
-def show(request: writes.ArchiveRequest, result: ArchiveResult, call: Invocation) -> int:
+def show(request: writes.ArchiveRequest, result: ArchiveResult, invocation: Invocation) -> int:
     """Move a document to docs/archive/: out of search, similarity and the graph; 'get' still returns it."""
-    if call.wants_json():
-        render.emit_json(result, call)
+    if invocation.wants_json():
+        render.emit_json(result, invocation)
     else:
-        call.print(f"{result['id']} {'archived to' if result['moved'] else 'already archived at'} {result['path']}")
+        where = "archived to" if result["moved"] else "already archived at"
+        invocation.print(f"{result['id']} {where} {result['path']}")
     return 0
 
 

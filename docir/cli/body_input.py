@@ -12,11 +12,11 @@ if TYPE_CHECKING:
 
 
 
-def read_body(value: str, call: Invocation) -> str:
+def read_body(value: str, invocation: Invocation) -> str:
     if value == "-":
-        return call.stdin.read()
+        return invocation.stdin.read()
     if value.startswith("@"):
-        path = call.path(value[1:])  # relative to the caller's folder: in the warm worker, the client's
+        path = invocation.path(value[1:])  # relative to the caller's folder: in the warm worker, the client's
         try:
             return decode(path.read_bytes(), path.name)
         except FileNotFoundError:

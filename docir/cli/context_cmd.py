@@ -9,7 +9,7 @@ from docir.services.retrieval import reads
 from docir.services.retrieval.results import ContextResult
 
 
-def show(request: reads.ContextRequest, result: ContextResult, call: Invocation) -> int:
+def show(request: reads.ContextRequest, result: ContextResult, invocation: Invocation) -> int:
     """The few documents that matter for a task: hybrid ranking plus linked documents. Skeletons only.
 
     Describe the answer with --sketch when you can: one or two sentences, as the answering
@@ -25,27 +25,27 @@ def show(request: reads.ContextRequest, result: ContextResult, call: Invocation)
     """
     task, path = request.task, request.path
     if result.semantic != "on" and task:
-        call.note(f"semantic ranking is {result.semantic}; results are lexical only")
+        invocation.note(f"semantic ranking is {result.semantic}; results are lexical only")
     elif result.pending:
-        call.note(f"{result.pending} document(s) are still being embedded in the background; "
-                  "they are found lexically until then ('docir embed --flush' waits for them)")
+        invocation.note(f"{result.pending} document(s) are still being embedded in the background; "
+                        "they are found lexically until then ('docir embed --flush' waits for them)")
     elif result.sections_pending:
-        call.note(f"{result.sections_pending} document(s) still wait for their section vectors; "
-                  "they are ranked by their document vector until then")
+        invocation.note(f"{result.sections_pending} document(s) still wait for their section vectors; "
+                        "they are ranked by their document vector until then")
     if (path or request.changed) and not any("matched_glob" in row for row in result.results):
-        call.note("no document's applies_to matches " + ("these paths" if path else "the changed files"))
+        invocation.note("no document's applies_to matches " + ("these paths" if path else "the changed files"))
     if result.omitted:
-        call.note(f"{result.omitted} more result(s) left out to stay within --budget {request.budget} tokens; "
-                  "raise --budget (0: no budget) to see them")
-    form = call.read_form()
+        invocation.note(f"{result.omitted} more result(s) left out to stay within --budget {request.budget} tokens; "
+                        "raise --budget (0: no budget) to see them")
+    form = invocation.read_form()
     if form == "json":
-        render.emit_json(result.to_json(), call)
+        render.emit_json(result.to_json(), invocation)
     elif form == "text":
-        call.stdout.write(agent_text.of("context", request, result.to_json()))
+        invocation.stdout.write(agent_text.of("context", request, result.to_json()))
     else:
-        typed = ", ".join(_as_typed(p, call.cwd) for p in path)
+        typed = ", ".join(_as_typed(p, invocation.cwd) for p in path)
         heading = f"context: {task}" if task else f"governing: {typed or 'the changed files'}"
-        render.skeleton_table(result.results, heading=heading, call=call)
+        render.skeleton_table(result.results, heading=heading, invocation=invocation)
     return 0
 
 

@@ -18,29 +18,30 @@ from docir.services.indexing.caller import Caller
 T = TypeVar("T")
 
 
-def caller_of(call: Invocation) -> Caller:
-    settings = call.settings()
+def caller_of(invocation: Invocation) -> Caller:
+    settings = invocation.settings()
     worker = None
     if settings.worker:
         from docir.worker.link import ClientLink
 
         worker = ClientLink()
-    return Caller(settings, worker, None if call.cancelled is None else call.cancelled.is_set)
+    return Caller(settings, worker, None if invocation.cancelled is None else invocation.cancelled.is_set)
 
 
-def invocation(ctx: Any, root: Path | None = None, json: bool = False) -> Invocation:
+def invocation_of(ctx: Any, root: Path | None = None, json: bool = False) -> Invocation:
     """The Invocation a typer command runs for (cli/main.py hands it to click as the context's object;
     click run by other code, this process's own), with the command's --root and --json."""
-    call = ctx.find_root().obj
-    if not isinstance(call, Invocation):
+    invocation = ctx.find_root().obj
+    if not isinstance(invocation, Invocation):
         from docir.invocation import here
 
-        call = here()
-    return call._replace(root=root, json=json)
+        invocation = here()
+    return invocation._replace(root=root, json=json)
 
 
-def in_store(call: Invocation, action: Callable[..., T], *args: Any, refresh: bool = True) -> T:
+def in_store(invocation: Invocation, action: Callable[..., T], *args: Any, refresh: bool = True) -> T:
     """`action(session, *args)` in a session of the caller's store (--root, else found upward)."""
     from docir.services.indexing import session
 
-    return session.run(call.store_root(), action, *args, caller=caller_of(call), refresh=refresh, warn=call.warn)
+    return session.run(invocation.store_root(), action, *args, caller=caller_of(invocation), refresh=refresh,
+                       warn=invocation.warn)

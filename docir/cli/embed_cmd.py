@@ -8,7 +8,7 @@ from typing import Annotated, Any
 import typer
 
 from docir.cli import render
-from docir.cli.edge import in_store, invocation
+from docir.cli.edge import in_store, invocation_of
 from docir.cli.options import JsonOption, RootOption
 from docir.embed.resolve import resolve
 from docir.errors import UsageError
@@ -45,7 +45,7 @@ def command(
     Vectors are kept in the vector vault (DOCIR_VECTORS, by default ~/.cache/docir/vectors.db) as well
     as in the index, so a deleted or rebuilt index gets them back without the model.
     """
-    call = invocation(ctx, root, json_out)
+    invocation = invocation_of(ctx, root, json_out)
     if int8 and export is None:
         raise UsageError("--int8 goes with --export FILE")
     if sum((flush, export is not None, import_file is not None)) > 1:
@@ -56,14 +56,14 @@ def command(
 
         # relative to the caller's folder (in the warm worker, the client's)
         if export is not None:
-            return dict(transfer.export_vectors(s, call.path(export), "int8" if int8 else "float32"))
+            return dict(transfer.export_vectors(s, invocation.path(export), "int8" if int8 else "float32"))
         if import_file is not None:
-            return dict(transfer.import_vectors(s, call.path(import_file)))
+            return dict(transfer.import_vectors(s, invocation.path(import_file)))
         choice = resolve(s.caller.settings, s.schema.model_path, s.store.root)
         model_id = choice.model_id if choice.available else None
         out: dict[str, Any] = {"semantic": "on" if choice.available else choice.source, "model": model_id}
         if flush:
-            out.update(_flush(s, call))
+            out.update(_flush(s, invocation))
             # Counted in the index that is there now: a flush never reports vectors that did not land.
             s.catalog.check_current()
         due, total = s.catalog.vectors.queue_counts(model_id)
@@ -74,15 +74,15 @@ def command(
             out["vault"] = _vault(s)
         return out
 
-    result = in_store(call, action)
-    if call.wants_json():
-        render.emit_json(result, call)
+    result = in_store(invocation, action)
+    if invocation.wants_json():
+        render.emit_json(result, invocation)
     else:
         if result.get("drain"):
             result["drain"] = render.drain_line(result["drain"])
         if isinstance(result.get("vault"), dict):
             result["vault"] = _vault_line(result["vault"])
-        render.key_values("embeddings", {k: ("-" if v is None else v) for k, v in result.items()}, call)
+        render.key_values("embeddings", {k: ("-" if v is None else v) for k, v in result.items()}, invocation)
     return 0
 
 
@@ -102,8 +102,8 @@ def _vault_line(found: dict[str, Any]) -> str:
     return f"{found['path']} ({found['vectors']:,} vectors, {found['mb']} of {found['cap_mb']:,} MB)"
 
 
-def _flush(s: Session, call: Invocation) -> FlushReport:
-    bar = None if call.wants_json() else render.progress_bar("embedding", call)
+def _flush(s: Session, invocation: Invocation) -> FlushReport:
+    bar = None if invocation.wants_json() else render.progress_bar("embedding", invocation)
     try:
         return flush_session(s, bar)
     finally:

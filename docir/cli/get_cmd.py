@@ -11,24 +11,24 @@ from docir.services.retrieval import reads
 from docir.services.retrieval.results import GetResult
 
 
-def show(request: reads.GetRequest, result: GetResult, call: Invocation) -> int:
+def show(request: reads.GetRequest, result: GetResult, invocation: Invocation) -> int:
     """Whole documents (frontmatter and body) by id: any status, archived included; peers too."""
     for doc_id in result.missing:
         if doc_id in result.outside:
             path = result.outside[doc_id]
-            call.error(f"{doc_id} is outside this sparse checkout ({path}); "
-                       f"'git sparse-checkout add {path.rpartition('/')[0]}' brings it in")
+            invocation.error(f"{doc_id} is outside this sparse checkout ({path}); "
+                             f"'git sparse-checkout add {path.rpartition('/')[0]}' brings it in")
         elif is_valid_id(doc_id):
-            call.error(f"no document with id {doc_id}; find ids with 'docir search' or 'docir query'")
+            invocation.error(f"no document with id {doc_id}; find ids with 'docir search' or 'docir query'")
         else:  # a number reference ("ADR 21") that names no one document
-            call.error(f"no one document numbered {doc_id!r}; find ids with 'docir search' or 'docir query'")
-    form = call.read_form()
+            invocation.error(f"no one document numbered {doc_id!r}; find ids with 'docir search' or 'docir query'")
+    form = invocation.read_form()
     if form == "json":
-        render.emit_json(result.to_json(), call)
+        render.emit_json(result.to_json(), invocation)
     elif form == "text":
-        call.stdout.write(agent_text.of("get", request, result.to_json(), say_missing=False))  # stderr says it
+        invocation.stdout.write(agent_text.of("get", request, result.to_json(), say_missing=False))  # stderr says it
     else:
-        render.documents(result.documents, call)
+        render.documents(result.documents, invocation)
     return EXIT_FINDINGS if result.missing or result.no_section else EXIT_OK
 
 

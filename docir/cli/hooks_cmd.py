@@ -10,7 +10,7 @@ from typing import Annotated, Optional
 import typer
 
 from docir.cli import render
-from docir.cli.edge import caller_of, invocation
+from docir.cli.edge import caller_of, invocation_of
 from docir.cli.options import JsonOption
 from docir.errors import EXIT_OK
 from docir.invocation import Invocation
@@ -35,46 +35,46 @@ RepoOption = Annotated[
 @app.command("install")
 def install(ctx: typer.Context, repo: RepoOption = None, json_out: JsonOption = False) -> int:
     """Install docir's hooks (honours core.hooksPath); a hook already there is kept and run first."""
-    call = invocation(ctx, json=json_out)
-    changes = githooks.install(_repo(repo, call), githooks.interpreter_command(sys.executable))
-    return _report(changes, call)
+    invocation = invocation_of(ctx, json=json_out)
+    changes = githooks.install(_repo(repo, invocation), githooks.interpreter_command(sys.executable))
+    return _report(changes, invocation)
 
 
 @app.command("uninstall")
 def uninstall(ctx: typer.Context, repo: RepoOption = None, json_out: JsonOption = False) -> int:
     """Remove docir's hooks and put back exactly the hooks they chained."""
-    call = invocation(ctx, json=json_out)
-    return _report(githooks.uninstall(_repo(repo, call)), call)
+    invocation = invocation_of(ctx, json=json_out)
+    return _report(githooks.uninstall(_repo(repo, invocation)), invocation)
 
 
 @app.command("run", hidden=True)
 def run(ctx: typer.Context, event: Annotated[str, typer.Argument(help="The git hook being run.")],
         args: Annotated[Optional[list[str]], typer.Argument(help="The hook's own arguments.")] = None) -> int:
     """What an installed hook runs. Refresh events always exit 0."""
-    call = invocation(ctx)
-    repo = githooks.repo_root(Path(call.cwd))
+    invocation = invocation_of(ctx)
+    repo = githooks.repo_root(Path(invocation.cwd))
     roots = githooks.store_roots(repo)
     if not roots:
         return EXIT_OK  # this repository holds no docir store
     if event == "pre-commit":
-        return _lint_staged(repo, roots, call)
+        return _lint_staged(repo, roots, invocation)
     if event == "auto":
-        event = githooks.event_from_pre_commit(dict(call.env))
-    reason = githooks.refresh_skip_reason(event, args or [], dict(call.env), repo)
+        event = githooks.event_from_pre_commit(dict(invocation.env))
+    reason = githooks.refresh_skip_reason(event, args or [], dict(invocation.env), repo)
     for root in roots:
-        _refresh_store(root, event, reason, call)
+        _refresh_store(root, event, reason, invocation)
     return EXIT_OK
 
 
-def _refresh_store(root: Path, event: str, reason: str | None, call: Invocation) -> None:
+def _refresh_store(root: Path, event: str, reason: str | None, invocation: Invocation) -> None:
     try:
         if reason is None:
-            counts = session.run(root, _refresh, caller=caller_of(call), refresh=False, warn=call.warn)
+            counts = session.run(root, _refresh, caller=caller_of(invocation), refresh=False, warn=invocation.warn)
             _log(root, f"{event}: refreshed {counts}")
         else:
             _log(root, f"{event}: skipped ({reason})")
     except Exception as exc:  # a refresh must never fail the git command that ran it
-        call.warn(f"index refresh of {root} after {event} failed ({exc}); run 'docir reindex' there")
+        invocation.warn(f"index refresh of {root} after {event} failed ({exc}); run 'docir reindex' there")
 
 
 def _refresh(s: Session) -> dict[str, int]:
@@ -85,21 +85,21 @@ def _refresh(s: Session) -> dict[str, int]:
     return {k: int(v) for k, v in result.items() if isinstance(v, int)}
 
 
-def _lint_staged(repo: Path, roots: list[Path], call: Invocation) -> int:
-    reports = commit.lint_stores([Store(root) for root in roots], caller_of(call), repo)
+def _lint_staged(repo: Path, roots: list[Path], invocation: Invocation) -> int:
+    reports = commit.lint_stores([Store(root) for root in roots], caller_of(invocation), repo)
     if not reports:
         return EXIT_OK
-    here = Path(call.cwd)
+    here = Path(invocation.cwd)
     report = commit.merged(reports, here)
-    render.findings(report, here, "text", call)
+    render.findings(report, here, "text", invocation)
     if report.errors:
-        call.print("docir: fix the errors above, or commit with DOCIR=0 to skip this check")
+        invocation.print("docir: fix the errors above, or commit with DOCIR=0 to skip this check")
         return 1
     return EXIT_OK
 
 
-def _repo(repo: Path | None, call: Invocation) -> Path:
-    return githooks.repo_root((call.path(repo) if repo is not None else Path(call.cwd)).resolve())
+def _repo(repo: Path | None, invocation: Invocation) -> Path:
+    return githooks.repo_root((invocation.path(repo) if repo is not None else Path(invocation.cwd)).resolve())
 
 
 def _log(root: Path, message: str) -> None:
@@ -108,10 +108,10 @@ def _log(root: Path, message: str) -> None:
         handle.write(f"{dt.datetime.now().isoformat(timespec='seconds')} {message}\n")
 
 
-def _report(changes: list[githooks.HookChange], call: Invocation) -> int:
-    if call.wants_json():
-        render.emit_json({"hooks": [{"name": c.name, "action": c.action} for c in changes]}, call)
+def _report(changes: list[githooks.HookChange], invocation: Invocation) -> int:
+    if invocation.wants_json():
+        render.emit_json({"hooks": [{"name": c.name, "action": c.action} for c in changes]}, invocation)
     else:
         for change in changes:
-            call.print(f"{change.name}: {change.action}")
+            invocation.print(f"{change.name}: {change.action}")
     return EXIT_OK

@@ -9,7 +9,7 @@ from typing import Annotated, Optional
 import typer
 
 from docir.cli import render
-from docir.cli.edge import invocation
+from docir.cli.edge import invocation_of
 from docir.cli.options import JsonOption
 from docir.services.integrations import githooks
 from docir.services.integrations.setup import init_store
@@ -33,31 +33,32 @@ def command(
     """Make this folder a docir store: docs/, docs-schema.yaml, .docir/. Safe to run again."""
     # Like every command, init finds an enclosing store first, so running it from a
     # sub-folder completes that store instead of nesting a new one; --root is explicit.
-    call = invocation(ctx, root, json_out)
-    home = call.path(root).resolve() if root is not None else (find_root(Path(call.cwd)) or Path(call.cwd).resolve())
+    invocation = invocation_of(ctx, root, json_out)
+    here = Path(invocation.cwd)
+    home = invocation.path(root).resolve() if root is not None else (find_root(here) or here.resolve())
     report = init_store(home)
     created = report.created
     hook_changes = (githooks.install(githooks.repo_root(home), githooks.interpreter_command(sys.executable))
                     if hooks else [])
     if report.excluded_files:
-        call.note(f"left {_files(len(report.excluded_files))} under docs/ out of the store "
-                    f"(exclude: in {SCHEMA_FILE}); 'docir adopt PATH' brings ADRs in")
+        invocation.note(f"left {_files(len(report.excluded_files))} under docs/ out of the store "
+                        f"(exclude: in {SCHEMA_FILE}); 'docir adopt PATH' brings ADRs in")
     elif report.plain:
-        call.note(f"lint reports {_files(len(report.plain))} under docs/ without docir frontmatter: list them "
-                    f"under exclude: in {SCHEMA_FILE}, or bring them in with 'docir adopt PATH'")
-    if call.wants_json():
+        invocation.note(f"lint reports {_files(len(report.plain))} under docs/ without docir frontmatter: list them "
+                        f"under exclude: in {SCHEMA_FILE}, or bring them in with 'docir adopt PATH'")
+    if invocation.wants_json():
         payload: dict[str, object] = {"root": str(home), "created": created, "exclude": report.excluded,
                                       "excluded": report.excluded_files, "plain_markdown": report.plain}
         if hooks:
             payload["hooks"] = [{"name": c.name, "action": c.action} for c in hook_changes]
-        render.emit_json(payload, call)
+        render.emit_json(payload, invocation)
     elif created:
-        call.print(f"docir store ready in {home}: created {', '.join(created)}")
+        invocation.print(f"docir store ready in {home}: created {', '.join(created)}")
     else:
-        call.print(f"docir store already set up in {home}; nothing to do")
-    if not call.wants_json():
+        invocation.print(f"docir store already set up in {home}; nothing to do")
+    if not invocation.wants_json():
         for change in hook_changes:
-            call.print(f"git hook {change.name}: {change.action}")
+            invocation.print(f"git hook {change.name}: {change.action}")
     return 0
 
 

@@ -43,35 +43,35 @@ def _command() -> Any:
     return _COMMAND
 
 
-def main(argv: list[str] | None = None, call: Invocation | None = None) -> int:
-    """Run one command; `call` is whose it is (default: this process's, which, run for itself rather than
+def main(argv: list[str] | None = None, invocation: Invocation | None = None) -> int:
+    """Run one command; `invocation` is whose it is (default: this process's, which, run for itself rather than
     for a test, may begin its walk of docs/ at once)."""
     args = list(sys.argv[1:] if argv is None else argv)
-    call = call if call is not None else here(own_process=argv is None)
+    invocation = invocation if invocation is not None else here(own_process=argv is None)
     try:
         if args[:1] == ["update"]:  # only update needs this pre-parse: importing it would cost every command
             from docir.cli.update_cmd import optional_value
 
             args = optional_value(args)
         if args in HELP_ARGS:
-            return _top_help(call)
+            return _top_help(invocation)
         # A declared command's plain form is parsed from its request, before typer is imported; typer
         # parses the rest: it runs a command without a request itself, and returns a declared one's.
-        parsed = route.parse(args, call) or _run_typer(args, call)
+        parsed = route.parse(args, invocation) or _run_typer(args, invocation)
         if isinstance(parsed, int):
             return parsed
-        declaration, request, call = parsed
+        declaration, request, invocation = parsed
         if declaration.check is not None:
             declaration.check(request)
         if declaration.run is not None:
-            return declaration.run(request, call)
+            return declaration.run(request, invocation)
         from docir.cli.edge import in_store
 
         assert declaration.serve is not None and declaration.show is not None
-        result = in_store(call, declaration.serve, request, call.warn)
-        return declaration.show(request, result, call)
+        result = in_store(invocation, declaration.serve, request, invocation.warn)
+        return declaration.show(request, result, invocation)
     except DocirError as exc:
-        call.error(exc.message)
+        invocation.error(exc.message)
         return exc.exit_code
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED
@@ -83,66 +83,66 @@ def main(argv: list[str] | None = None, call: Invocation | None = None) -> int:
         # The machine's answer (full disk, read-only or vanished folder, permission): the user's to fix.
         failure = storage_error(exc)
         if failure is None:
-            return _crashed(call)
-        call.error(failure.message)
+            return _crashed(invocation)
+        invocation.error(failure.message)
         return failure.exit_code
     except Exception:
-        return _crashed(call)
+        return _crashed(invocation)
 
 
-def _run_typer(args: list[str], call: Invocation) -> int | route.Parsed:
+def _run_typer(args: list[str], invocation: Invocation) -> int | route.Parsed:
     """The command through typer and click, with click's own outcomes mapped here: click (a cost a cold
     command notices, adr-d5e80517405b) is loaded only on this path, never by the plain forms. A declared
     command comes back parsed, for main to run."""
     import click
 
     try:
-        result = _command().main(args=args, prog_name="docir", standalone_mode=False, obj=call,
-                                 terminal_width=help_width(call))
+        result = _command().main(args=args, prog_name="docir", standalone_mode=False, obj=invocation,
+                                 terminal_width=help_width(invocation))
         return result if isinstance(result, (int, route.Parsed)) else 0
     except click.exceptions.Exit as exc:
         return exc.exit_code
     except click.exceptions.NoArgsIsHelpError as exc:  # a group alone (`docir ref`): help on stdout, like --help
-        call.print(exc.ctx.get_help() if exc.ctx else str(exc))
+        invocation.print(exc.ctx.get_help() if exc.ctx else str(exc))
         return 0
     except click.exceptions.UsageError as exc:
         command = exc.ctx.command_path if exc.ctx else "docir"
-        call.error(f"{exc.format_message()} (see '{command} --help')")
+        invocation.error(f"{exc.format_message()} (see '{command} --help')")
         return EXIT_USAGE
     except click.exceptions.Abort:
         return EXIT_INTERRUPTED
 
 
-def _top_help(call: Invocation) -> int:
+def _top_help(invocation: Invocation) -> int:
     """`docir --help` (or `docir` alone): as click printed it last time for this width and this code,
     else rendered by click, printed, and kept for the next call (cli/help_cache.py)."""
     from docir.cli.help_cache import Kept
 
-    kept = Kept(call.settings().cache, help_width(call))
+    kept = Kept(invocation.settings().cache, help_width(invocation))
     text = kept.text()
     if text is None:
         import click
 
         command = _command()
-        text = command.get_help(click.Context(command, info_name="docir", terminal_width=help_width(call))) + "\n"
+        text = command.get_help(click.Context(command, info_name="docir", terminal_width=help_width(invocation))) + "\n"
         kept.keep(text)
-    call.stdout.write(text)
-    call.stdout.flush()  # a reader gone (`docir --help | head -1`) is main's BrokenPipeError, here
+    invocation.stdout.write(text)
+    invocation.stdout.flush()  # a reader gone (`docir --help | head -1`) is main's BrokenPipeError, here
     return 0
 
 
-def help_width(call: Invocation) -> int:
+def help_width(invocation: Invocation) -> int:
     """The width click lays help out in for the caller's terminal, as click itself reckons it for its own
     process (formatting.py: the terminal's columns, at most 80, less 2, at least 50)."""
-    columns = call.env.get("COLUMNS", "")
+    columns = invocation.env.get("COLUMNS", "")
     if not (columns.isdigit() and int(columns) > 0):
-        columns = next((str(width) for fd, width, _ in call.sizes() if fd == 1), "80")
+        columns = next((str(width) for fd, width, _ in invocation.sizes() if fd == 1), "80")
     return max(min(int(columns), 80) - 2, 50)
 
 
-def _crashed(call: Invocation) -> int:
+def _crashed(invocation: Invocation) -> int:
     log = _write_crash_log()
-    call.error(f"internal error ({sys.exc_info()[1]!r}); details in {log}; please report it")
+    invocation.error(f"internal error ({sys.exc_info()[1]!r}); details in {log}; please report it")
     return EXIT_BUG
 
 

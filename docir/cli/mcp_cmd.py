@@ -22,7 +22,7 @@ from typing import Annotated, Any, Optional
 import typer
 
 from docir.cli import agent_text, route
-from docir.cli.edge import caller_of, invocation
+from docir.cli.edge import caller_of, invocation_of
 from docir.cli.mcp_schema import input_schema
 from docir.cli.options import RootOption
 from docir.commands import BY_NAME, TABLE, Command
@@ -76,9 +76,9 @@ def command(ctx: typer.Context, root: RootOption = None) -> int:
             """The SDK's listing with docir's own input schemas in place of pydantic's."""
             return [t.model_copy(update={"input_schema": SCHEMAS[t.name]}) for t in await super().list_tools()]
 
-    call = invocation(ctx, root)
-    home = call.store_root()
-    caller = caller_of(call)
+    invocation = invocation_of(ctx, root)
+    home = invocation.store_root()
+    caller = caller_of(invocation)
     server = Server("docir", instructions=INSTRUCTIONS)
     for tool in TOOLS:
         # Only what differs from the protocol's defaults: a write here never destroys (archive keeps the file).
@@ -102,7 +102,7 @@ def handler(tool: Tool, home: Path, caller: Caller) -> Callable[..., Any]:
     ranges) before it reaches the store. The schema the client sees is mcp_schema's, not the SDK's."""
     from mcp_types import CallToolResult, TextContent
 
-    def call(**arguments: Any) -> Any:
+    def tool_call(**arguments: Any) -> Any:
         request = tool.request(**{k: tuple(v) if isinstance(v, list) else v for k, v in arguments.items()})
         result = session.run(home, lambda s: tool.run(s, request, _ignore), caller=caller)
         payload = result.to_json() if hasattr(result, "to_json") else result
@@ -112,10 +112,10 @@ def handler(tool: Tool, home: Path, caller: Caller) -> Callable[..., Any]:
                 else json.dumps(payload, ensure_ascii=False, separators=(",", ":")))
         return CallToolResult(content=[TextContent(type="text", text=text)])
 
-    call.__name__ = tool.name
-    call.__doc__ = tool.description
-    call.__signature__ = inspect.Signature(parameters(tool.request), return_annotation=CallToolResult)  # type: ignore[attr-defined]
-    return call
+    tool_call.__name__ = tool.name
+    tool_call.__doc__ = tool.description
+    tool_call.__signature__ = inspect.Signature(parameters(tool.request), return_annotation=CallToolResult)  # type: ignore[attr-defined]
+    return tool_call
 
 
 DOC_URI = "docir://doc/{doc_id}"

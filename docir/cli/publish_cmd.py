@@ -7,7 +7,7 @@ from typing import Annotated, Any
 import typer
 
 from docir.cli import render
-from docir.cli.edge import in_store, invocation
+from docir.cli.edge import in_store, invocation_of
 from docir.cli.options import JsonOption, RootOption
 from docir.invocation import Invocation
 from docir.services.indexing.session import Session
@@ -42,31 +42,32 @@ def command(
     from docir.org.report import PublishReport
     from docir.services.publishing import publish
 
-    call = invocation(ctx, root, json_out)
+    invocation = invocation_of(ctx, root, json_out)
     connect.check_url(url)
     if connect.has_password(url):
-        call.warn("the URL holds a password, which shell history and CI logs keep; "
-                    "prefer PGPASSWORD, ~/.pgpass or PGSERVICE")
+        invocation.warn("the URL holds a password, which shell history and CI logs keep; "
+                        "prefer PGPASSWORD, ~/.pgpass or PGSERVICE")
     if remove:
         if wait_embeddings:
-            call.warn("--wait-embeddings does nothing with --remove")
-        report = publish.remove(call.store_root(), url, call.settings(), as_name=as_name, dry_run=dry_run,
-                                warn=call.warn)
+            invocation.warn("--wait-embeddings does nothing with --remove")
+        report = publish.remove(invocation.store_root(), url, invocation.settings(), as_name=as_name, dry_run=dry_run,
+                                warn=invocation.warn)
     else:
         def action(s: Session) -> PublishReport:
             if wait_embeddings:
-                publish.wait_for_vectors(s, call.warn)
+                publish.wait_for_vectors(s, invocation.warn)
             return publish.publish(s, url, as_name=as_name, dry_run=dry_run,
-                                   progress=_progress(publish.BATCH, call), warn=call.warn)
+                                   progress=_progress(publish.BATCH, invocation), warn=invocation.warn)
 
-        report = in_store(call, action)
+        report = in_store(invocation, action)
         if report.get("vectors_missing"):
-            call.warn(f"{report['vectors_missing']} of {report['documents']} documents are published without "
-                        "all their vectors (they are due); run with --wait-embeddings, or 'docir embed --flush' first")
-    if call.wants_json():
-        render.emit_json(report, call)
+            invocation.warn(f"{report['vectors_missing']} of {report['documents']} documents are published "
+                            "without all their vectors (they are due); run with --wait-embeddings, or "
+                            "'docir embed --flush' first")
+    if invocation.wants_json():
+        render.emit_json(report, invocation)
     else:
-        render.key_values(f"publish {report['repo']} to {report['database']}", _summary(dict(report)), call)
+        render.key_values(f"publish {report['repo']} to {report['database']}", _summary(dict(report)), invocation)
     return 0
 
 
@@ -89,10 +90,10 @@ _SHOWN = ("remote", "revision", "tables", "model", "documents", "added", "change
           "vectors_missing")
 
 
-def _progress(batch: int, call: Invocation) -> Any:
+def _progress(batch: int, invocation: Invocation) -> Any:
     """Documents written so far, on stderr, when there is more than one batch to write: redrawn in place
     on a terminal, a line a batch in a CI log."""
-    err = call.stderr
+    err = invocation.stderr
     live = err.isatty()
 
     def show(done: int, total: int) -> None:

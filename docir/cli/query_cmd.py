@@ -10,15 +10,15 @@ from docir.services.retrieval import reads
 from docir.services.retrieval.results import QueryResult
 
 
-def show(request: reads.QueryRequest, result: QueryResult, call: Invocation) -> int:
+def show(request: reads.QueryRequest, result: QueryResult, invocation: Invocation) -> int:
     """List skeletons by structured filters (no ranking, no model)."""
-    form = call.read_form()
+    form = invocation.read_form()
     if form == "json":
-        render.emit_json(result.to_json(), call)
+        render.emit_json(result.to_json(), invocation)
     elif form == "text":
-        call.stdout.write(agent_text.of("query", request, result.to_json()))
+        invocation.stdout.write(agent_text.of("query", request, result.to_json()))
     else:
-        render.skeleton_table(result.results, heading="query", call=call)
+        render.skeleton_table(result.results, heading="query", invocation=invocation)
     return EXIT_OK
 
 

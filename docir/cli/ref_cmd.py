@@ -8,7 +8,7 @@ from typing import Annotated, Optional
 import typer
 
 from docir.cli import render
-from docir.cli.edge import in_store, invocation
+from docir.cli.edge import in_store, invocation_of
 from docir.cli.options import JsonOption, RootOption
 from docir.invocation import Invocation
 from docir.schema import load_schema
@@ -38,50 +38,50 @@ def add(
     json_out: JsonOption = False,
 ) -> int:
     """Register a reference corpus and index it (again: only changed files are re-read)."""
-    call = invocation(ctx, root, json_out)
-    target = call.path(path)
+    invocation = invocation_of(ctx, root, json_out)
+    target = invocation.path(path)
     if dry_run:
         # No session: opening the index would create it, and a dry run writes nothing.
-        store = Store(call.store_root())
-        counter = references.counter_for_store(call.settings(), store, load_schema(store.schema_path).model_path)
+        store = Store(invocation.store_root())
+        counter = references.counter_for_store(invocation.settings(), store, load_schema(store.schema_path).model_path)
         plan = references.plan(target.resolve(), counter)
-        if call.wants_json():
-            render.emit_json(plan, call)
+        if invocation.wants_json():
+            render.emit_json(plan, invocation)
         else:
-            _print_plan(plan, call)
+            _print_plan(plan, invocation)
         return 0
 
     def action(s: Session) -> references.IngestJSON:
-        progress = None if call.wants_json() else render.progress_bar("reading", call)
+        progress = None if invocation.wants_json() else render.progress_bar("reading", invocation)
         report = references.add(s, target, name, progress).as_dict()
         if report["added"] or report["updated"]:
             ensure_worker(s.caller, s.store.root)  # the worker embeds the new chunks
         return report
 
-    result = in_store(call, action, refresh=False)
+    result = in_store(invocation, action, refresh=False)
     for skipped in result["skipped"]:
-        call.note(f"skipped {skipped['path']}: {skipped['reason']}")
-    if call.wants_json():
-        render.emit_json(result, call)
+        invocation.note(f"skipped {skipped['path']}: {skipped['reason']}")
+    if invocation.wants_json():
+        render.emit_json(result, invocation)
     else:
         render.key_values(f"ref {result['name']}", {k: v for k, v in result.items() if k not in ("name", "skipped")},
-                          call)
+                          invocation)
     return 0
 
 
 @app.command("list")
 def list_refs(ctx: typer.Context, root: RootOption = None, json_out: JsonOption = False) -> int:
     """The registered corpora, with their files and chunks in the index."""
-    call = invocation(ctx, root, json_out)
-    rows = in_store(call, references.listing, refresh=False)
-    if call.wants_json():
-        render.emit_json({"refs": rows}, call)
+    invocation = invocation_of(ctx, root, json_out)
+    rows = in_store(invocation, references.listing, refresh=False)
+    if invocation.wants_json():
+        render.emit_json({"refs": rows}, invocation)
     elif not rows:
-        call.print("no reference corpora; add one with: docir ref add PATH")
+        invocation.print("no reference corpora; add one with: docir ref add PATH")
     else:
         for row in rows:
             missing = "" if row["exists"] else "  (path missing)"
-            call.print(f"{row['name']}  {row['path']}  {row['files']} files, {row['chunks']} chunks{missing}")
+            invocation.print(f"{row['name']}  {row['path']}  {row['files']} files, {row['chunks']} chunks{missing}")
     return 0
 
 
@@ -90,17 +90,17 @@ def remove(ctx: typer.Context,
            name: Annotated[str, typer.Argument(help="The corpus name (see 'docir ref list').", show_default=False)],
            root: RootOption = None, json_out: JsonOption = False) -> int:
     """Unregister a corpus and drop its chunks from the index (its files are not touched)."""
-    call = invocation(ctx, root, json_out)
-    result = in_store(call, lambda s: references.remove(s, name), refresh=False)
-    if call.wants_json():
-        render.emit_json(result, call)
+    invocation = invocation_of(ctx, root, json_out)
+    result = in_store(invocation, lambda s: references.remove(s, name), refresh=False)
+    if invocation.wants_json():
+        render.emit_json(result, invocation)
     else:
-        call.print(f"removed {result['name']} ({result['removed_files']} files out of the index)")
+        invocation.print(f"removed {result['name']} ({result['removed_files']} files out of the index)")
     return 0
 
 
-def _print_plan(plan: references.AddPlan, call: Invocation) -> None:
-    print = call.print  # noqa: A001 (the caller's stdout, wherever the command runs)
+def _print_plan(plan: references.AddPlan, invocation: Invocation) -> None:
+    print = invocation.print  # noqa: A001 (the caller's stdout, wherever the command runs)
     for file in plan["files"]:
         print(f"{file['file']}: {file['chunk_count']} chunk(s)")
         for chunk in file["chunks"]:

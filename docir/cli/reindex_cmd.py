@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 
 from docir.cli import render
-from docir.cli.edge import in_store, invocation
+from docir.cli.edge import in_store, invocation_of
 from docir.cli.options import JsonOption, RootOption
 from docir.services.indexing import reindex
 from docir.services.indexing.session import Session
@@ -28,7 +28,7 @@ def command(
 
     Unchanged files (same size and mtime) are not even opened.
     """
-    call = invocation(ctx, root, json_out)
+    invocation = invocation_of(ctx, root, json_out)
 
     def action(s: Session) -> reindex.ReindexReport:
         wait = (lambda: flush_session(s)["documents"]) if wait_embeddings else None
@@ -37,9 +37,9 @@ def command(
             ensure_worker(s.caller, s.store.root)  # new text: the worker makes its vectors
         return result
 
-    report = in_store(call, action, refresh=False)
-    if call.wants_json():
-        render.emit_json(report, call)
+    report = in_store(invocation, action, refresh=False)
+    if invocation.wants_json():
+        render.emit_json(report, invocation)
     else:
-        render.key_values("reindex", {k: (len(v) if isinstance(v, list) else v) for k, v in report.items()}, call)
+        render.key_values("reindex", {k: (len(v) if isinstance(v, list) else v) for k, v in report.items()}, invocation)
     return 0

@@ -18,38 +18,38 @@ if TYPE_CHECKING:
     from docir.services.lint.registry import LintReport
 
 
-def emit_json(payload: Any, call: Invocation) -> None:
-    call.stdout.write(json.dumps(payload, ensure_ascii=False, indent=2) + "\n")
-    call.stdout.flush()
+def emit_json(payload: Any, invocation: Invocation) -> None:
+    invocation.stdout.write(json.dumps(payload, ensure_ascii=False, indent=2) + "\n")
+    invocation.stdout.flush()
 
 
-def superseded(ids: Sequence[str], successor: str, call: Invocation) -> None:
+def superseded(ids: Sequence[str], successor: str, invocation: Invocation) -> None:
     """The one stderr line a terminal gets when a write marked the documents it replaces superseded."""
     if ids:
-        call.note(f"marked {', '.join(ids)} superseded: {successor} replaces {'it' if len(ids) == 1 else 'them'} "
-                  "(--keep-status leaves the status as it is)")
+        invocation.note(f"marked {', '.join(ids)} superseded: {successor} replaces {'it' if len(ids) == 1 else 'them'} "
+                        "(--keep-status leaves the status as it is)")
 
 
-def _console(call: Invocation, *, stderr: bool = False) -> Any:
+def _console(invocation: Invocation, *, stderr: bool = False) -> Any:
     from rich.console import Console
 
-    stream = call.stderr if stderr else call.stdout
-    if call.terminal is None:  # this process's own terminal: rich asks it
+    stream = invocation.stderr if stderr else invocation.stdout
+    if invocation.terminal is None:  # this process's own terminal: rich asks it
         return Console(file=stream, highlight=False, soft_wrap=False)
-    width, height = _size(call)
-    return Console(file=stream, width=width, height=height, _environ=call.env, highlight=False, soft_wrap=False)
+    width, height = _size(invocation)
+    return Console(file=stream, width=width, height=height, _environ=invocation.env, highlight=False, soft_wrap=False)
 
 
-def _size(call: Invocation) -> tuple[int, int]:
+def _size(invocation: Invocation) -> tuple[int, int]:
     """The size rich takes for the caller's terminal (rich/console.py, Console.size), from the caller's
     descriptors and environment rather than this process's (adr-46c331c4a44c)."""
-    env = call.env
+    env = invocation.env
     columns, lines = env.get("COLUMNS", ""), env.get("LINES", "")
     if columns.isdigit() and lines.isdigit():
         return int(columns), int(lines)
-    if _is_terminal(call.stdout, env) and env.get("TERM", "").lower() in ("dumb", "unknown"):
+    if _is_terminal(invocation.stdout, env) and env.get("TERM", "").lower() in ("dumb", "unknown"):
         return 80, 25
-    sizes = call.sizes()
+    sizes = invocation.sizes()
     width, height = (sizes[0][1], sizes[0][2]) if sizes else (0, 0)
     width = int(columns) if columns.isdigit() else width
     height = int(lines) if lines.isdigit() else height
@@ -65,12 +65,12 @@ def _is_terminal(stream: IO[str], env: Mapping[str, str]) -> bool:
     return stream.isatty()
 
 
-def skeleton_table(results: Sequence[Mapping[str, Any]], *, heading: str, call: Invocation) -> None:
+def skeleton_table(results: Sequence[Mapping[str, Any]], *, heading: str, invocation: Invocation) -> None:
     """Ranked or filtered skeletons as a table: id, type, status, title over its description."""
     from rich.table import Table
     from rich.text import Text
 
-    console = _console(call)
+    console = _console(invocation)
     if not results:
         console.print(f"[dim]{heading}: nothing found[/dim]")
         return
@@ -152,11 +152,11 @@ def _why(item: Mapping[str, Any]) -> str | None:
     return f"score {item['score']:.2f} = " + " + ".join(parts) + "".join(f"; {w}" for w in weights)
 
 
-def documents(docs: Sequence[Mapping[str, Any]], call: Invocation) -> None:
+def documents(docs: Sequence[Mapping[str, Any]], invocation: Invocation) -> None:
     from rich.markdown import Markdown
     from rich.rule import Rule
 
-    console = _console(call)
+    console = _console(invocation)
     for doc in docs:
         if doc.get("kind") == "reference":
             console.print(Rule(f"[bold]{doc['title']}[/bold]", align="left"))
@@ -176,8 +176,8 @@ def documents(docs: Sequence[Mapping[str, Any]], call: Invocation) -> None:
         console.print(Markdown(doc["body"]))
 
 
-def key_values(title: str, values: dict[str, Any], call: Invocation) -> None:
-    console = _console(call)
+def key_values(title: str, values: dict[str, Any], invocation: Invocation) -> None:
+    console = _console(invocation)
     console.print(f"[bold]{title}[/bold]")
     for key, value in values.items():
         if isinstance(value, list):
@@ -185,16 +185,16 @@ def key_values(title: str, values: dict[str, Any], call: Invocation) -> None:
         console.print(f"  {key}: {value}")
 
 
-def progress_bar(label: str, call: Invocation) -> Any:
+def progress_bar(label: str, invocation: Invocation) -> Any:
     """A drain progress callback that draws on the caller's terminal's stderr (None in a pipe); call .close()
     after.
 
     Texts done out of texts due, the rate and the time left, redrawn at each update (every
     few seconds); no refresh thread, so nothing draws after the drain is over.
     """
-    if not call.stderr.isatty():
+    if not invocation.stderr.isatty():
         return None
-    return _DrainBar(label, call)
+    return _DrainBar(label, invocation)
 
 
 def drain_line(state: Mapping[str, Any]) -> str:
@@ -210,9 +210,9 @@ def _time_left(state: Mapping[str, Any]) -> str:
 
 
 class _DrainBar:
-    def __init__(self, label: str, call: Invocation) -> None:
+    def __init__(self, label: str, invocation: Invocation) -> None:
         self._label = label
-        self._call = call
+        self._invocation = invocation
         self._bar: Any = None
         self._task: Any = None
 
@@ -222,7 +222,7 @@ class _DrainBar:
         if self._bar is None:
             self._bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                                  TextColumn("texts · {task.fields[rate]}/s · {task.fields[left]} left"),
-                                 console=_console(self._call, stderr=True), transient=True, auto_refresh=False)
+                                 console=_console(self._invocation, stderr=True), transient=True, auto_refresh=False)
             self._task = self._bar.add_task(self._label, total=1, rate=0, left="-")
             starting = True
         else:
@@ -240,25 +240,26 @@ class _DrainBar:
             self._bar = None
 
 
-def findings(report: LintReport, root: Path, output: str, call: Invocation) -> None:
+def findings(report: LintReport, root: Path, output: str, invocation: Invocation) -> None:
     """Lint findings as text (path:line:col: CODE message), JSON or GitHub annotations."""
     if output == "json":
-        emit_json({"findings": [dict(f.as_dict(), path=_shown(root, f.path, call.cwd)) for f in report.findings],
+        emit_json({"findings": [dict(f.as_dict(), path=_shown(root, f.path, invocation.cwd)) for f in report.findings],
                    "summary": {"errors": report.errors, "warnings": report.warnings, "files": report.files},
-                   "semantic": report.semantic}, call)
+                   "semantic": report.semantic}, invocation)
         return
     for f in report.findings:
         if output == "github":
             level = "error" if f.severity == "error" else "warning"
-            call.print(f"::{level} file={_shown(root, f.path, call.cwd)},line={f.line},col={f.col},"
-                       f"title={f.code} {f.alias}::{f.message}")
+            invocation.print(f"::{level} file={_shown(root, f.path, invocation.cwd)},line={f.line},col={f.col},"
+                             f"title={f.code} {f.alias}::{f.message}")
         else:
-            call.print(f"{_shown(root, f.path, call.cwd)}:{f.line}:{f.col}: {f.code} {f.message}")
+            invocation.print(f"{_shown(root, f.path, invocation.cwd)}:{f.line}:{f.col}: {f.code} {f.message}")
     if output == "text":
         if report.findings:
-            call.print(f"Found {report.errors} error(s) and {report.warnings} warning(s) in {report.files} file(s).")
+            invocation.print(f"Found {report.errors} error(s) and {report.warnings} warning(s) "
+                             f"in {report.files} file(s).")
         else:
-            call.print(f"All checks passed ({report.files} file(s)).")
+            invocation.print(f"All checks passed ({report.files} file(s)).")
 
 
 def _shown(root: Path, path: str, cwd: str) -> str:

@@ -33,8 +33,8 @@ class Declared(NamedTuple):
     """A command declared by its request (a NamedTuple: a cold command builds one).
 
     Either `serve` and `show`: main opens a session of the store at --root, `serve` (the service
-    function, what the MCP tool runs too) does the work in it, and `show(request, result, call)`
-    prints the result. Or `run(request, call)`, for a command not served in one session (lint: one
+    function, what the MCP tool runs too) does the work in it, and `show(request, result, invocation)`
+    prints the result. Or `run(request, invocation)`, for a command not served in one session (lint: one
     store, or every store a commit touches), which does the whole command. The docstring of
     `show` or `run` is the command's help. Each returns the exit code.
     """
@@ -141,10 +141,10 @@ class Parsed(NamedTuple):
 
     declaration: Declared
     request: Any
-    call: Invocation
+    invocation: Invocation
 
 
-def parse(argv: list[str], call: Invocation) -> Parsed | None:
+def parse(argv: list[str], invocation: Invocation) -> Parsed | None:
     """The request of a declared command's plain form, or None: the typer command should parse this."""
     command = BY_NAME.get(argv[0]) if argv else None
     if command is None or not command.declared:
@@ -152,7 +152,7 @@ def parse(argv: list[str], call: Invocation) -> Parsed | None:
     # A walk of docs/ that is always needed begins before the command's module (and the services it
     # imports) is even loaded, at the --root its words name (adr-b4d840c5ec82).
     walks = command.walks
-    walked = _prewalk(call, _root_word(argv)) if call.own_process and walks == "" else None
+    walked = _prewalk(invocation, _root_word(argv)) if invocation.own_process and walks == "" else None
     declaration = declared(argv[0])
     known = table(declaration)
     words: list[str] = []
@@ -179,19 +179,20 @@ def parse(argv: list[str], call: Invocation) -> Parsed | None:
         return None
     if any(item.default is REQUIRED and item.name not in given for item in known.fields):
         return None  # a required option left out: typer's message says which
-    if not _checked(known, given, call):
+    if not _checked(known, given, invocation):
         return None
-    call = call._replace(root=Path(given["root"]) if "root" in given else None, json=given.get("json_out", False))
-    if call.own_process and walks and given.get(walks):
+    invocation = invocation._replace(root=Path(given["root"]) if "root" in given else None,
+                                     json=given.get("json_out", False))
+    if invocation.own_process and walks and given.get(walks):
         # A lint of named files forks once the index's modules are loaded, which it imports anyway: a child
         # forked before them imports them again, on the same two cores (benchmarks/speed_against_revision.py:
         # lint-one 13% slower that way, 9% faster without a walk at all).
         from docir.services.indexing import session  # noqa: F401
 
-        walked = _prewalk(call, call.root)
+        walked = _prewalk(invocation, invocation.root)
     if walked is not None:
-        call = call._replace(root=walked)  # found once: the command need not look upward for it again
-    return Parsed(declaration, request_of(declaration, given, call), call)
+        invocation = invocation._replace(root=walked)  # found once: the command need not look upward for it again
+    return Parsed(declaration, request_of(declaration, given, invocation), invocation)
 
 
 def _positional(item: Field | None, words: list[str], given: dict[str, Any]) -> bool:
@@ -208,7 +209,7 @@ def _positional(item: Field | None, words: list[str], given: dict[str, Any]) -> 
     return True
 
 
-def _checked(known: Table, given: dict[str, Any], call: Invocation) -> bool:
+def _checked(known: Table, given: dict[str, Any], invocation: Invocation) -> bool:
     """The values click would refuse, left to it for its message: numbers, choices, files for folders."""
     for item in known.fields:
         if item.name not in given:
@@ -224,12 +225,12 @@ def _checked(known: Table, given: dict[str, Any], call: Invocation) -> bool:
         elif option is not None and option.choices and value not in option.choices:
             return False
         elif (item is _ROOT or (option is not None and option.folder)) and \
-                any(call.path(v).is_file() for v in (value if isinstance(value, list) else [value])):
+                any(invocation.path(v).is_file() for v in (value if isinstance(value, list) else [value])):
             return False
     return True
 
 
-def request_of(declaration: Declared, given: Mapping[str, Any], call: Invocation) -> Any:
+def request_of(declaration: Declared, given: Mapping[str, Any], invocation: Invocation) -> Any:
     """The request of the words given (by either parser), each field as its Option says the terminal gives it."""
     kwargs: dict[str, Any] = {}
     for f in fields(declaration.request):
@@ -240,11 +241,11 @@ def request_of(declaration: Declared, given: Mapping[str, Any], call: Invocation
             if f.option.folder or typed == "relative":
                 value = tuple(str(Path(v)) for v in value)
             elif typed == "absolute":
-                value = tuple(str(call.path(v)) for v in value)
+                value = tuple(str(invocation.path(v)) for v in value)
             elif typed == "place":
                 from docir.org.address import is_url
 
-                value = tuple(str(v) if is_url(str(v)) else str(call.path(v)) for v in value)
+                value = tuple(str(v) if is_url(str(v)) else str(invocation.path(v)) for v in value)
             else:
                 value = tuple(str(v) for v in value)
         elif typed == "commas":
@@ -252,7 +253,7 @@ def request_of(declaration: Declared, given: Mapping[str, Any], call: Invocation
         elif typed == "body":
             from docir.cli.body_input import read_body
 
-            value = read_body(value, call)
+            value = read_body(value, invocation)
         kwargs[f.name] = value
     return declaration.request(**kwargs)
 
@@ -266,14 +267,14 @@ def _root_word(argv: list[str]) -> Path | None:
     return Path(argv[following]) if following < len(argv) else None
 
 
-def _prewalk(call: Invocation, root: Path | None) -> Path | None:
+def _prewalk(invocation: Invocation, root: Path | None) -> Path | None:
     """Begin the walk of the store's docs/; the store's root as found, or None when there is none."""
     from docir.errors import UsageError
     from docir.services.indexing import prewalk
     from docir.store import open_store
 
     try:
-        store = open_store(root, cwd=call.cwd)
+        store = open_store(root, cwd=invocation.cwd)
     except UsageError:
         return None  # the command says so, in its own words
     prewalk.start(store.root, store.docs_dir)

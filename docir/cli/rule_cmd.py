@@ -7,7 +7,7 @@ from typing import Annotated, Optional
 import typer
 
 from docir.cli import render
-from docir.cli.edge import invocation
+from docir.cli.edge import invocation_of
 from docir.cli.options import JsonOption
 from docir.errors import UsageError
 from docir.services.lint.rules import RULES, find_rule
@@ -23,21 +23,22 @@ def command(
     json_out: JsonOption = False,
 ) -> int:
     """Explain a lint rule: what it checks, why, and how to fix a finding."""
-    call = invocation(ctx, json=json_out)
+    invocation = invocation_of(ctx, json=json_out)
     rules = list(RULES.values()) if name is None else [find_rule(name)]
     if rules == [None]:
         raise UsageError(f"no rule '{name}'; list them with 'docir rule'")
     found = [r for r in rules if r is not None]
-    if call.wants_json():
+    if invocation.wants_json():
         render.emit_json([{"code": r.code, "alias": r.name, "severity": r.severity, "summary": r.summary,
-                           "explanation": r.explanation, "bad": r.bad, "good": r.good} for r in found], call)
+                           "explanation": r.explanation, "bad": r.bad, "good": r.good} for r in found], invocation)
     elif name is None:
         for rule in found:
-            call.print(f"{rule.code}  {rule.name:<22} {rule.severity:<8} {rule.summary}")
+            invocation.print(f"{rule.code}  {rule.name:<22} {rule.severity:<8} {rule.summary}")
     else:
         rule = found[0]
-        call.print(f"{rule.code} ({rule.name}), {rule.severity} by default\n\n{rule.summary}\n\n{rule.explanation}\n\n"
-              f"Reported:\n{_indented(rule.bad)}\n\nFixed:\n{_indented(rule.good)}")
+        invocation.print(f"{rule.code} ({rule.name}), {rule.severity} by default\n\n{rule.summary}\n\n"
+                         f"{rule.explanation}\n\n"
+                         f"Reported:\n{_indented(rule.bad)}\n\nFixed:\n{_indented(rule.good)}")
     return 0
 
 

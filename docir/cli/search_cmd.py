@@ -10,15 +10,15 @@ from docir.services.retrieval import reads
 from docir.services.retrieval.results import SearchResult
 
 
-def show(request: reads.SearchRequest, result: SearchResult, call: Invocation) -> int:
+def show(request: reads.SearchRequest, result: SearchResult, invocation: Invocation) -> int:
     """Full-text search (FTS5, bm25; needs no model). Returns skeletons, never bodies."""
-    form = call.read_form()
+    form = invocation.read_form()
     if form == "json":
-        render.emit_json(result.to_json(), call)
+        render.emit_json(result.to_json(), invocation)
     elif form == "text":
-        call.stdout.write(agent_text.of("search", request, result.to_json()))
+        invocation.stdout.write(agent_text.of("search", request, result.to_json()))
     else:
-        render.skeleton_table(result.results, heading=f"search: {request.text}", call=call)
+        render.skeleton_table(result.results, heading=f"search: {request.text}", invocation=invocation)
     return EXIT_OK
 
 

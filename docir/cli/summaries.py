@@ -56,9 +56,9 @@ def _help(tree: ast.Module) -> str | None:
         if isinstance(node, ast.FunctionDef) and node.name in ("command", "show", "run"):
             return ast.get_docstring(node) or ""
         if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "app" for t in node.targets):
-            call = node.value
-            if isinstance(call, ast.Call):
-                for keyword in call.keywords:
+            invocation = node.value
+            if isinstance(invocation, ast.Call):
+                for keyword in invocation.keywords:
                     if keyword.arg == "help" and isinstance(keyword.value, ast.Constant):
                         return str(keyword.value.value)
     return None

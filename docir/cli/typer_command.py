@@ -20,7 +20,7 @@ import typer.main
 from typer.models import CommandInfo
 
 from docir.cli import route
-from docir.cli.edge import invocation
+from docir.cli.edge import invocation_of
 from docir.cli.options import JsonOption, ReadJsonOption, RootOption
 from docir.commands import BY_NAME
 from docir.request_options import REQUIRED
@@ -42,8 +42,8 @@ def command(name: str, declaration: route.Declared) -> click.Command:
                 given[key] = not value
             elif value is not None and value != []:
                 given[key] = value
-        call = invocation(ctx, root, json_out)
-        return route.Parsed(declaration, route.request_of(declaration, given, call), call)
+        invocation = invocation_of(ctx, root, json_out)
+        return route.Parsed(declaration, route.request_of(declaration, given, invocation), invocation)
 
     callback.__name__ = name
     callback.__doc__ = declaration.helped.__doc__

@@ -9,17 +9,17 @@ from docir.services.writing import writes
 from docir.services.writing.store_writes import UpdateResult
 
 
-def show(request: writes.UpdateRequest, result: UpdateResult, call: Invocation) -> int:
+def show(request: writes.UpdateRequest, result: UpdateResult, invocation: Invocation) -> int:
     """Change a document in place: only the lines of what changed are rewritten.
 
     A document it comes to supersede (--add-related supersedes:ID) is marked superseded in the same
     write, unless --keep-status."""
-    if call.wants_json():
-        render.emit_json(result, call)
+    if invocation.wants_json():
+        render.emit_json(result, invocation)
     else:
         what = ", ".join(result["changed"]) or "nothing (already so)"
-        call.print(f"{result['id']} {result['path']}: {what}")
-        render.superseded(result["superseded"], result["id"], call)
+        invocation.print(f"{result['id']} {result['path']}: {what}")
+        render.superseded(result["superseded"], result["id"], invocation)
     return 0
 
 

@@ -10,7 +10,7 @@ from typing import Annotated, Any
 import typer
 
 from docir.cli import render
-from docir.cli.edge import caller_of, invocation
+from docir.cli.edge import caller_of, invocation_of
 from docir.cli.options import JsonOption, RootOption
 from docir.errors import DocirError, UsageError
 from docir.store import Store
@@ -35,24 +35,24 @@ def _a_number(value: float) -> float:
 @app.command("status")
 def status(ctx: typer.Context, root: RootOption = None, json_out: JsonOption = False) -> int:
     """Is a worker running for this store, with which model, how much is queued."""
-    call = invocation(ctx, root, json_out)
-    home = call.store_root()
+    invocation = invocation_of(ctx, root, json_out)
+    home = invocation.store_root()
     # Looking stops nothing: a worker of another docir version is shown (with its version) as it is.
-    reply = client.request(home, {"cmd": "status"}, any_version=True) if call.settings().worker else None
+    reply = client.request(home, {"cmd": "status"}, any_version=True) if invocation.settings().worker else None
     result: dict[str, Any] = {"running": reply is not None and "pid" in reply, **(reply or {})}
-    if call.wants_json():
-        render.emit_json(result, call)
+    if invocation.wants_json():
+        render.emit_json(result, invocation)
     else:
-        render.key_values("worker", result, call)
+        render.key_values("worker", result, invocation)
     return 0
 
 
 @app.command("start")
 def start(ctx: typer.Context, root: RootOption = None, json_out: JsonOption = False) -> int:
     """Start the worker in the background (if none runs) and wait until it answers."""
-    call = invocation(ctx, root, json_out)
-    home = call.store_root()
-    if not call.settings().worker:
+    invocation = invocation_of(ctx, root, json_out)
+    home = invocation.store_root()
+    if not invocation.settings().worker:
         raise UsageError("DOCIR_WORKER=0 is set; unset it to use the worker")
     deadline = time.monotonic() + START_WAIT_SECONDS
     reply = client.request(home, {"cmd": "status"})
@@ -63,28 +63,28 @@ def start(ctx: typer.Context, root: RootOption = None, json_out: JsonOption = Fa
         reply = client.request(home, {"cmd": "status"})
     if reply is None:
         raise DocirError(f"the worker did not start within {START_WAIT_SECONDS:.0f}s; see {paths.log_path(home)}")
-    if call.wants_json():
-        render.emit_json({"running": True, **reply}, call)
+    if invocation.wants_json():
+        render.emit_json({"running": True, **reply}, invocation)
     else:
-        call.print(f"worker {reply['pid']} running ({reply['semantic']})")
+        invocation.print(f"worker {reply['pid']} running ({reply['semantic']})")
     return 0
 
 
 @app.command("stop")
 def stop(ctx: typer.Context, root: RootOption = None, json_out: JsonOption = False) -> int:
     """Stop the worker; queued embeddings stay queued for the next one."""
-    call = invocation(ctx, root, json_out)
-    home = call.store_root()
+    invocation = invocation_of(ctx, root, json_out)
+    home = invocation.store_root()
     reply = client.request(home, {"cmd": "stop"}, timeout=5.0, any_version=True)
     pid = int((reply or {}).get("pid") or 0)
     deadline = time.monotonic() + START_WAIT_SECONDS
     while pid and paths.pid_alive(pid) and time.monotonic() < deadline:
         time.sleep(0.05)  # "stopped" means gone: a `start` right after must not meet the old one
     result = {"stopped": reply is not None, "pid": pid or None}
-    if call.wants_json():
-        render.emit_json(result, call)
+    if invocation.wants_json():
+        render.emit_json(result, invocation)
     else:
-        call.print("worker stopped" if reply else "no worker was running")
+        invocation.print("worker stopped" if reply else "no worker was running")
     return 0
 
 
@@ -94,7 +94,7 @@ def serve(ctx: typer.Context, root: RootOption = None,
                                               help="Exit after this many idle seconds.")] = IDLE_SECONDS) -> int:
     """Run the worker in the foreground (what `start` runs in the background)."""
     single_threaded_blas()
-    call = invocation(ctx, root)
+    invocation = invocation_of(ctx, root)
     from docir.cli.main import main as run_cli
     from docir.schema import load_schema
     from docir.services.indexing.session import open_session
@@ -103,9 +103,9 @@ def serve(ctx: typer.Context, root: RootOption = None,
     from docir.worker.handler import WarmWorker
     from docir.worker.server import AlreadyRunning, Server
 
-    store = Store(call.store_root())
-    settings = call.settings()
-    idle = float(call.env.get("DOCIR_WORKER_IDLE", idle))
+    store = Store(invocation.store_root())
+    settings = invocation.settings()
+    idle = float(invocation.env.get("DOCIR_WORKER_IDLE", idle))
     server = Server(store.root, handler=_Pending(), idle_timeout=idle, log=_log, watch=lambda: _store_gone(store),
                     runtime=settings.runtime)
     try:
@@ -113,7 +113,7 @@ def serve(ctx: typer.Context, root: RootOption = None,
     except AlreadyRunning:
         return 0  # another worker won the race: that is the single instance
     keep_watch()  # every read here walks docs/: after the first, only a change makes it walk again
-    caller = caller_of(call).without_worker()  # this is the worker
+    caller = caller_of(invocation).without_worker()  # this is the worker
     open_session(store.root, caller).close()  # bring the index in line with the files: new text gets queued
     source = load_local(caller, load_schema(store.schema_path).model_path, store.root)  # the model, loaded once
     embedder = source.embedder if isinstance(source, LocalModel) else None

@@ -353,12 +353,12 @@ def run_captured(run_cli: RunCli, request: dict[str, Any], own_env: Mapping[str,
     terminal = tuple((int(fd), int(columns), int(lines)) for fd, columns, lines in request.get("terminal", []))
     cancelled = request.get("_cancelled")
     gone = cancelled if isinstance(cancelled, threading.Event) else threading.Event()
-    call = Invocation(str(request.get("cwd") or home), env, io.StringIO(str(request.get("stdin", ""))), out, err,
-                      terminal=tuple(sorted(terminal)), cancelled=gone)
+    invocation = Invocation(str(request.get("cwd") or home), env, io.StringIO(str(request.get("stdin", ""))), out, err,
+                            terminal=tuple(sorted(terminal)), cancelled=gone)
     if gone.is_set():
         return {"stdout": "", "stderr": "", "exit": EXIT_INTERRUPTED}
     try:
-        code = run_cli([str(a) for a in request.get("argv", [])], call)
+        code = run_cli([str(a) for a in request.get("argv", [])], invocation)
     except KeyboardInterrupt:
         code = EXIT_INTERRUPTED
     except SystemExit as exc:

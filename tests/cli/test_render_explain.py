@@ -26,8 +26,8 @@ ROW: dict[str, Any] = {
 def _shown(rows: list[dict[str, Any]], monkeypatch: pytest.MonkeyPatch) -> str:
     out = io.StringIO()
     monkeypatch.setattr(render, "_console",
-                        lambda call, stderr=False: Console(file=out, width=240, highlight=False, soft_wrap=False))
-    render.skeleton_table(rows, heading="context: gas cap", call=here())
+                        lambda invocation, stderr=False: Console(file=out, width=240, highlight=False, soft_wrap=False))
+    render.skeleton_table(rows, heading="context: gas cap", invocation=here())
     return out.getvalue()
 
 

@@ -71,7 +71,7 @@ def test_the_fast_parse_is_the_typer_parse(argv: list[str]) -> None:
     assert isinstance(slow, route.Parsed)
     assert fast.declaration is slow.declaration
     assert fast.request == slow.request
-    assert (fast.call.root, fast.call.json) == (slow.call.root, slow.call.json)
+    assert (fast.invocation.root, fast.invocation.json) == (slow.invocation.root, slow.invocation.json)
 
 
 @pytest.mark.parametrize("argv", DECLINED, ids=[" ".join(a) for a in DECLINED])
