@@ -339,7 +339,8 @@ def nearest(peer: OrgPeer, repos: Sequence[str], vector: Sequence[float], *, inc
 
 def nearest_statement(dim: int, include_inactive: bool) -> str:
     """The vectors list: the nearest document and section vectors of `dim` dimensions through the HNSW
-    indexes, each document keeping its best before visibility and the LIMIT."""
+    indexes, the `wide` nearest of both kinds kept, each document keeping its best before visibility and
+    the LIMIT (the local ranking's steps, ranking._vector_ranking)."""
     distance = f"{{alias}}.vector::vector({dim}) <=> %(v)s::vector({dim})"
     return f"""
         WITH near_sections AS (
@@ -354,10 +355,12 @@ def nearest_statement(dim: int, include_inactive: bool) -> str:
             FROM docir.documents d
             WHERE vector_dims(d.vector) = {dim} AND d.repo = ANY(%(repos)s)
             ORDER BY {distance.format(alias="d")} LIMIT %(wide)s
+        ), nearest AS (
+            -- The `wide` nearest vectors of either kind, as the local ranking takes its matrix's nearest rows.
+            SELECT * FROM (SELECT * FROM near_sections UNION ALL SELECT * FROM near_documents) c
+            ORDER BY c.distance, c.repo, c.id, c.ord LIMIT %(wide)s
         ), best AS (
-            SELECT DISTINCT ON (c.repo, c.id) c.*
-            FROM (SELECT * FROM near_sections UNION ALL SELECT * FROM near_documents) c
-            ORDER BY c.repo, c.id, c.distance, c.ord
+            SELECT DISTINCT ON (c.repo, c.id) c.* FROM nearest c ORDER BY c.repo, c.id, c.distance, c.ord
         )
         SELECT s.repo, s.id, 1 - s.distance, s.ord, s.heading,
                CASE WHEN s.ord < 0 THEN NULL ELSE {_SECTION_BYTES} END

@@ -86,3 +86,60 @@ def test_every_list_and_search_rank_the_published_slice_as_the_local_index(publi
                 [s for _, s in there] != pytest.approx([s for _, s in here], abs=1e-3):
             differ.append(f"search of {task!r}: local {here}, published {there}")
     assert differ == [], "\n".join(differ)
+
+
+@pytest.fixture
+def published_with_vectors(cli: Any, pg_url: str, tmp_path: Path, model_cache: Path,
+                           monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[Any, Any]]:
+    """The slice's local session and the organisation store holding it, with the real model's vectors."""
+    from docir.org.address import parse
+    from docir.org.peer import OrgPeer
+    from docir.services.indexing.session import open_session
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(model_cache))
+    root = tmp_path / "eips"
+    shutil.copytree(SLICE, root)
+    done = cli("publish", pg_url, "--as", REPO_NAME, "--root", str(root), "--wait-embeddings", "--json")
+    assert done.code == 0, done.err
+    local = open_session(root, caller())
+    peer = OrgPeer.open(parse(pg_url, committed=False, repos=(REPO_NAME,)), settings())
+    try:
+        yield local, peer
+    finally:
+        peer.close()
+        local.close()
+
+
+def test_the_vectors_list_of_the_published_slice_is_the_local_one(published_with_vectors: tuple[Any, Any]) -> None:
+    """The nearest documents by their best vector (document or section), through pgvector's HNSW indexes,
+    are the local index's exact ranking of the same vectors: the same documents, in order, with the same cosines."""
+    from docir.index.fts import CANDIDATES
+    from docir.org import ranking_sql
+    from docir.services.retrieval import ranking
+    from docir.services.retrieval.visibility import Visibility
+    from docir.services.vectors.query_source import load_local
+
+    local, peer = published_with_vectors
+    source = load_local(local.caller, local.schema.model_path, local.store.root)
+    assert source.model_id is not None, source.status
+    vectors = ranking._cached_vectors(local, source.model_id, refs=False)
+    ids = {state.rowid: state.id for state in local.catalog.docs.states()}
+    visibility = Visibility.from_schema(local.schema)
+    differ = []
+    tasks = _tasks()
+    for task, query in zip(tasks, source.embed(tasks), strict=True):
+        mine = ranking._vector_ranking(local, vectors, query, visibility)
+        near = ranking_sql.nearest(peer, peer.names, [float(x) for x in query], include_inactive=False,
+                                   limit=CANDIDATES)
+        # The winning row's numbering differs (a chunk ordinal here, a section's place there): not compared.
+        here = [ids[c.key[1]] for c in mine]
+        there = [row.id for row in near]
+        cosines = {ids[c.key[1]]: float(c.similarity or 0.0) for c in mine}
+        # Two documents within float rounding of each other (float32 here, float8 there) may trade places.
+        tied = all(a == b or abs(cosines[a] - cosines.get(b, 2.0)) < 1e-5 for a, b in zip(here, there, strict=False))
+        if sorted(there) != sorted(here) or not tied or \
+                [r.similarity for r in near] != pytest.approx([c.similarity for c in mine], abs=1e-4):
+            first = next((i for i, (a, b) in enumerate(zip(here, there, strict=False)) if a != b), len(here))
+            differ.append(f"{task!r}: {len(here)} local, {len(there)} published, first differs at {first}: "
+                          f"local {here[first:first + 3]}, published {there[first:first + 3]}")
+    assert differ == [], "\n".join(differ)
