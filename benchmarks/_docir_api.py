@@ -7,32 +7,28 @@ imported takes. The settings are this process's: a benchmark is its own caller.
 
 from __future__ import annotations
 
-import os
+import importlib.util
 from pathlib import Path
 from typing import Any
 
 
 def settings() -> Any:
     """This process's settings, or None for a docir that reads its environment itself."""
-    try:
-        from docir.settings import Settings
-    except ImportError:
+    if importlib.util.find_spec("docir.settings") is None:
         return None
-    return Settings.of(os.environ)
+    from docir.invocation import here
+
+    return here().settings()
 
 
 def caller() -> Any:
-    """The Caller a session takes here (with the warm worker, unless DOCIR_WORKER=0), or None before there was one."""
-    chosen = settings()
-    if chosen is None:
+    """The Caller a command of this process makes (cli/edge.py), or None before there was one."""
+    if settings() is None:
         return None
-    from docir.services.indexing.caller import Caller
+    from docir.cli.edge import caller_of
+    from docir.invocation import here
 
-    if not chosen.worker:
-        return Caller(chosen)
-    from docir.worker.link import ClientLink
-
-    return Caller(chosen, ClientLink())
+    return caller_of(here())
 
 
 def open_session(root: Path, *, refresh: bool = True) -> Any:

@@ -1,22 +1,18 @@
-"""What a test hands the services as their caller: this process's settings (the isolated environment the
-test runs in, tests/conftest.py), no warm worker unless the test asks, and a caller that never goes."""
+"""What a test hands the services as its caller: this process's Invocation (the isolated environment the
+test runs in, tests/conftest.py) made into settings and a Caller by the command line's own edge
+(docir/cli/edge.py), so a test's caller is a command's."""
 
 from __future__ import annotations
 
-import os
-
+from docir.cli.edge import caller_of
+from docir.invocation import here
 from docir.services.indexing.caller import Caller
 from docir.settings import Settings
 
 
 def settings() -> Settings:
-    return Settings.of(os.environ)
+    return here().settings()
 
 
 def caller() -> Caller:
-    chosen = settings()
-    if chosen.worker:
-        from docir.worker.link import ClientLink
-
-        return Caller(chosen, ClientLink())
-    return Caller(chosen)
+    return caller_of(here())

@@ -24,7 +24,7 @@ passes them. No statement reads more than its LIMIT's rows back.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
 from docir.index import tokens
@@ -391,21 +391,17 @@ EXAMPLE_DIMENSION = 384  # terms, docir's model's vectors
 
 
 def statements() -> dict[str, tuple[str, str]]:
-    """Every statement this module runs, by name: what it does, and its text for a task of EXAMPLE_TERMS
-    terms and vectors of EXAMPLE_DIMENSION, reading current documents. Generated into
-    docs/reference/organisation-statements.markdown, and EXPLAINed by the tests on a real database."""
-    made = {
-        "sections": sections_statement(EXAMPLE_TERMS, gated=False, include_inactive=False),
-        "sections in a big store": sections_statement(EXAMPLE_TERMS, gated=True, include_inactive=False),
-        "gate count": gate_count_statement(False),
-        "weightless words": weightless_statement(),
-        "pairs": pairs_statement(False),
-        "nearest vectors": nearest_statement(EXAMPLE_DIMENSION, False),
-        "similarities": similarities_statement(EXAMPLE_DIMENSION),
+    """Every statement this module runs, by name: what it does (its builder's docstring), and its text for
+    a task of EXAMPLE_TERMS terms and vectors of EXAMPLE_DIMENSION, reading current documents. Generated
+    into docs/reference/organisation-statements.markdown, and EXPLAINed by the tests on a real database."""
+    made: dict[str, tuple[Callable[..., str], str]] = {
+        "sections": (sections_statement, sections_statement(EXAMPLE_TERMS, gated=False, include_inactive=False)),
+        "sections in a big store": (sections_statement,
+                                    sections_statement(EXAMPLE_TERMS, gated=True, include_inactive=False)),
+        "gate count": (gate_count_statement, gate_count_statement(False)),
+        "weightless words": (weightless_statement, weightless_statement()),
+        "pairs": (pairs_statement, pairs_statement(False)),
+        "nearest vectors": (nearest_statement, nearest_statement(EXAMPLE_DIMENSION, False)),
+        "similarities": (similarities_statement, similarities_statement(EXAMPLE_DIMENSION)),
     }
-    said = {
-        "sections": sections_statement, "sections in a big store": sections_statement,
-        "gate count": gate_count_statement, "weightless words": weightless_statement, "pairs": pairs_statement,
-        "nearest vectors": nearest_statement, "similarities": similarities_statement,
-    }
-    return {name: (" ".join((said[name].__doc__ or "").split()), text) for name, text in made.items()}
+    return {name: (" ".join((builder.__doc__ or "").split()), text) for name, (builder, text) in made.items()}
