@@ -77,3 +77,13 @@ def open_org_peer(address: Any) -> Any:
     opened: Any = OrgPeer.open
     chosen = settings()
     return opened(address) if chosen is None else opened(address, chosen)
+
+
+def local_context(*args: Any, **kwargs: Any) -> Any:
+    """`context` over a local index, in process: local_ranking.context, or ranking.context before the
+    ranking rule and the local store's lists were two modules."""
+    if importlib.util.find_spec("docir.services.retrieval.local_ranking") is not None:
+        from docir.services.retrieval import local_ranking as ranked
+    else:
+        from docir.services.retrieval import ranking as ranked  # type: ignore[no-redef]
+    return ranked.context(*args, **kwargs)

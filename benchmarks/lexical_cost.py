@@ -9,7 +9,7 @@ runs, in one process and in alternating rounds so that load on the machine hits 
              documents_fts (column weights), the visibility walk, and term coverage
   sections   today's lexical side, `lexical.rank_documents`: bm25 over every heading section,
              the NEAR pairs, the visibility walk and term coverage
-  context    a whole in-process `ranking.context` (fused, the real query embedding), for scale
+  context    a whole in-process `local_ranking.context` (fused, the real query embedding), for scale
 
 per query (speed_context's task and worker_concurrency's four). Reported: median ms of each, the
 extra cost of sections over whole-doc, and that extra as a share of the in-process context.
@@ -35,9 +35,9 @@ SIDES = ("whole-doc", "sections", "context")
 def sides(root: Path) -> tuple[Callable[[], None], dict[str, Callable[[str], object]]]:
     """(close, side name -> one call) on an open session of the store."""
     os.environ["DOCIR_WORKER"] = "0"  # everything in this process: no worker, no forwarding
-    from benchmarks._docir_api import load_local, open_session
+    from benchmarks._docir_api import load_local, local_context, open_session
     from docir.index.fts import CANDIDATES, match_expression
-    from docir.services.retrieval import lexical, ranking
+    from docir.services.retrieval import lexical
     from docir.services.retrieval.visibility import Visibility
 
     session = open_session(root)
@@ -55,7 +55,7 @@ def sides(root: Path) -> tuple[Callable[[], None], dict[str, Callable[[str], obj
     return session.close, {
         "whole-doc": whole_doc,
         "sections": lambda text: lexical.rank_documents(session, text, visibility),
-        "context": lambda text: ranking.context(session, [text], source, expand=False),
+        "context": lambda text: local_context(session, [text], source, expand=False),
     }
 
 

@@ -450,14 +450,14 @@ def open_indexed(store_root: Path, log: Callable[[str], None] = lambda _m: None)
 
 
 def run_queries(session: Any, source: Any, queries: Sequence[Query], modes: Sequence[str] = MODES) -> list[QueryRun]:
-    from docir.services.retrieval import ranking
+    from benchmarks._docir_api import local_context
 
     plain = PlainBm25(session)
     runs: list[QueryRun] = []
     for q in queries:
         run = QueryRun(q)
         for mode in modes:
-            result = ranking.context(session, [q.text], source, limit=CUTOFF, expand=False, mode=mode)
+            result = local_context(session, [q.text], source, limit=CUTOFF, expand=False, mode=mode)
             ids = [r["id"] for r in result.results]
             run.ranked[mode] = ids
             run.metrics[mode] = score(ids, q.grade_map())

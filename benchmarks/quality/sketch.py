@@ -64,12 +64,12 @@ def poor_sketches(queries: Sequence[bench.Query], sketches: dict[str, str]) -> d
 
 
 def rank(session: Any, source: Any, task: str, sketch: str, way: str, terms: str = "") -> list[str]:
-    from docir.services.retrieval import ranking
+    from benchmarks._docir_api import local_context
     from docir.services.retrieval.need import Need
 
     need = {"task": Need(task), "pasted": Need(f"{task} {sketch}"), "sketch": Need(task, sketch),
             "terms": Need(task, terms=terms), "both": Need(task, sketch, terms)}[way]
-    result = ranking.context(session, [need], source, limit=bench.CUTOFF, expand=False)
+    result = local_context(session, [need], source, limit=bench.CUTOFF, expand=False)
     return [r["id"] for r in result.results]
 
 

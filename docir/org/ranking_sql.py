@@ -16,10 +16,12 @@ holding the same documents (adr-8a976b997594):
   near the other word (FTS5's NEAR), weighed by column (title, description, headings, body);
 - vectors: the nearest document and section vectors by pgvector's cosine distance, through the
   partial HNSW indexes (tables.py: the ORDER BY casts to vector(DIMENSION) and the WHERE repeats
-  the indexes' predicate), each document taking its best before visibility and the LIMIT.
+  the indexes' predicate), each document taking its best before visibility and the LIMIT;
+- background: what a vector must stand out of (BACKGROUND_SAMPLE).
 
 Only repositories whose vectors come from the reader's model are ranked by vector; the caller
-passes them. No statement reads more than its LIMIT's rows back.
+passes them. No statement reads more than its LIMIT's rows back (the background, about
+BACKGROUND_SAMPLE's).
 """
 
 from __future__ import annotations
@@ -340,7 +342,7 @@ def nearest(peer: OrgPeer, repos: Sequence[str], vector: Sequence[float], *, inc
 def nearest_statement(dim: int, include_inactive: bool) -> str:
     """The vectors list: the nearest document and section vectors of `dim` dimensions through the HNSW
     indexes, the `wide` nearest of both kinds kept, each document keeping its best before visibility and
-    the LIMIT (the local ranking's steps, ranking._vector_ranking)."""
+    the LIMIT (the local ranking's steps, local_ranking._vector_ranking)."""
     distance = f"{{alias}}.vector::vector({dim}) <=> %(v)s::vector({dim})"
     return f"""
         WITH near_sections AS (
@@ -385,6 +387,43 @@ def similarities_statement(dim: int) -> str:
             f"WHERE vector_dims(d.vector) = {dim} AND d.repo = ANY(%(repos)s) AND d.id = ANY(%(ids)s)")
 
 
+# A vector stands out of its store's background (fusion.Background): every document's best cosine in
+# a local index. Reading every vector of a big organisation store would cost a full scan per query,
+# so its background is measured on a uniform sample of about this many documents (each drawn by its
+# repository and id, tables.py's migration 3); a store of no more documents than this reads them all,
+# exactly as a local index does. 512 documents put the line within about 0.1 standard deviations
+# (adr-25795d32a61a).
+BACKGROUND_SAMPLE = 512
+
+
+def background(peer: OrgPeer, repos: Sequence[str], vector: Sequence[float], *,
+               sample: int = BACKGROUND_SAMPLE) -> dict[tuple[str, str], float]:
+    """The best cosine of each drawn document of `repos` (its document vector or a section's) with
+    `vector`: the store's background for one query, by (repo, id)."""
+    wanted = set(repos)
+    total = sum(repo.documents for repo in peer.repos if repo.name in wanted)
+    if not wanted or not total:
+        return {}
+    sql = background_statement(len(vector))
+    params = {"v": vector_literal(vector), "repos": sorted(wanted), "below": min(2.0, sample / total)}
+    return {(repo, doc_id): float(sim) for repo, doc_id, sim in peer.run(lambda c: c.execute(sql, params).fetchall())}
+
+
+def background_statement(dim: int) -> str:
+    """The background: each document drawn below a threshold (all of them in a store of no more than the
+    sample), with its best cosine of its document vector and its section vectors of `dim` dimensions."""
+    similarity = f"1 - ({{alias}}.vector::vector({dim}) <=> %(v)s::vector({dim}))"
+    return f"""
+        SELECT drawn.repo, drawn.id, max(drawn.similarity) FROM (
+            SELECT d.repo, d.id, {similarity.format(alias="d")} AS similarity
+            FROM docir.documents d
+            WHERE d.draw < %(below)s AND vector_dims(d.vector) = {dim} AND d.repo = ANY(%(repos)s)
+            UNION ALL
+            SELECT s.repo, s.doc_id, {similarity.format(alias="s")}
+            FROM docir.sections s
+            WHERE s.draw < %(below)s AND vector_dims(s.vector) = {dim} AND s.repo = ANY(%(repos)s)
+        ) drawn GROUP BY drawn.repo, drawn.id"""
+
 
 EXAMPLE_TERMS = 2  # the statements as docs/reference/organisation-statements.markdown shows them: a task of two
 EXAMPLE_DIMENSION = 384  # terms, docir's model's vectors
@@ -403,5 +442,6 @@ def statements() -> dict[str, tuple[str, str]]:
         "pairs": (pairs_statement, pairs_statement(False)),
         "nearest vectors": (nearest_statement, nearest_statement(EXAMPLE_DIMENSION, False)),
         "similarities": (similarities_statement, similarities_statement(EXAMPLE_DIMENSION)),
+        "background": (background_statement, background_statement(EXAMPLE_DIMENSION)),
     }
     return {name: (" ".join((builder.__doc__ or "").split()), text) for name, (builder, text) in made.items()}

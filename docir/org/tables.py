@@ -21,6 +21,13 @@ from __future__ import annotations
 
 DIMENSION = 384  # all-MiniLM-L6-v2, the model docir ships with; another model is searched without HNSW
 
+
+
+def _draw(repo: str, doc_id: str) -> str:
+    """A document's draw (migration 3) as SQL over its repository's and id's columns."""
+    return f"('x' || substr(md5({repo} || ' ' || {doc_id}), 1, 12))::bit(48)::bigint::float8 / 281474976710656.0"
+
+
 MIGRATIONS: tuple[str, ...] = (
     # 1: the first tables
     f"""
@@ -117,6 +124,16 @@ MIGRATIONS: tuple[str, ...] = (
         PRIMARY KEY (lexeme, repo)
     );
     CREATE INDEX terms_repo ON docir.terms (repo);
+    """,
+    # 3: a document's draw, a number in [0, 1) its repository and id fix (the first 48 bits of their
+    # md5), which its sections share: the documents drawn below a threshold are a uniform sample,
+    # the same one for every reader, that a big store's background is measured on
+    # (ranking_sql.background_statement, adr-25795d32a61a).
+    f"""
+    ALTER TABLE docir.documents ADD COLUMN draw float8 GENERATED ALWAYS AS ({_draw("repo", "id")}) STORED;
+    ALTER TABLE docir.sections ADD COLUMN draw float8 GENERATED ALWAYS AS ({_draw("repo", "doc_id")}) STORED;
+    CREATE INDEX documents_draw ON docir.documents (draw);
+    CREATE INDEX sections_draw ON docir.sections (draw);
     """,
 )
 

@@ -90,45 +90,48 @@ def test_every_list_and_search_rank_the_published_slice_as_the_local_index(publi
 
 @pytest.fixture
 def published_with_vectors(cli: Any, pg_url: str, tmp_path: Path, model_cache: Path,
-                           monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[Any, Any]]:
-    """The slice's local session and the organisation store holding it, with the real model's vectors."""
+                           monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[Any, Any, Any]]:
+    """The slice's local session, the organisation store holding it, with the real model's vectors, and
+    the session of a store that reads it."""
     from docir.org.address import parse
     from docir.org.peer import OrgPeer
     from docir.services.indexing.session import open_session
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(model_cache))
-    root = tmp_path / "eips"
+    root, reader = tmp_path / "eips", tmp_path / "reader"
     shutil.copytree(SLICE, root)
+    assert cli("init", "--root", str(reader)).code == 0
     done = cli("publish", pg_url, "--as", REPO_NAME, "--root", str(root), "--wait-embeddings", "--json")
     assert done.code == 0, done.err
-    local = open_session(root, caller())
+    local, theirs = open_session(root, caller()), open_session(reader, caller())
     peer = OrgPeer.open(parse(pg_url, committed=False, repos=(REPO_NAME,)), settings())
     try:
-        yield local, peer
+        yield local, peer, theirs
     finally:
         peer.close()
+        theirs.close()
         local.close()
 
 
-def test_the_vectors_list_of_the_published_slice_is_the_local_one(published_with_vectors: tuple[Any, Any]) -> None:
+def test_the_vectors_list_of_the_published_slice_is_the_local_one(published_with_vectors: tuple[Any, Any, Any]) -> None:
     """The nearest documents by their best vector (document or section), through pgvector's HNSW indexes,
     are the local index's exact ranking of the same vectors: the same documents, in order, with the same cosines."""
     from docir.index.fts import CANDIDATES
     from docir.org import ranking_sql
-    from docir.services.retrieval import ranking
+    from docir.services.retrieval import local_ranking
     from docir.services.retrieval.visibility import Visibility
     from docir.services.vectors.query_source import load_local
 
-    local, peer = published_with_vectors
+    local, peer, _ = published_with_vectors
     source = load_local(local.caller, local.schema.model_path, local.store.root)
     assert source.model_id is not None, source.status
-    vectors = ranking._cached_vectors(local, source.model_id, refs=False)
+    vectors = local_ranking._cached_vectors(local, source.model_id, refs=False)
     ids = {state.rowid: state.id for state in local.catalog.docs.states()}
     visibility = Visibility.from_schema(local.schema)
     differ = []
     tasks = _tasks()
     for task, query in zip(tasks, source.embed(tasks), strict=True):
-        mine = ranking._vector_ranking(local, vectors, query, visibility)
+        mine = local_ranking._vector_ranking(local, vectors, query, visibility)
         near = ranking_sql.nearest(peer, peer.names, [float(x) for x in query], include_inactive=False,
                                    limit=CANDIDATES)
         # The winning row's numbering differs (a chunk ordinal here, a section's place there): not compared.
@@ -142,4 +145,55 @@ def test_the_vectors_list_of_the_published_slice_is_the_local_one(published_with
             first = next((i for i, (a, b) in enumerate(zip(here, there, strict=False)) if a != b), len(here))
             differ.append(f"{task!r}: {len(here)} local, {len(there)} published, first differs at {first}: "
                           f"local {here[first:first + 3]}, published {there[first:first + 3]}")
+    assert differ == [], "\n".join(differ)
+
+
+def test_the_background_of_the_published_slice_is_the_local_one(published_with_vectors: tuple[Any, Any, Any]) -> None:
+    """What a vector must stand out of: in a store no bigger than the sample, every document's best cosine, as
+    the local index measures it; in a bigger one, the same documents' for every query, drawn by their ids."""
+    from docir.index.vectors import cosine
+    from docir.org import ranking_sql
+    from docir.services.retrieval import local_ranking
+    from docir.services.vectors.query_source import load_local
+
+    local, peer, _ = published_with_vectors
+    source = load_local(local.caller, local.schema.model_path, local.store.root)
+    assert source.model_id is not None, source.status
+    vectors = local_ranking._cached_vectors(local, source.model_id, refs=False)
+    documents = len(set(vectors.docs.rowids))
+    assert documents <= ranking_sql.BACKGROUND_SAMPLE
+    drawn_sets = []
+    for query in source.embed(_tasks()):
+        mine = vectors.background(cosine(vectors.docs.matrix, query))
+        theirs = ranking_sql.background(peer, peer.names, [float(x) for x in query])
+        assert len(theirs) == mine.documents == documents
+        assert sum(theirs.values()) == pytest.approx(mine.total, abs=1e-3)
+        assert sum(x * x for x in theirs.values()) == pytest.approx(mine.squares, abs=1e-3)
+        drawn = ranking_sql.background(peer, peer.names, [float(x) for x in query], sample=documents // 4)
+        assert all(theirs[key] == value for key, value in drawn.items())
+        drawn_sets.append(set(drawn))
+    assert len({frozenset(keys) for keys in drawn_sets}) == 1, "the sample is the same documents for every query"
+    assert documents // 8 <= len(drawn_sets[0]) <= documents // 2
+
+
+def test_context_over_the_published_slice_is_the_local_context(published_with_vectors: tuple[Any, Any, Any]) -> None:
+    """The organisation store ranks a published store's documents for `context` as that store's own index
+    does: the same ten documents, in order, and the same fused scores, for every CI query."""
+    from docir.services.retrieval import local_ranking, org_ranking
+    from docir.services.retrieval.need import TASK, needs_of
+    from docir.services.vectors.query_source import load_local
+
+    local, peer, reader = published_with_vectors
+    source = load_local(local.caller, local.schema.model_path, local.store.root)
+    assert source.model_id is not None, source.status
+    differ = []
+    for task, query in zip(_tasks(), source.embed(_tasks()), strict=True):
+        here = [(row["id"], row["score"])
+                for row in local_ranking.context(local, [task], source, limit=10, expand=False).results]
+        there = [(row["id"], row["score"])
+                 for row in org_ranking.context(reader, peer, needs_of([task]), {(0, TASK): query}, source.model_id,
+                                                limit=10, expand=False, explain=False, include_inactive=False)]
+        if [i for i, _ in there] != [i for i, _ in here] or \
+                [s for _, s in there] != pytest.approx([s for _, s in here], abs=2e-3):
+            differ.append(f"{task!r}: local {here}, published {there}")
     assert differ == [], "\n".join(differ)

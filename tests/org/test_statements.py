@@ -22,7 +22,7 @@ def _example_params() -> dict[str, object]:
     return ranking_sql._params(terms, LexicalTotals(10, 40, 300.0, 80.0), ["acme/platform"], limit=60, cut=480,
                                gate=200, gated=terms.any, both=f"({terms.queries[0]}) & ({terms.queries[1]})",
                                firsts=[1], seconds=[2], v=vector, wide=480, ids=["adr-000000000001"],
-                               words=terms.any)
+                               words=terms.any, below=0.5)
 
 
 def test_every_statement_of_the_page_is_planned_by_the_database(pg_url: str) -> None:
@@ -38,7 +38,7 @@ def test_every_statement_of_the_page_is_planned_by_the_database(pg_url: str) -> 
             plan = conn.execute(f"EXPLAIN {text}", params).fetchall()
             planned[name] = len(plan)
         assert set(planned) == {"sections", "sections in a big store", "gate count", "weightless words", "pairs",
-                                "nearest vectors", "similarities"}
+                                "nearest vectors", "similarities", "background"}
         assert all(lines > 0 for lines in planned.values())
     finally:
         conn.close()
@@ -50,8 +50,11 @@ def test_the_reader_runs_the_statements_the_page_shows(monkeypatch: pytest.Monke
 
     ran: list[str] = []
 
+    from docir.org.records import OrgRepo
+
     class Peer:
         names = ["acme/platform"]
+        repos = [OrgRepo("acme/platform", "m", documents=1000)]
 
         def lexical_totals(self, repos: object) -> object:
             from docir.org.peer import LexicalTotals
@@ -77,6 +80,7 @@ def test_the_reader_runs_the_statements_the_page_shows(monkeypatch: pytest.Monke
     ranking_sql.lexical_pairs(peer, peer.names, "rotate signing", include_inactive=False, limit=60)  # type: ignore[arg-type]
     ranking_sql.nearest(peer, peer.names, [0.05] * ranking_sql.EXAMPLE_DIMENSION, include_inactive=False, limit=60)  # type: ignore[arg-type]
     ranking_sql.similarities(peer, peer.names, ["adr-000000000001"], [0.05] * ranking_sql.EXAMPLE_DIMENSION)  # type: ignore[arg-type]
+    ranking_sql.background(peer, peer.names, [0.05] * ranking_sql.EXAMPLE_DIMENSION)  # type: ignore[arg-type]
     shown = {text for _, text in ranking_sql.statements().values()}
     read = [sql for sql in ran if "FROM docir" in sql]
-    assert len(read) == 4 and all(sql in shown for sql in read), ran
+    assert len(read) == 5 and all(sql in shown for sql in read), ran

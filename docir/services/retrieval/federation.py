@@ -321,11 +321,11 @@ def context(
     refs: bool = True,
 ) -> ContextResult:
     """Each store ranks with its own fusion; the union is ordered by similarity."""
-    from docir.services.retrieval import ranking  # numpy: only the command that ranks by vectors pays for it
+    from docir.services.retrieval import local_ranking  # numpy: only the command that ranks by vectors pays for it
     from docir.services.vectors.query_source import NoModel
 
     if not peers:
-        return ranking.context(
+        return local_ranking.context(
             session,
             queries,
             source,
@@ -340,7 +340,7 @@ def context(
     wanted = embedded_texts(queries)
     shared = Precomputed(source.model_id, source.embed([text for _, _, text in wanted]) if source.model_id else None,
                          source.status)
-    local = ranking.context(
+    local = local_ranking.context(
         session,
         queries,
         shared,
@@ -370,7 +370,7 @@ def context(
             peer_source = NoModel(reason)
             if shared.model_id is not None:
                 session.warnings.append(f"peer store {peer.label} searched lexically: {reason}, not {shared.model_id}")
-        found = ranking.context(
+        found = local_ranking.context(
             peer.session,
             queries,
             peer_source,

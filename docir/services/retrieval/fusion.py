@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import NamedTuple
 
 SECTION_WEIGHT = 1.0  # best heading section by bm25
 NEAR_WEIGHT = 1.0  # adjacent task words within NEAR_DISTANCE tokens (index/fts.py)
@@ -59,6 +60,25 @@ def zscores(raw: Sequence[float]) -> list[float]:
     if sd == 0:
         return [0.0 for _ in raw]
     return [max(0.0, (x - mean) / sd) for x in raw]
+
+
+class Background(NamedTuple):
+    """A store's background for one query: the sum, the sum of squares and the count of its documents'
+    best cosines (every document's locally; a sample's in a big organisation store, org/ranking_sql.py)."""
+
+    total: float
+    squares: float
+    documents: int
+
+    def stands_out(self, similarity: float, own: float | None) -> bool:
+        """Whether a candidate's cosine is above the line of the others: `own`, its own best cosine when
+        the background counted it, is taken out first (a document is no part of its own background)."""
+        if own is None:
+            return similarity > background_line(self.total, self.squares, self.documents)
+        return similarity > background_line(self.total - own, self.squares - own * own, self.documents - 1)
+
+
+NO_BACKGROUND = Background(0.0, 0.0, 0)
 
 
 def background_line(total: float, squares: float, count: int) -> float:

@@ -1,12 +1,11 @@
 """`context` over the organisation store: the database ranks, the local fusion fuses.
 
 Each form of each need gets the candidate lists of org/ranking_sql.py (sections and word pairs by
-full text, vectors by pgvector's HNSW), each computed by one SQL statement with a LIMIT. Their raw
-scores become z-scores over their own candidates and are summed, the forms weighted by their
-gates and the needs pooled, with ranking.py's own functions: a published document is ranked by the
-same rule as a local one (adr-78d1238b4ae2, adr-2b7e51c4d9a0), and lends as a local one does
-(adr-4716947e3ea9), along the published links whose kind builds on its target in the linking
-repository's schema.
+full text, vectors by pgvector's HNSW, and the background the vectors must stand out of, measured
+on a sample in a big store: adr-25795d32a61a), each computed by one SQL statement. ranking.rank
+ranks them: a published document is ranked by the same rule as a local one (adr-78d1238b4ae2,
+adr-2b7e51c4d9a0, adr-0daadecdbef2), and lends as a local one does (adr-4716947e3ea9), along the
+published links whose kind builds on its target in the linking repository's schema.
 Expansion follows the store's links: a seed's successors from any repository first, then its
 outgoing links, so a platform decision superseded in another repository brings its successor. The
 seeds are the store's own ranked documents and this store's: ids are global, so a local decision
@@ -23,18 +22,18 @@ import numpy as np
 from docir.embed.model_ids import answers_with
 from docir.index.fts import CANDIDATES
 from docir.services.indexing.session import Session
-from docir.services.retrieval import fusion, lending, ranking
+from docir.services.retrieval import lending, ranking
 from docir.services.retrieval.expansion import Hop, one_hop
-from docir.services.retrieval.lexical import LexicalCandidate, Standing
+from docir.services.retrieval.fusion import Background
 from docir.services.retrieval.need import BY_VECTOR, TASK, Need
 from docir.services.retrieval.org_reads import Found, lexical_candidates, named, readable, skeleton_of
-from docir.services.retrieval.ranking import Candidate, Fused
+from docir.services.retrieval.ranking import Candidate, FormLists, Fused
 from docir.services.retrieval.results import LOCAL_STORE, ContextHit, ContextRow, ExplainedHit, Via
 from docir.services.retrieval.skeleton import cost
 
 if TYPE_CHECKING:
     from docir.org.peer import OrgPeer
-    from docir.org.records import LexicalRow, OrgListing, VectorRow
+    from docir.org.records import OrgListing
 
 class Seed(NamedTuple):
     """A ranked document whose links expansion follows: published here (`repo`), or this store's own."""
@@ -59,7 +58,6 @@ def context(session: Session, peer: OrgPeer, needs: Sequence[Need], query_vector
 
     `query_vectors` holds each (need index, form)'s query vector, computed once by the caller with
     `model_id`; repositories whose vectors come from another model are ranked by their words alone."""
-    from docir.org import ranking_sql
 
     repos = readable(session, peer)
     models = {repo.name: repo.model_id for repo in peer.repos}
@@ -70,26 +68,10 @@ def context(session: Session, peer: OrgPeer, needs: Sequence[Need], query_vector
         theirs = sorted({str(models[name]) for name in others})
         session.warnings.append(f"organisation store {peer.label}: {', '.join(others)} searched lexically: "
                                 f"their vectors are from {', '.join(theirs)}, not {model_id}")
+    query_vectors = {key: np.asarray(vector, dtype=np.float32) for key, vector in query_vectors.items()}
     found = Found()
-    per_need: list[list[Fused]] = []
-    for index, need in enumerate(needs):
-        by_form: dict[str, list[Candidate]] = {}
-        form_vectors: dict[str, np.ndarray] = {}
-        for form, text in need.forms():
-            sections = ranking_sql.lexical_sections(peer, repos, text, include_inactive=include_inactive,
-                                                    limit=CANDIDATES)
-            pairs = ranking_sql.lexical_pairs(peer, repos, text, include_inactive=include_inactive, limit=CANDIDATES)
-            vector = query_vectors.get((index, form))
-            nearest: list[VectorRow] = []
-            if vector is not None:
-                form_vectors[form] = np.asarray(vector, dtype=np.float32)
-                if form in BY_VECTOR:
-                    nearest = ranking_sql.nearest(peer, by_vector, [float(x) for x in vector],
-                                                  include_inactive=include_inactive, limit=CANDIDATES)
-            by_form[form] = ranking.fuse(_lexical(found, form, sections, pairs), [], _vector(found, form, nearest))
-        combined = ranking.combine(by_form, ranking.form_gates(by_form, form_vectors))
-        per_need.append(ranking.with_loans(combined, _edges(peer, found)))
-    ordered = ranking.pool_needs(per_need, limit)
+    lists = _PublishedLists(peer, repos, by_vector, found, query_vectors, include_inactive)
+    ordered = ranking.rank(lists, needs, query_vectors, limit)
     shown = {(item.repo, item.id): item
              for item in peer.listings_by_ids(repos, (found.docs[c.key[1]][1] for c in ordered), True)}
     results: list[ContextRow] = []
@@ -106,34 +88,51 @@ def context(session: Session, peer: OrgPeer, needs: Sequence[Need], query_vector
     return results
 
 
-def _edges(peer: OrgPeer, found: Found) -> lending.Edges:
-    """The building links among ranked published documents, by their keys: lending's edges."""
+class _PublishedLists:
+    """The organisation store's candidate lists for ranking.rank, each one statement of
+    org/ranking_sql.py: sections and word pairs by full text, vectors by pgvector's HNSW, and the
+    background the vectors stand out of (a sample of the repositories' documents in a big store)."""
 
-    def edges(sources: Sequence[int], targets: Sequence[int]) -> list[tuple[int, int]]:
-        by_id: dict[str, list[int]] = {}
-        for key in targets:
-            by_id.setdefault(found.docs[key][1], []).append(key)
-        links = peer.building_edges([found.docs[key] for key in sources], list(by_id))
-        return [(found.keys[(repo, source)], key) for repo, source, target in links for key in by_id[target]]
+    def __init__(self, peer: OrgPeer, repos: list[str], by_vector: list[str], found: Found,
+                 query_vectors: Mapping[tuple[int, str], Any], include_inactive: bool) -> None:
+        self.peer, self.repos, self.by_vector, self.found = peer, repos, by_vector, found
+        self.query_vectors, self.include_inactive = query_vectors, include_inactive
 
-    return edges
+    def form_lists(self, need: int, form: str, text: str) -> FormLists:
+        from docir.org import ranking_sql
 
+        peer, found, inactive = self.peer, self.found, self.include_inactive
+        sections = ranking_sql.lexical_sections(peer, self.repos, text, include_inactive=inactive, limit=CANDIDATES)
+        pairs = ranking_sql.lexical_pairs(peer, self.repos, text, include_inactive=inactive, limit=CANDIDATES)
+        for row in sections:
+            found.sections[(form, found.key(row.repo, row.id))] = row
+        vector = self.query_vectors.get((need, form))
+        if vector is None or form not in BY_VECTOR:
+            return FormLists(lexical_candidates(found, sections, pairs), [], [])
+        query = [float(x) for x in vector]
+        nearest = ranking_sql.nearest(peer, self.by_vector, query, include_inactive=inactive, limit=CANDIDATES)
+        drawn = ranking_sql.background(peer, self.by_vector, query, sample=ranking_sql.BACKGROUND_SAMPLE)
+        background = Background(sum(drawn.values()), sum(x * x for x in drawn.values()), len(drawn))
+        standing: list[tuple[Candidate, float, float | None]] = []
+        for near in nearest:
+            key = found.key(near.repo, near.id)
+            found.vectors[(form, key)] = near
+            standing.append((Candidate(("doc", key), ordinal=near.ordinal), near.similarity,
+                             drawn.get((near.repo, near.id))))
+        return FormLists(lexical_candidates(found, sections, pairs), [], ranking.standings(standing, background))
 
-def _lexical(found: Found, form: str, sections: list[LexicalRow], pairs: list[LexicalRow]) -> list[LexicalCandidate]:
-    """The two full-text lists as the local lexical candidates (lexical.candidates, the local index's rule)."""
-    for row in sections:
-        found.sections[(form, found.key(row.repo, row.id))] = row
-    return lexical_candidates(found, sections, pairs)
+    def building_edges(self) -> lending.Edges:
+        """The building links among ranked published documents, by their keys: lending's edges."""
+        found, peer = self.found, self.peer
 
+        def edges(sources: Sequence[int], targets: Sequence[int]) -> list[tuple[int, int]]:
+            by_id: dict[str, list[int]] = {}
+            for key in targets:
+                by_id.setdefault(found.docs[key][1], []).append(key)
+            links = peer.building_edges([found.docs[key] for key in sources], list(by_id))
+            return [(found.keys[(repo, source)], key) for repo, source, target in links for key in by_id[target]]
 
-def _vector(found: Found, form: str, nearest: list[VectorRow]) -> list[Candidate]:
-    out: list[Candidate] = []
-    for rank, (row, z) in enumerate(zip(nearest, fusion.zscores([r.similarity for r in nearest]), strict=True),
-                                    start=1):
-        key = found.key(row.repo, row.id)
-        out.append(Candidate(("doc", key), vector=Standing(rank, row.similarity, z), ordinal=row.ordinal))
-        found.vectors[(form, key)] = row
-    return out
+        return edges
 
 
 def _entry(session: Session, peer: OrgPeer, found: Found, cand: Fused, item: OrgListing,
@@ -180,26 +179,25 @@ def _entry(session: Session, peer: OrgPeer, found: Found, cand: Fused, item: Org
 
 
 def _rankings(found: Found, cand: Fused) -> dict[str, Any]:
-    """Each form's lists' view of the document: place, raw number (the sections' bm25, the pairs'
-    idf-weighted ts_rank, both named bm25 as locally, or cosine), z, section."""
+    """Each form's lists' view of the document, as a local one's (local_ranking._rankings): place, raw
+    number (the sections' bm25, the pairs' idf-weighted ts_rank, both named bm25 as locally, or cosine),
+    z, section."""
     out: dict[str, Any] = {}
     key = cand.key[1]
     for form, each in cand.forms.items():
-        prefix = "" if form == TASK else f"{form} "
         lex = each.lexical
         if lex is not None and lex.section is not None:
             row = found.sections.get((form, key))
-            out[f"{prefix}sections"] = {"rank": lex.section.rank, "bm25": round(lex.section.raw, 4),
-                                        "z": round(lex.section.z, 3),
-                                        "section": " > ".join(row.heading) if row and row.heading else None}
+            out[ranking.part_name(form, "sections")] = {
+                **ranking.standing_explained(lex.section, "bm25"),
+                "section": " > ".join(row.heading) if row and row.heading else None}
         if lex is not None and lex.near is not None:
-            out[f"{prefix}near"] = {"rank": lex.near.rank, "bm25": round(lex.near.raw, 4),
-                                     "z": round(lex.near.z, 3)}
+            out[ranking.part_name(form, "near")] = ranking.standing_explained(lex.near, "bm25")
         if each.vector is not None:
             vrow = found.vectors.get((form, key))
-            out[f"{prefix}vector"] = {"rank": each.vector.rank, "cosine": round(each.vector.raw, 4),
-                                      "z": round(each.vector.z, 3),
-                                      "section": " > ".join(vrow.heading) if vrow and vrow.heading else None}
+            out[ranking.part_name(form, "vector")] = {
+                **ranking.standing_explained(each.vector, "cosine"),
+                "section": " > ".join(vrow.heading) if vrow and vrow.heading else None}
     if cand.loan is not None:
         out["lent_by"] = [found.docs[key][1] for key in cand.loan.lenders]
     return out

@@ -12,7 +12,7 @@ import pytest
 from docir.index import changes
 from docir.services.indexing import shared_walk
 from docir.services.indexing.session import open_session
-from docir.services.retrieval import ranking
+from docir.services.retrieval import local_ranking
 from docir.services.vectors.query_source import NoModel
 from tests.caller import caller
 
@@ -35,7 +35,7 @@ def long_lived(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 def ranked(root: Path) -> list[tuple[str, object]]:
     session = open_session(root, caller())
     try:
-        result = ranking.context(session, [TASK], NO_MODEL, limit=5, expand=False)
+        result = local_ranking.context(session, [TASK], NO_MODEL, limit=5, expand=False)
         return [(str(entry.get("id")), entry.get("score")) for entry in result.results]
     finally:
         session.close()

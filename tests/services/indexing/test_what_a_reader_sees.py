@@ -7,7 +7,7 @@ import sqlite3
 from pathlib import Path
 
 from docir.services.indexing.session import open_session
-from docir.services.retrieval import ranking
+from docir.services.retrieval import local_ranking
 from docir.services.vectors import embedding
 from docir.services.vectors.query_source import NoModel
 from tests.caller import caller, settings
@@ -71,7 +71,7 @@ def test_search_never_matches_a_word_only_in_a_comment_but_does_in_code(sample_s
 
 def test_a_section_holding_only_a_comment_never_wins_matched_section(sample_store: Path) -> None:
     session = open_session(_store(sample_store), caller())
-    result = ranking.context(session, ["how is the implementation confirmed, and what are the decision drivers"],
+    result = local_ranking.context(session, ["how is the implementation confirmed, and what are the decision drivers"],
                              NO_MODEL, limit=10, expand=False, mode="lexical")
     mine = [r for r in result.results if r["id"] == DOC_ID]
     assert all(r["matched_section"] not in ("Confirmation", "Decision Drivers") for r in mine)
@@ -146,7 +146,7 @@ def test_size_says_how_much_of_a_read_is_comments_and_only_where_there_are_any(s
     assert all("hidden" not in r["size"] for i, r in rows.items() if i != DOC_ID)
 
     session = open_session(root, caller())
-    found = ranking.context(session, ["which option was chosen: a table that workers poll"], NO_MODEL, limit=10,
+    found = local_ranking.context(session, ["which option was chosen: a table that workers poll"], NO_MODEL, limit=10,
                             expand=False, mode="lexical").results
     session.close()
     mine = next(r for r in found if r["id"] == DOC_ID)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from docir.services.retrieval import fusion, ranking
+from docir.services.retrieval import fusion, local_ranking
 from tests.conftest import FIXTURES, embedded
 
 # Six active documents of fixtures/stores/semantic, none linking another.
@@ -34,7 +34,7 @@ def six(tmp_path_factory: pytest.TempPathFactory, model_cache: Path):  # type: i
         yield session, source, root
 
 
-def ids(result: ranking.ContextResult) -> list[str]:
+def ids(result: local_ranking.ContextResult) -> list[str]:
     return [r["id"] for r in result.results]
 
 
@@ -44,9 +44,9 @@ def test_context_returns_what_matched_by_words_or_stands_out_by_meaning(six, tas
     candidates, and each document's best cosine, which stands out when it is more than BACKGROUND_SD
     standard deviations above the mean of the other five."""
     session, source, _ = six
-    by_words = set(ids(ranking.context(session, [task], source, limit=50, expand=False, mode="lexical")))
+    by_words = set(ids(local_ranking.context(session, [task], source, limit=50, expand=False, mode="lexical")))
     cosines = {r["id"]: r["similarity"]
-               for r in ranking.context(session, [task], source, limit=50, expand=False, mode="vector").results}
+               for r in local_ranking.context(session, [task], source, limit=50, expand=False, mode="vector").results}
     assert set(cosines) == set(SIX)  # every document has a vector, and the vector side lists them all
 
     def stands_out(doc: str) -> bool:
@@ -56,14 +56,14 @@ def test_context_returns_what_matched_by_words_or_stands_out_by_meaning(six, tas
         return cosines[doc] > line
 
     expected = by_words | {doc for doc in cosines if stands_out(doc)}
-    found = ids(ranking.context(session, [task], source, limit=50, expand=False))
+    found = ids(local_ranking.context(session, [task], source, limit=50, expand=False))
     assert set(found) == expected
     assert len(found) < len(SIX)
 
 
 def test_a_task_put_in_other_words_finds_its_answer_and_not_the_rest(six) -> None:  # type: ignore[no-untyped-def]
     session, source, _ = six
-    result = ranking.context(session, ["what happens when the payment provider is down"], source, limit=8,
+    result = local_ranking.context(session, ["what happens when the payment provider is down"], source, limit=8,
                              expand=False)
     assert ids(result)[0] == "adr-5e5510000004"
     assert all(r["score"] > 0 for r in result.results)  # nothing found by its words: no padding at score 0

@@ -8,7 +8,7 @@ import pytest
 
 from docir.schema import default_schema_text, parse_schema
 from docir.services.indexing.session import open_session
-from docir.services.retrieval import fusion, ranking
+from docir.services.retrieval import fusion, local_ranking
 from docir.services.vectors.query_source import NoModel
 from tests.caller import caller
 
@@ -43,7 +43,7 @@ def _store(root: Path, kind: str) -> Path:
 def _ranked(root: Path) -> list[dict[str, object]]:
     session = open_session(root, caller())
     try:
-        result = ranking.context(session, [TASK], NO_MODEL, limit=10, expand=False, explain=True)
+        result = local_ranking.context(session, [TASK], NO_MODEL, limit=10, expand=False, explain=True)
     finally:
         session.close()
     return [dict(row) for row in result.results]

@@ -13,7 +13,7 @@ from docir.index import migrations
 from docir.index.fts import match_expression
 from docir.index.records import Hit
 from docir.services.indexing.session import open_session
-from docir.services.retrieval import lexical, ranking
+from docir.services.retrieval import lexical, local_ranking
 from docir.services.retrieval.visibility import Visibility
 from docir.services.vectors.query_source import NoModel
 from tests.caller import caller, settings
@@ -32,7 +32,7 @@ def _store(tmp_path: Path) -> Path:
 
 def test_a_long_documents_last_section_wins_lexically_and_is_the_matched_section(tmp_path: Path) -> None:
     session = open_session(_store(tmp_path), caller())
-    result = ranking.context(session, ["weekend roster swaps when the primary does not acknowledge"], NO_MODEL,
+    result = local_ranking.context(session, ["weekend roster swaps when the primary does not acknowledge"], NO_MODEL,
                              limit=3, expand=False, explain=True, mode="lexical")
     top = result.results[0]
     assert top["id"] == LONG_GUIDE

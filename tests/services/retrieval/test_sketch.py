@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from docir.services.retrieval import fusion, ranking
+from docir.services.retrieval import fusion, local_ranking
 from docir.services.retrieval.need import Need
 
 # The task's words and meaning point elsewhere; the sketch says what the answer says.
@@ -19,7 +19,7 @@ WRONG_SKETCH = "Each user receives at most three marketing messages per week acr
 CAPS = "adr-5e5510000007"  # Notification frequency caps: what the wrong sketch describes
 
 
-def ids(result: ranking.ContextResult) -> list[str]:
+def ids(result: local_ranking.ContextResult) -> list[str]:
     return [r["id"] for r in result.results]
 
 
@@ -30,9 +30,9 @@ def task_part(row: dict) -> float:  # type: ignore[type-arg]
 
 def test_a_document_only_the_sketch_finds_comes_first(semantic_session) -> None:  # type: ignore[no-untyped-def]
     session, source = semantic_session
-    alone = ranking.context(session, [TASK], source, limit=5, expand=False)
+    alone = local_ranking.context(session, [TASK], source, limit=5, expand=False)
     assert CRON not in ids(alone)
-    both = ranking.context(session, [Need(TASK, SKETCH)], source, limit=5, expand=False, explain=True)
+    both = local_ranking.context(session, [Need(TASK, SKETCH)], source, limit=5, expand=False, explain=True)
     first = both.results[0]
     assert first["id"] == CRON
     # One ranking, not turns: the task alone gave it nothing, the sketch's rankings put it first.
@@ -44,7 +44,7 @@ def test_a_document_only_the_sketch_finds_comes_first(semantic_session) -> None:
 def test_the_score_is_the_sum_of_every_forms_parts(semantic_session) -> None:  # type: ignore[no-untyped-def]
     session, source = semantic_session
     terms = "invoice export twice"
-    result = ranking.context(session, [Need(TASK, SKETCH, terms)], source, limit=5, expand=False, explain=True)
+    result = local_ranking.context(session, [Need(TASK, SKETCH, terms)], source, limit=5, expand=False, explain=True)
     for row in result.results:
         parts = row["explain"]["contributions"]
         assert abs(sum(parts.values()) - row["score"]) < 1e-3, parts
@@ -55,8 +55,8 @@ def test_the_score_is_the_sum_of_every_forms_parts(semantic_session) -> None:  #
 
 def test_terms_unrelated_to_the_task_get_no_weight(semantic_session) -> None:  # type: ignore[no-untyped-def]
     session, source = semantic_session
-    alone = ranking.context(session, [RATE_TASK], source, limit=3, expand=False)
-    found = ranking.context(session, [Need(RATE_TASK, terms="crontab marketing")], source, limit=3, expand=False,
+    alone = local_ranking.context(session, [RATE_TASK], source, limit=3, expand=False)
+    found = local_ranking.context(session, [Need(RATE_TASK, terms="crontab marketing")], source, limit=3, expand=False,
                             explain=True)
     assert ids(found) == ids(alone)
     assert found.results[0]["explain"]["terms"]["weight"] == 0.0
@@ -65,21 +65,22 @@ def test_terms_unrelated_to_the_task_get_no_weight(semantic_session) -> None:  #
 def test_a_sketch_about_something_else_does_not_bury_a_strong_task_match(
         semantic_session, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
     session, source = semantic_session
-    guarded = ranking.context(session, [Need(RATE_TASK, WRONG_SKETCH)], source, limit=3, expand=False, explain=True)
+    guarded = local_ranking.context(session, [Need(RATE_TASK, WRONG_SKETCH)], source, limit=3, expand=False,
+                                    explain=True)
     assert ids(guarded)[0] == RATE_ANSWER
     assert guarded.results[0]["explain"]["sketch"]["weight"] < 0.5
     # The same sketch at full weight would have put what it describes first: the weight is what protects.
     monkeypatch.setattr(fusion, "RELATEDNESS_RAMP", (-2.0, -1.0))
     monkeypatch.setattr(fusion, "CONFIDENT_CUT", 0.0)
-    unguarded = ranking.context(session, [Need(RATE_TASK, WRONG_SKETCH)], source, limit=3, expand=False)
+    unguarded = local_ranking.context(session, [Need(RATE_TASK, WRONG_SKETCH)], source, limit=3, expand=False)
     assert ids(unguarded)[0] == CAPS
 
 
 def test_also_still_takes_turns_beside_a_sketch(semantic_session) -> None:  # type: ignore[no-untyped-def]
     session, source = semantic_session
     other = "phone client without connectivity"
-    second = ids(ranking.context(session, [other], source, limit=1, expand=False))[0]
-    both = ranking.context(session, [Need(TASK, SKETCH), Need(other)], source, limit=4, expand=False)
+    second = ids(local_ranking.context(session, [other], source, limit=1, expand=False))[0]
+    both = local_ranking.context(session, [Need(TASK, SKETCH), Need(other)], source, limit=4, expand=False)
     assert ids(both)[:2] == [CRON, second]
     assert both.to_json()["also"] == [other]
 
@@ -90,8 +91,8 @@ def test_without_a_model_the_sketch_ranks_by_its_words(semantic_session) -> None
     session, _ = semantic_session
     task = "the export job ran two times on the batch hosts"
     sketch = "Nightly batch jobs run from crontab entries on the batch host, one schedule per host."
-    alone = ranking.context(session, [task], NoModel("test"), limit=3, expand=False)
-    found = ranking.context(session, [Need(task, sketch)], NoModel("test"), limit=3, expand=False, explain=True)
+    alone = local_ranking.context(session, [task], NoModel("test"), limit=3, expand=False)
+    found = local_ranking.context(session, [Need(task, sketch)], NoModel("test"), limit=3, expand=False, explain=True)
     first = found.results[0]
     assert first["id"] == CRON == alone.results[0]["id"]
     assert first["score"] > alone.results[0]["score"]  # type: ignore[operator]

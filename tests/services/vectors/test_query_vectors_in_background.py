@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from docir.services.indexing.session import open_session
-from docir.services.retrieval import background, ranking
+from docir.services.retrieval import background, local_ranking
 from tests.caller import caller
 from tests.fakes import CountingEmbedder
 
@@ -49,7 +49,7 @@ def session(sample_store: Path):  # type: ignore[no-untyped-def]
 def test_the_query_vectors_come_from_another_thread_in_the_callers_context(session) -> None:  # type: ignore[no-untyped-def]
     source = Source()
     ASKED_BY.set("this command")
-    result = ranking.context(session, ["session renewal"], source, limit=3, expand=False)  # type: ignore[arg-type]
+    result = local_ranking.context(session, ["session renewal"], source, limit=3, expand=False)  # type: ignore[arg-type]
     assert [asked for _, asked in source.seen] == ["this command"]
     assert source.seen[0][0] != threading.get_ident()
     assert result.results  # ranked, with whatever the fake vectors say
@@ -57,16 +57,16 @@ def test_the_query_vectors_come_from_another_thread_in_the_callers_context(sessi
 
 def test_an_error_while_embedding_is_raised_by_context_itself(session) -> None:  # type: ignore[no-untyped-def]
     with pytest.raises(ConnectionError, match="went away"):
-        ranking.context(session, ["session renewal"], Source(fail=True), limit=3)  # type: ignore[arg-type]
+        local_ranking.context(session, ["session renewal"], Source(fail=True), limit=3)  # type: ignore[arg-type]
 
 
 def test_while_another_command_embeds_beside_its_work_this_one_embeds_in_its_own_thread(session) -> None:  # type: ignore[no-untyped-def]
     source = Source()
     assert background.ONE_AT_A_TIME.acquire(blocking=False)  # another command's query vectors, being computed
     try:
-        ranking.context(session, ["session renewal"], source, limit=3, expand=False)  # type: ignore[arg-type]
+        local_ranking.context(session, ["session renewal"], source, limit=3, expand=False)  # type: ignore[arg-type]
     finally:
         background.ONE_AT_A_TIME.release()
     assert [ident for ident, _ in source.seen] == [threading.get_ident()]
-    ranking.context(session, ["session renewal"], source, limit=3, expand=False)  # type: ignore[arg-type]
+    local_ranking.context(session, ["session renewal"], source, limit=3, expand=False)  # type: ignore[arg-type]
     assert source.seen[-1][0] != threading.get_ident()  # the limit was given back
