@@ -9,11 +9,11 @@ settings down (adr-3c5e7a90b1d4). Every environment variable the layers below re
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 TYPE_CHECKING = False  # not typing's: every command makes its settings, and a cold one pays for each import
 if TYPE_CHECKING:
     from collections.abc import Mapping
+    from pathlib import Path
 
 VECTORS = "DOCIR_VECTORS"  # the vector vault's file, or "off"
 VECTORS_MB = "DOCIR_VECTORS_MB"  # its size cap in MB
@@ -22,6 +22,7 @@ MODEL_PATH = "DOCIR_MODEL_PATH"  # a model folder (an *.onnx and tokenizer.json)
 MODEL_NAME = "DOCIR_MODEL_NAME"  # the name of the model in MODEL_PATH
 MODEL_BUILD = "DOCIR_MODEL_BUILD"  # "int8": the integer build of the packaged model (adr-5b1e0c7d2a94)
 WORKER = "DOCIR_WORKER"  # "0": no warm worker is asked or started
+WORKER_IDLE = "DOCIR_WORKER_IDLE"  # seconds a worker waits for a command before it stops
 _OFF = ("off", "0", "none")
 
 
@@ -46,12 +47,14 @@ class Settings:
 
     @classmethod
     def of(cls, env: Mapping[str, str]) -> Settings:
+        from pathlib import Path
+
         home = env.get("HOME") or _home()
         cache = Path(env.get("XDG_CACHE_HOME") or Path(home, ".cache")) / "docir"
         chosen = env.get(VECTORS, "")
         vault = None if chosen.lower() in _OFF else _expanded(chosen, home) if chosen else cache / "vectors.db"
         return cls(cache, vault, _cap(env.get(VECTORS_MB, "")), env.get(MODEL_PATH) or None,
-                   env.get(MODEL_NAME) or None, env.get(MODEL_BUILD) or None, env.get(WORKER, "1") != "0",
+                   env.get(MODEL_NAME) or None, env.get(MODEL_BUILD) or None, worker_wanted(env),
                    env.get("XDG_RUNTIME_DIR") or None, env)
 
     def expanded(self, path: str) -> Path:
@@ -67,6 +70,11 @@ class Settings:
         return tuple(sorted(f"{name}={value}" for name, value in self.env.items() if name.startswith("PG")))
 
 
+def worker_wanted(env: Mapping[str, str]) -> bool:
+    """Whether a warm worker may be asked and started: the warm client asks before anything else is made."""
+    return env.get(WORKER, "1") != "0"
+
+
 def _cap(raw: str) -> int:
     try:
         megabytes = float(raw) if raw else DEFAULT_VECTORS_MB
@@ -77,6 +85,8 @@ def _cap(raw: str) -> int:
 
 def _expanded(path: str, home: str) -> Path:
     """`~/x` as the caller's home holds it (Path.expanduser would ask this process's environment)."""
+    from pathlib import Path
+
     return Path(home, path[2:]) if path == "~" or path.startswith("~/") else Path(path)
 
 

@@ -10,6 +10,7 @@ import pytest
 import typer.main
 
 from docir.cli.app import build_app
+from docir.invocation import here
 from tests.conftest import REPO
 
 
@@ -76,10 +77,29 @@ def test_update_knows_which_of_its_options_take_a_value_from_its_request() -> No
     takes_value = {name for param in click_command.params if not getattr(param, "is_flag", False)
                    and param.param_type_name == "option" for name in param.opts if name.startswith("--")}
     assert set(route.table(update_cmd.DECLARED).values) == takes_value
-    assert update_cmd.optional_value(["update", "adr-000000000001", "--title", "--verified"]) == [
+    assert route.typer_words(["update", "adr-000000000001", "--title", "--verified"]) == [
         "update", "adr-000000000001", "--title", "--verified"]
-    assert update_cmd.optional_value(["update", "adr-000000000001", "--verified", "--owner", "x"]) == [
+    assert route.typer_words(["update", "adr-000000000001", "--verified", "--owner", "x"]) == [
         "update", "adr-000000000001", "--verified", "today", "--owner", "x"]
+    assert route.typer_words(["update", "adr-000000000001", "--verified", "2026-01-02", "--", "--verified"]) == [
+        "update", "adr-000000000001", "--verified", "2026-01-02", "--", "--verified"]
+    # The route's own parse reads the same words the same way, without typer.
+    for words, verified, owner in ((["--verified", "--owner", "x"], "today", "x"),
+                                   (["--owner", "x", "--verified"], "today", "x"),
+                                   (["--verified", "2026-01-02"], "2026-01-02", None)):
+        parsed = route.parse(["update", "adr-000000000001", *words], here())
+        assert parsed is not None, words
+        assert (parsed.request.verified, parsed.request.owner) == (verified, owner), words
+
+
+def test_the_root_a_command_line_names_is_read_one_way() -> None:
+    """The warm client and the route read --root before any parser, in both of its spellings."""
+    from docir.words import root_word
+
+    assert root_word(["context", "x", "--root", "a/b"]) == "a/b"
+    assert root_word(["context", "x", "--root=a/b", "--root", "c"]) == "a/b"
+    assert root_word(["context", "--", "--root", "a/b"]) is None
+    assert root_word(["context", "x", "--root"]) is None
 
 
 def test_help_lists_every_command_as_click_would_without_importing_them() -> None:

@@ -49,15 +49,11 @@ def main(argv: list[str] | None = None, invocation: Invocation | None = None) ->
     args = list(sys.argv[1:] if argv is None else argv)
     invocation = invocation if invocation is not None else here(own_process=argv is None)
     try:
-        if args[:1] == ["update"]:  # only update needs this pre-parse: importing it would cost every command
-            from docir.cli.update_cmd import optional_value
-
-            args = optional_value(args)
         if args in HELP_ARGS:
             return _top_help(invocation)
         # A declared command's plain form is parsed from its request, before typer is imported; typer
         # parses the rest: it runs a command without a request itself, and returns a declared one's.
-        parsed = route.parse(args, invocation) or _run_typer(args, invocation)
+        parsed = route.parse(args, invocation) or _run_typer(route.typer_words(args), invocation)
         if isinstance(parsed, int):
             return parsed
         declaration, request, invocation = parsed

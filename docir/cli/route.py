@@ -21,6 +21,7 @@ from typing import Any, NamedTuple
 from docir.commands import BY_NAME
 from docir.invocation import Invocation
 from docir.request_options import REQUIRED, RequestField, fields
+from docir.words import root_word
 
 ROOT_HELP = "The store's root folder. Default: found upward from the current folder, like git."
 JSON_HELP = "Print JSON. This is the default when stdout is not a terminal."
@@ -152,23 +153,32 @@ def parse(argv: list[str], invocation: Invocation) -> Parsed | None:
     # A walk of docs/ that is always needed begins before the command's module (and the services it
     # imports) is even loaded, at the --root its words name (adr-b4d840c5ec82).
     walks = command.walks
-    walked = _prewalk(invocation, _root_word(argv)) if invocation.own_process and walks == "" else None
+    named = root_word(argv)
+    walked = (_prewalk(invocation, None if named is None else Path(named))
+              if invocation.own_process and walks == "" else None)
     declaration = declared(argv[0])
     known = table(declaration)
     words: list[str] = []
     given: dict[str, Any] = {}
-    rest = iter(argv[1:])
-    for arg in rest:
+    at = 1
+    while at < len(argv):
+        arg = argv[at]
+        at += 1
         if not arg.startswith("-") or arg == "-":
             words.append(arg)
         elif arg in known.flags:
             name, value = known.flags[arg]
             given[name] = value
         elif arg in known.values:
-            value = next(rest, None)
-            if value is None or value.startswith("-"):
-                return None  # a missing value: typer's message says which
             item = known.values[arg]
+            value = argv[at] if at < len(argv) else None
+            alone = _alone_means(item)
+            if alone is not None and not _a_value_of(item, value):
+                value = alone
+            elif value is None or value.startswith("-"):
+                return None  # a missing value: typer's message says which
+            else:
+                at += 1
             if item.kind == "list":
                 given.setdefault(item.name, []).append(value)
             else:
@@ -193,6 +203,47 @@ def parse(argv: list[str], invocation: Invocation) -> Parsed | None:
     if walked is not None:
         invocation = invocation._replace(root=walked)  # found once: the command need not look upward for it again
     return Parsed(declaration, request_of(declaration, given, invocation), invocation)
+
+
+def _alone_means(item: Field) -> str | None:
+    """What an option given without its value means (`update --verified`: today), or None: it needs one."""
+    return item.field.option.alone_means if item.field is not None else None
+
+
+def _a_value_of(item: Field, word: str | None) -> bool:
+    """Whether the word after an option that may stand alone is its value: a date's begins with a digit."""
+    return word is not None and word[:1].isdigit()
+
+
+def typer_words(argv: list[str]) -> list[str]:
+    """The words for typer, whose options cannot stand alone: each declared option given without its value
+    (`update --verified`) followed by what it then means. Not an option's value, nothing after `--`."""
+    command = BY_NAME.get(argv[0]) if argv else None
+    if command is None or not command.declared:
+        return argv
+    known = table(declared(argv[0]))
+    if not any(_alone_means(item) is not None for item in known.values.values()):
+        return argv
+    out: list[str] = [argv[0]]
+    at = 1
+    while at < len(argv):
+        arg = argv[at]
+        out.append(arg)
+        at += 1
+        if arg == "--":
+            out.extend(argv[at:])
+            break
+        item = known.values.get(arg)
+        if item is None:
+            continue
+        alone = _alone_means(item)
+        following = argv[at] if at < len(argv) else None
+        if alone is not None and not _a_value_of(item, following):
+            out.append(alone)
+        elif following is not None:
+            out.append(following)
+            at += 1
+    return out
 
 
 def _positional(item: Field | None, words: list[str], given: dict[str, Any]) -> bool:
@@ -256,15 +307,6 @@ def request_of(declaration: Declared, given: Mapping[str, Any], invocation: Invo
             value = read_body(value, invocation)
         kwargs[f.name] = value
     return declaration.request(**kwargs)
-
-
-def _root_word(argv: list[str]) -> Path | None:
-    """The --root the words name, read before they are parsed (a form the parse may refuse is no matter: the
-    walk only helps, and a command parsed by typer takes it as well, when it reads the same store)."""
-    if "--root" not in argv:
-        return None
-    following = argv.index("--root") + 1
-    return Path(argv[following]) if following < len(argv) else None
 
 
 def _prewalk(invocation: Invocation, root: Path | None) -> Path | None:

@@ -13,6 +13,7 @@ from docir.cli import render
 from docir.cli.edge import caller_of, invocation_of
 from docir.cli.options import JsonOption, RootOption
 from docir.errors import DocirError, UsageError
+from docir.settings import WORKER_IDLE
 from docir.store import Store
 from docir.worker import client, paths
 
@@ -105,7 +106,7 @@ def serve(ctx: typer.Context, root: RootOption = None,
 
     store = Store(invocation.store_root())
     settings = invocation.settings()
-    idle = float(invocation.env.get("DOCIR_WORKER_IDLE", idle))
+    idle = float(invocation.env.get(WORKER_IDLE, idle))
     server = Server(store.root, handler=_Pending(), idle_timeout=idle, log=_log, watch=lambda: _store_gone(store),
                     runtime=settings.runtime)
     try:

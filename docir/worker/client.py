@@ -7,6 +7,8 @@ import os
 import sys
 
 from docir.commands import BY_NAME
+from docir.settings import worker_wanted
+from docir.words import root_word
 from docir.worker import identity, paths, protocol
 
 TYPE_CHECKING = False  # not typing's: the warm client imports neither typing nor pathlib (paths.py says why)
@@ -28,7 +30,7 @@ EXIT_INTERRUPTED = 130  # docir.errors.EXIT_INTERRUPTED, without importing it on
 
 def enabled() -> bool:
     """DOCIR_WORKER=0 keeps every command in its own process and starts no worker."""
-    return os.environ.get("DOCIR_WORKER", "1") != "0"
+    return worker_wanted(os.environ)
 
 
 def connect(root: Root, timeout: float = HANDSHAKE_SECONDS, any_version: bool = False) -> socket.socket | None:
@@ -186,11 +188,9 @@ def find_root(argv: list[str], cwd: str) -> str | None:
     Not docir.store.find_root: importing docir.store pulls in dataclasses and inspect, and this
     runs on every warm call before anything else (adr-d5e80517405b).
     """
-    for index, arg in enumerate(argv):
-        if arg == "--root" and index + 1 < len(argv):
-            return os.path.realpath(os.path.expanduser(argv[index + 1]))
-        if arg.startswith("--root="):
-            return os.path.realpath(os.path.expanduser(arg.split("=", 1)[1]))
+    named = root_word(argv)
+    if named is not None:
+        return os.path.realpath(os.path.join(cwd, os.path.expanduser(named)))
     folder = cwd
     while True:
         if os.path.isfile(os.path.join(folder, "docs-schema.yaml")):
