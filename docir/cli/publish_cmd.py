@@ -57,7 +57,8 @@ def command(
             if wait_embeddings:
                 publish.wait_for_vectors(s, invocation.warn)
             return publish.publish(s, url, as_name=as_name, dry_run=dry_run,
-                                   progress=_progress(publish.BATCH, invocation), warn=invocation.warn)
+                                   progress=_progress(publish.BATCH, invocation), warn=invocation.warn,
+                                   note=invocation.note)
 
         report = in_store(invocation, action)
         if report.get("vectors_missing"):

@@ -120,7 +120,7 @@ class OrgPeer:
         conn.execute(f"SET statement_timeout = {STATEMENT_TIMEOUT_MS}")
         check_version(database_version(conn), address.url, write=False)
         rows = conn.execute("SELECT name, model_id, row_format, lex_documents, lex_document_tokens, lex_sections,"
-                            " lex_section_tokens FROM docir.repos ORDER BY name").fetchall()
+                            " lex_section_tokens, vector_index FROM docir.repos ORDER BY name").fetchall()
         return [OrgRepo(*row) for row in rows if address.reads(row[0])]
 
     def close(self) -> None:

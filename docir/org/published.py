@@ -127,6 +127,62 @@ def finish(conn: psycopg.Connection[Any], repo: str, ids: Sequence[str]) -> None
     conn.execute(_TOTALS_SQL, {"format": rows.ROW_FORMAT, "repo": repo})
 
 
+def vector_index(conn: psycopg.Connection[Any], repo: str) -> str | None:
+    """The name of the repository's own index of section vectors; None: its vectors are in the shared one."""
+    found = conn.execute("SELECT vector_index FROM docir.repos WHERE name = %s", (repo,)).fetchone()
+    return None if found is None else found[0]
+
+
+def take_sections(conn: psycopg.Connection[Any], repo: str) -> None:
+    """Before a bulk publish writes: other publishes wait to write sections until it commits, and it waits
+    for those writing now. Two bulk publishes would otherwise each hold rows the other's CREATE INDEX waits
+    for; readers are never held up (their ACCESS SHARE conflicts with neither lock). Then the repository's
+    remaining rows move to the index of its own."""
+    conn.execute("LOCK TABLE docir.sections IN SHARE ROW EXCLUSIVE MODE")
+    conn.execute("UPDATE docir.sections SET own_index = true WHERE repo = %s AND NOT own_index", (repo,))
+
+
+def index_own(conn: psycopg.Connection[Any], repo: str) -> str:
+    """Build the repository's index of section vectors at once over its rows (under take_sections), and name
+    it in its row; the index it replaces, if any, is left to drop_stale_indexes once this commits."""
+    import secrets
+
+    from docir.org.tables import own_index_sql, quoted
+
+    name = f"{_INDEX_PREFIX}{_repo_hash(repo)}_{secrets.token_hex(3)}"
+    memory = conn.execute("SELECT setting::bigint * 1024 FROM pg_settings WHERE name = 'maintenance_work_mem'"
+                          ).fetchone()
+    if memory is not None and memory[0] < BUILD_MEMORY:  # the graph built in memory: a third of the time of 64 MB's
+        conn.execute(f"SET LOCAL maintenance_work_mem = '{BUILD_MEMORY // (1024 * 1024)}MB'")
+    conn.execute(own_index_sql(name, quoted(repo)))
+    conn.execute("UPDATE docir.repos SET vector_index = %s WHERE name = %s", (name, repo))
+    return name
+
+
+def drop_stale_indexes(conn: psycopg.Connection[Any], repo: str) -> None:
+    """Drop the repository's own indexes that its row no longer names (one replaced by a bulk publish, or
+    all of them once the repository is removed), CONCURRENTLY: readers are not held up. Outside a
+    transaction, after the publish committed; one left behind by a failure is dropped the next time."""
+    current = vector_index(conn, repo)
+    found = conn.execute("SELECT indexname FROM pg_indexes WHERE schemaname = 'docir' AND indexname LIKE %s",
+                         (f"{_INDEX_PREFIX}{_repo_hash(repo)}\\_%",)).fetchall()
+    for (name,) in found:
+        if name != current:
+            conn.execute(f'DROP INDEX CONCURRENTLY IF EXISTS docir."{name}"')
+
+
+# An index of a repository's own is named by a hash of its name (any characters, and not too long) and
+# a random suffix, so a new one is built beside the one it replaces.
+_INDEX_PREFIX = "sections_vector_"
+BUILD_MEMORY = 256 * 1024 * 1024
+
+
+def _repo_hash(repo: str) -> str:
+    import hashlib
+
+    return hashlib.sha256(repo.encode("utf-8")).hexdigest()[:12]
+
+
 def remove_repository(conn: psycopg.Connection[Any], name: str) -> list[str]:
     """The repository's row out, and with it every row of it; the ids of its documents that went."""
     ids = [r[0] for r in conn.execute("SELECT id FROM docir.documents WHERE repo = %s ORDER BY id", (name,))]
@@ -140,7 +196,8 @@ def remove_repository(conn: psycopg.Connection[Any], name: str) -> list[str]:
 DOCUMENT_COLUMNS = ("repo", "id", "path", "type", "title", "description", "status", "active", "archived", "tags",
                      "owner", "verified", "related", "applies_to", "meta", "body", "sha256", "fingerprint", "lex",
                      "lex_tokens", "vector")
-SECTION_COLUMNS = ("repo", "doc_id", "ord", "heading", "start_line", "end_line", "lex", "lex_tokens", "vector")
+SECTION_COLUMNS = ("repo", "doc_id", "ord", "heading", "start_line", "end_line", "lex", "lex_tokens", "vector",
+                   "own_index")
 LINK_COLUMNS = ("repo", "doc_id", "kind", "target")
 
 
@@ -202,8 +259,9 @@ class Part(NamedTuple):
 
 
 def part_of(repo: str, taken: Sequence[tuple[rows.Local, DocRow]], written: int,
-            vectors_of: Callable[[set[str]], dict[str, bytes]]) -> Part:
-    """The rows of some documents, ready to send: `vectors_of` gives the blobs of the vectors they name."""
+            vectors_of: Callable[[set[str]], dict[str, bytes]], own_index: bool = False) -> Part:
+    """The rows of some documents, ready to send: `vectors_of` gives the blobs of the vectors they name;
+    `own_index`: the repository's section vectors go in an index of its own (`own_index`)."""
     notes = [f"{row.path}: only its first {SEARCHED_MAX:,} characters are searched by words in the organisation "
              "store (PostgreSQL's tsvector holds 1 MB)" for _, row in taken if len(row.searched) > SEARCHED_MAX]
     sections = [rows.section_rows(row, entry.vectors) for entry, row in taken]
@@ -221,7 +279,8 @@ def part_of(repo: str, taken: Sequence[tuple[rows.Local, DocRow]], written: int,
         words, by_ord = (None, {}) if row.archived else lexemes.document_words(row, found, SEARCHED_MAX)
         part.documents.append(_document_params(repo, entry, row, words, vector))
         part.sections.extend((repo, row.id, s.ord, list(s.heading), s.start_line, s.end_line,
-                              *(by_ord.get(s.ord) or (None, None)), vector(s.vector_sha)) for s in found)
+                              *(by_ord.get(s.ord) or (None, None)), vector(s.vector_sha), own_index)
+                             for s in found)
         part.links.extend((repo, row.id, kind, target) for kind, target in rows.links(row))
     return part
 

@@ -17,6 +17,7 @@ holding the same documents (adr-8a976b997594):
 - vectors: the nearest document and section vectors by pgvector's cosine distance, through the
   partial HNSW indexes (tables.py: the ORDER BY casts to vector(DIMENSION) and the WHERE repeats
   the indexes' predicate), each document taking its best before visibility and the LIMIT;
+  In a small store (EXACT_BELOW), every vector is compared instead;
 - background: what a vector must stand out of (BACKGROUND_SAMPLE).
 
 Only repositories whose vectors come from the reader's model are ranked by vector; the caller
@@ -42,6 +43,7 @@ from docir.index.fts import (
 from docir.org import lexemes
 from docir.org.peer import LexicalTotals, OrgPeer, visible
 from docir.org.records import LexicalRow, VectorRow
+from docir.org.tables import quoted
 
 # HNSW visits at most ef_search candidates; a filtered, widened search needs more (pgvector's maximum is 1000).
 EF_SEARCH_MAX = 1000
@@ -325,7 +327,11 @@ def nearest(peer: OrgPeer, repos: Sequence[str], vector: Sequence[float], *, inc
         return []
     dim = len(vector)  # tables.DIMENSION for docir's model: another one is compared without an index
     wide = limit * widen
-    sql = nearest_statement(dim, include_inactive)
+    wanted = set(repos)
+    chosen = [repo for repo in peer.repos if repo.name in wanted]
+    exact = sum(repo.documents + repo.sections for repo in chosen) <= EXACT_BELOW
+    own = sorted(repo.name for repo in chosen if repo.vector_index)
+    sql = nearest_statement(dim, include_inactive, own, exact=exact)
     params = {"v": vector_literal(vector), "repos": list(repos), "wide": wide, "limit": limit}
 
     def read(conn: Any) -> list[Any]:
@@ -339,24 +345,39 @@ def nearest(peer: OrgPeer, repos: Sequence[str], vector: Sequence[float], *, inc
             for repo, doc_id, sim, ordinal, heading, size in rows]
 
 
-def nearest_statement(dim: int, include_inactive: bool) -> str:
+def nearest_statement(dim: int, include_inactive: bool, own: Sequence[str] = (), *, exact: bool = False) -> str:
     """The vectors list: the nearest document and section vectors of `dim` dimensions through the HNSW
-    indexes, the `wide` nearest of both kinds kept, each document keeping its best before visibility and
-    the LIMIT (the local ranking's steps, local_ranking._vector_ranking)."""
+    indexes (the shared one, and each of the `own` repositories' own), the `wide` nearest of both kinds
+    kept, each document keeping its best before visibility and the LIMIT (the local ranking's steps,
+    local_ranking._vector_ranking). `exact`: every vector compared, no index, as a local index does."""
     distance = f"{{alias}}.vector::vector({dim}) <=> %(v)s::vector({dim})"
+    # `+ 0` orders by a number no index gives: every row is compared.
+    order = f"(({distance}) + 0)" if exact else distance
+    columns = (f"s.repo, s.doc_id AS id, s.ord, s.heading, s.start_line, s.end_line, "
+               f"{distance.format(alias='s')} AS distance")
+    # Each scan repeats its index's predicate (tables.py), the repository of an index of its own as a literal:
+    # the planner matches a partial index by the statement's text, not by a parameter's value.
+    if exact:
+        scans = [f"""(SELECT {columns} FROM docir.sections s
+              WHERE vector_dims(s.vector) = {dim} AND s.repo = ANY(%(repos)s)
+              ORDER BY {order.format(alias="s")} LIMIT %(wide)s)"""]
+    else:
+        scans = [f"""(SELECT {columns} FROM docir.sections s
+              WHERE vector_dims(s.vector) = {dim} AND NOT s.own_index AND s.repo = ANY(%(repos)s)
+              ORDER BY {distance.format(alias="s")} LIMIT %(wide)s)"""]
+        scans.extend(f"""(SELECT {columns} FROM docir.sections s
+              WHERE vector_dims(s.vector) = {dim} AND s.own_index AND s.repo = {quoted(repo)}
+              ORDER BY {distance.format(alias="s")} LIMIT %(wide)s)""" for repo in own)
+    union = "\n            UNION ALL ".join(scans)
     return f"""
         WITH near_sections AS (
-            SELECT s.repo, s.doc_id AS id, s.ord, s.heading, s.start_line, s.end_line,
-                   {distance.format(alias="s")} AS distance
-            FROM docir.sections s
-            WHERE vector_dims(s.vector) = {dim} AND s.repo = ANY(%(repos)s)
-            ORDER BY {distance.format(alias="s")} LIMIT %(wide)s
+            {union}
         ), near_documents AS (
             SELECT d.repo, d.id, -1 AS ord, NULL::text[] AS heading, NULL::integer AS start_line,
                    NULL::integer AS end_line, {distance.format(alias="d")} AS distance
             FROM docir.documents d
             WHERE vector_dims(d.vector) = {dim} AND d.repo = ANY(%(repos)s)
-            ORDER BY {distance.format(alias="d")} LIMIT %(wide)s
+            ORDER BY {order.format(alias="d")} LIMIT %(wide)s
         ), nearest AS (
             -- The `wide` nearest vectors of either kind, as the local ranking takes its matrix's nearest rows.
             SELECT * FROM (SELECT * FROM near_sections UNION ALL SELECT * FROM near_documents) c
@@ -385,6 +406,13 @@ def similarities_statement(dim: int) -> str:
     """The cosine of named documents' vectors of `dim` dimensions with a query vector."""
     return (f"SELECT d.repo, d.id, 1 - (d.vector::vector({dim}) <=> %(v)s::vector({dim})) FROM docir.documents d "
             f"WHERE vector_dims(d.vector) = {dim} AND d.repo = ANY(%(repos)s) AND d.id = ANY(%(ids)s)")
+
+
+# A store read whose documents and sections are no more than this many is ranked by vector exactly, every
+# vector compared (a few tens of milliseconds), as a local index ranks: an HNSW index is approximate, and
+# in so small a store the planner chose between the two by its costs, so the same query could be answered
+# exactly one day and approximately the next.
+EXACT_BELOW = 20_000
 
 
 # A vector stands out of its store's background (fusion.Background): every document's best cosine in
@@ -427,6 +455,7 @@ def background_statement(dim: int) -> str:
 
 EXAMPLE_TERMS = 2  # the statements as docs/reference/organisation-statements.markdown shows them: a task of two
 EXAMPLE_DIMENSION = 384  # terms, docir's model's vectors
+EXAMPLE_OWN = "acme/platform"  # a repository published in bulk, whose vectors have an index of their own
 
 
 def statements() -> dict[str, tuple[str, str]]:
@@ -441,6 +470,10 @@ def statements() -> dict[str, tuple[str, str]]:
         "weightless words": (weightless_statement, weightless_statement()),
         "pairs": (pairs_statement, pairs_statement(False)),
         "nearest vectors": (nearest_statement, nearest_statement(EXAMPLE_DIMENSION, False)),
+        "nearest vectors with an index of its own": (nearest_statement,
+                                                     nearest_statement(EXAMPLE_DIMENSION, False, [EXAMPLE_OWN])),
+        "nearest vectors in a small store": (nearest_statement,
+                                             nearest_statement(EXAMPLE_DIMENSION, False, exact=True)),
         "similarities": (similarities_statement, similarities_statement(EXAMPLE_DIMENSION)),
         "background": (background_statement, background_statement(EXAMPLE_DIMENSION)),
     }

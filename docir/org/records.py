@@ -19,6 +19,7 @@ class OrgRepo(NamedTuple):
     document_tokens: int = 0
     sections: int = 0
     section_tokens: int = 0
+    vector_index: str | None = None  # its sections' own HNSW index (a bulk publish's); None: the shared one
 
 
 class OrgListing(NamedTuple):

@@ -14,7 +14,8 @@ publishing repository's own schema, computed at publish: the reader's visibility
 Vectors: pgvector's `vector` without a dimension, so one database holds any model; each
 repository records its model id, and the HNSW indexes are partial expression indexes for the
 one dimension docir's offline model gives (384). A reader compares only vectors whose repository
-used the reader's model (`repos.model_id`).
+used the reader's model (`repos.model_id`). A repository published in bulk has an index of its own
+for its sections' vectors (migration 3, own_index_sql), named in `repos.vector_index`.
 """
 
 from __future__ import annotations
@@ -26,6 +27,18 @@ DIMENSION = 384  # all-MiniLM-L6-v2, the model docir ships with; another model i
 def _draw(repo: str, doc_id: str) -> str:
     """A document's draw (migration 3) as SQL over its repository's and id's columns."""
     return f"('x' || substr(md5({repo} || ' ' || {doc_id}), 1, 12))::bit(48)::bigint::float8 / 281474976710656.0"
+
+
+def own_index_sql(name: str, repo: str) -> str:
+    """The HNSW index of one repository's section vectors (`repo` a quoted literal): a partial index
+    whose predicate a reader's statement repeats word for word (ranking_sql.nearest_statement)."""
+    return (f'CREATE INDEX "{name}" ON docir.sections USING hnsw ((vector::vector({DIMENSION})) vector_cosine_ops) '
+            f"WHERE vector_dims(vector) = {DIMENSION} AND own_index AND repo = {repo}")
+
+
+def quoted(text: str) -> str:
+    """A SQL string literal (standard_conforming_strings, PostgreSQL's default since 9.1)."""
+    return "'" + text.replace("'", "''") + "'"
 
 
 MIGRATIONS: tuple[str, ...] = (
@@ -134,6 +147,18 @@ MIGRATIONS: tuple[str, ...] = (
     ALTER TABLE docir.sections ADD COLUMN draw float8 GENERATED ALWAYS AS ({_draw("repo", "doc_id")}) STORED;
     CREATE INDEX documents_draw ON docir.documents (draw);
     CREATE INDEX sections_draw ON docir.sections (draw);
+    """
+    # And a repository published in bulk keeps its section vectors in an HNSW index of its own,
+    # built at once over its rows (`repos.vector_index`, its rows `own_index`), which the shared
+    # index leaves out: taking tens of thousands of vectors one insert at a time was most of a big
+    # first publish (adr-6c44f1cb3e41).
+    f"""
+    ALTER TABLE docir.repos ADD COLUMN vector_index text;
+    ALTER TABLE docir.sections ADD COLUMN own_index boolean NOT NULL DEFAULT false;
+    DROP INDEX docir.sections_vector;
+    CREATE INDEX sections_vector ON docir.sections
+        USING hnsw ((vector::vector({DIMENSION})) vector_cosine_ops)
+        WHERE vector_dims(vector) = {DIMENSION} AND NOT own_index;
     """,
 )
 

@@ -38,7 +38,8 @@ def test_every_statement_of_the_page_is_planned_by_the_database(pg_url: str) -> 
             plan = conn.execute(f"EXPLAIN {text}", params).fetchall()
             planned[name] = len(plan)
         assert set(planned) == {"sections", "sections in a big store", "gate count", "weightless words", "pairs",
-                                "nearest vectors", "similarities", "background"}
+                                "nearest vectors", "nearest vectors with an index of its own",
+                                "nearest vectors in a small store", "similarities", "background"}
         assert all(lines > 0 for lines in planned.values())
     finally:
         conn.close()

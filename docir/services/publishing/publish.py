@@ -31,6 +31,9 @@ from docir.settings import Settings
 BATCH = 200  # documents per progress line
 PART_CHARS = 500_000  # characters of body read, tokenized and sent at once: what bounds a publish's memory
 Progress = Callable[[int, int], None]  # (documents written, documents to write)
+# A publish that writes at least this many section vectors builds its repository an index of its own
+# over them at once: one insert at a time, HNSW took about 1.7 ms a vector (adr-6c44f1cb3e41).
+BULK_VECTORS = 10_000
 
 
 class Model(NamedTuple):
@@ -119,7 +122,8 @@ def _quiet(message: str) -> None:
 
 
 def publish(session: Session, url: str, *, as_name: str | None = None, dry_run: bool = False,
-            progress: Progress | None = None, warn: Callable[[str], None] = _quiet) -> PublishReport:
+            progress: Progress | None = None, warn: Callable[[str], None] = _quiet,
+            note: Callable[[str], None] = _quiet) -> PublishReport:
     """Make the database hold exactly this store's documents under its repository's name.
 
     Raises UsageError or connect.OrgError (one line, exit 2) with nothing written.
@@ -127,8 +131,8 @@ def publish(session: Session, url: str, *, as_name: str | None = None, dry_run: 
     connect.check_url(url)
     where = published.target(session.store.root, as_name, session.caller.settings)
     local = gather(session)
-    for note in local.notes:
-        warn(note)
+    for said in local.notes:
+        warn(said)
     conn, found = connect.open_database(url, session.caller.settings, write=True, dry_run=dry_run)
     report: PublishReport = {"repo": where.name, "remote": where.remote, "database": connect.describe(url),
                              "revision": where.revision, "dry_run": dry_run, "removed": 0,
@@ -148,13 +152,28 @@ def publish(session: Session, url: str, *, as_name: str | None = None, dry_run: 
             repo_values = _repo_values(where, local)
             written = not dry_run and (not changes.empty or stored != repo_values)
             if written:
-                _write(conn, session, where, local, changes, repo_values, progress, warn)
+                _write(conn, session, where, local, changes, repo_values, progress, warn, note)
             _count(report, local, changes, written=written)
             if dry_run:
                 report["ids"] = _ids(changes)
+        if written:
+            _drop_stale(conn, url, where.name, warn)
     finally:
         conn.close()
     return report
+
+
+def _drop_stale(conn: Any, url: str, name: str, warn: Callable[[str], None]) -> None:
+    """After the commit: the repository's own indexes no longer named dropped; a failure only leaves one
+    for the next bulk publish or removal to drop."""
+    import psycopg
+
+    try:
+        conn.autocommit = True
+        published.drop_stale_indexes(conn, name)
+    except psycopg.Error as exc:
+        warn(f"an index {name} no longer uses is left in {connect.describe(url)} ({connect.first_line(exc)}); "
+             "the next publish drops it")
 
 
 def remove(root: Path, url: str, settings: Settings, *, as_name: str | None = None, dry_run: bool = False,
@@ -177,6 +196,8 @@ def remove(root: Path, url: str, settings: Settings, *, as_name: str | None = No
             report.update({"removed_repository": True, "removed": len(ids)})
             if dry_run:
                 report["ids"] = {"removed": ids}
+        if not dry_run:
+            _drop_stale(conn, url, where.name, warn)
     finally:
         conn.close()
     return report
@@ -208,22 +229,32 @@ def _repo_values(where: Target, local: Local) -> tuple[Any, ...]:
 
 
 def _write(conn: Any, session: Session, where: Target, local: Local, changes: rows.Changes,
-           repo_values: tuple[Any, ...], progress: Progress | None, warn: Callable[[str], None]) -> None:
+           repo_values: tuple[Any, ...], progress: Progress | None, warn: Callable[[str], None],
+           note: Callable[[str], None]) -> None:
+    due = [local.entries[i] for i in (*changes.added, *changes.changed)]
+    vectors = sum(len(e.vectors.chunks) - len(e.vectors.shared) for e in due if e.vectors is not None)
+    bulk = vectors >= BULK_VECTORS
+    if bulk:
+        published.take_sections(conn, where.name)
+    own_index = bulk or published.vector_index(conn, where.name) is not None
     published.write_repo(conn, where.name, repo_values)
     published.delete_documents(conn, where.name, [*changes.removed, *changes.changed])
-    due = [local.entries[i] for i in (*changes.added, *changes.changed)]
     # The next rows are read and tokenized while the database takes these (adr-97ebb77d9713).
-    with ahead(_prepared(session, where.name, local.model, due)) as prepared:
+    with ahead(_prepared(session, where.name, local.model, due, own_index)) as prepared:
         for part in prepared:
-            for note in part.notes:
-                warn(note)
+            for said in part.notes:
+                warn(said)
             published.send(conn, part)
             if progress is not None and (part.written % BATCH == 0 or part.written == len(due)):
                 progress(part.written, len(due))
     published.finish(conn, where.name, [e.state.id for e in due])
+    if bulk:
+        note(f"indexing the section vectors of {where.name} (about {vectors:,}) in an index of its own")
+        published.index_own(conn, where.name)
 
 
-def _prepared(session: Session, repo: str, model: Model | None, due: Sequence[rows.Local]) -> Iterator[Part]:
+def _prepared(session: Session, repo: str, model: Model | None, due: Sequence[rows.Local],
+              own_index: bool) -> Iterator[Part]:
     """The rows of the due documents, PART_CHARS of body at a time and never across a BATCH boundary
     (progress is told a batch at a time), read from the index as they are needed."""
 
@@ -239,5 +270,5 @@ def _prepared(session: Session, repo: str, model: Model | None, due: Sequence[ro
             taken.append((entry, row))
             chars += len(row.body)
             if chars >= PART_CHARS or n == len(batch):
-                yield published.part_of(repo, taken, start + n, vectors_of)
+                yield published.part_of(repo, taken, start + n, vectors_of, own_index)
                 taken, chars = [], 0
