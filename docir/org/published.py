@@ -133,12 +133,15 @@ def vector_index(conn: psycopg.Connection[Any], repo: str) -> str | None:
     return None if found is None else found[0]
 
 
-def take_sections(conn: psycopg.Connection[Any], repo: str) -> None:
+def take_sections(conn: psycopg.Connection[Any]) -> None:
     """Before a bulk publish writes: other publishes wait to write sections until it commits, and it waits
     for those writing now. Two bulk publishes would otherwise each hold rows the other's CREATE INDEX waits
-    for; readers are never held up (their ACCESS SHARE conflicts with neither lock). Then the repository's
-    remaining rows move to the index of its own."""
+    for; readers are never held up (their ACCESS SHARE conflicts with neither lock)."""
     conn.execute("LOCK TABLE docir.sections IN SHARE ROW EXCLUSIVE MODE")
+
+
+def move_to_own_index(conn: psycopg.Connection[Any], repo: str) -> None:
+    """The repository's rows a bulk publish keeps, marked for the index of its own it builds (index_own)."""
     conn.execute("UPDATE docir.sections SET own_index = true WHERE repo = %s AND NOT own_index", (repo,))
 
 

@@ -125,3 +125,43 @@ def test_a_version_2_database_is_migrated_with_its_rows_drawn(cli: Any, tmp_path
     assert sql(pg_url, "SELECT draw, own_index FROM docir.sections WHERE repo = 'acme/old'") == [(doc_draw, False)]
     assert 0.0 <= doc_draw < 1.0
     assert sql(pg_url, "SELECT vector_index FROM docir.repos WHERE name = 'acme/old'") == [(None,)]
+
+
+def test_two_bulk_publishes_at_once_both_land(cli: Any, tmp_path: Path, pg_url: str, model_cache: Path,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each bulk publish builds its index under a lock the other waits for: neither deadlocks the other."""
+    import shutil
+    import threading
+
+    from docir.services.indexing.session import open_session
+    from docir.services.publishing import publish as service
+    from tests.caller import caller
+    from tests.org.helpers import git
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(model_cache))
+    first = sample_repo(tmp_path / "one")
+    assert cli("embed", "--flush", "--root", str(first)).code == 0
+    second = tmp_path / "two"
+    shutil.copytree(first, second)
+    git(second, "remote", "set-url", "origin", "https://github.com/acme/two.git")
+    monkeypatch.setattr(service, "BULK_VECTORS", 1)
+    failed: list[BaseException] = []
+
+    def publish_one(root: Path) -> None:
+        session = open_session(root, caller())
+        try:
+            service.publish(session, pg_url)
+        except BaseException as exc:  # handed to the test below
+            failed.append(exc)
+        finally:
+            session.close()
+
+    threads = [threading.Thread(target=publish_one, args=(root,)) for root in (first, second)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert failed == []
+    assert len(own_indexes(pg_url)) == 2
+    assert sorted(sql(pg_url, "SELECT name, vector_index IS NOT NULL FROM docir.repos")) == [
+        ("github.com/acme/sample", True), ("github.com/acme/two", True)]

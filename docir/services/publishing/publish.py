@@ -235,10 +235,12 @@ def _write(conn: Any, session: Session, where: Target, local: Local, changes: ro
     vectors = sum(len(e.vectors.chunks) - len(e.vectors.shared) for e in due if e.vectors is not None)
     bulk = vectors >= BULK_VECTORS
     if bulk:
-        published.take_sections(conn, where.name)
+        published.take_sections(conn)
     own_index = bulk or published.vector_index(conn, where.name) is not None
     published.write_repo(conn, where.name, repo_values)
     published.delete_documents(conn, where.name, [*changes.removed, *changes.changed])
+    if bulk:
+        published.move_to_own_index(conn, where.name)
     # The next rows are read and tokenized while the database takes these (adr-97ebb77d9713).
     with ahead(_prepared(session, where.name, local.model, due, own_index)) as prepared:
         for part in prepared:
