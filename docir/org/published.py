@@ -133,6 +133,14 @@ def vector_index(conn: psycopg.Connection[Any], repo: str) -> str | None:
     return None if found is None else found[0]
 
 
+def may_index(conn: psycopg.Connection[Any]) -> bool:
+    """Whether this role may build and drop indexes on docir.sections: only its owner (or a member of the
+    owning role) may. Another writer's big publish goes into the shared index, one vector at a time."""
+    found = conn.execute("SELECT pg_has_role(current_user, c.relowner, 'USAGE') FROM pg_class c"
+                         " WHERE c.oid = 'docir.sections'::regclass").fetchone()
+    return bool(found and found[0])
+
+
 def take_sections(conn: psycopg.Connection[Any]) -> None:
     """Before a bulk publish writes: other publishes wait to write sections until it commits, and it waits
     for those writing now. Two bulk publishes would otherwise each hold rows the other's CREATE INDEX waits

@@ -24,7 +24,7 @@ def nearest_to(url: str, doc_id: str) -> list[str]:
     from docir.org.peer import OrgPeer
     from tests.caller import settings
 
-    vector = sql(url, "SELECT vector::text FROM docir.documents WHERE id = %s", (doc_id,))[0][0]
+    vector = sql(url, "SELECT vector::text FROM docir.documents WHERE id = %s AND vector IS NOT NULL", (doc_id,))[0][0]
     peer = OrgPeer.open(parse(url, committed=False, repos=()), settings())
     try:
         rows = ranking_sql.nearest(peer, peer.names, [float(x) for x in vector.strip("[]").split(",")],
@@ -165,3 +165,25 @@ def test_two_bulk_publishes_at_once_both_land(cli: Any, tmp_path: Path, pg_url: 
     assert len(own_indexes(pg_url)) == 2
     assert sorted(sql(pg_url, "SELECT name, vector_index IS NOT NULL FROM docir.repos")) == [
         ("github.com/acme/sample", True), ("github.com/acme/two", True)]
+
+
+def test_a_writer_that_does_not_own_the_tables_publishes_into_the_shared_index(
+        cli: Any, tmp_path: Path, pg_url: str, model_cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Only the tables' owner may build an index: another writer's big publish still lands, in the shared one."""
+    from docir.services.publishing import publish as service
+    from tests.org.helpers import as_user
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(model_cache))
+    monkeypatch.setattr(service, "BULK_VECTORS", 1)
+    root = sample_repo(tmp_path / "repo")
+    owner = sample_repo(tmp_path / "other", "https://github.com/acme/other.git")
+    assert cli("publish", pg_url, "--root", str(owner), "--json").code == 0  # makes the tables, no vectors yet
+    sql(pg_url, "CREATE ROLE writer LOGIN; GRANT USAGE ON SCHEMA docir TO writer;"
+                " GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA docir TO writer")
+    done = cli("publish", as_user(pg_url, "writer"), "--root", str(root), "--wait-embeddings", "--json")
+    assert done.code == 0, done.err
+    assert "in an index of its own" not in done.err
+    assert own_indexes(pg_url) == []
+    assert sql(pg_url, "SELECT DISTINCT own_index FROM docir.sections WHERE repo = 'github.com/acme/sample'") == [
+        (False,)]
+    assert nearest_to(pg_url, A1)[0] == A1

@@ -233,7 +233,7 @@ def _write(conn: Any, session: Session, where: Target, local: Local, changes: ro
            note: Callable[[str], None]) -> None:
     due = [local.entries[i] for i in (*changes.added, *changes.changed)]
     vectors = sum(len(e.vectors.chunks) - len(e.vectors.shared) for e in due if e.vectors is not None)
-    bulk = vectors >= BULK_VECTORS
+    bulk = vectors >= BULK_VECTORS and published.may_index(conn)
     if bulk:
         published.take_sections(conn)
     own_index = bulk or published.vector_index(conn, where.name) is not None
