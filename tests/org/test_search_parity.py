@@ -23,6 +23,7 @@ pytest.importorskip("psycopg")
 
 SLICE = REPO / "benchmarks" / "quality" / "eips_slice"
 QUERIES = REPO / "benchmarks" / "quality" / "eips_queries.yaml"
+SKETCHES = REPO / "benchmarks" / "quality" / "sketches.yaml"
 REPO_NAME = "ethereum/eips"
 
 
@@ -192,22 +193,31 @@ def test_the_background_of_the_published_slice_is_the_local_one(published_with_v
 
 def test_context_over_the_published_slice_is_the_local_context(published_with_vectors: tuple[Any, Any, Any]) -> None:
     """The organisation store ranks a published store's documents for `context` as that store's own index
-    does: the same ten documents, in order, and the same fused scores, for every CI query."""
+    does: the same ten documents, in order, and the same fused scores, for every CI query, alone and with
+    its sketch (the forms' gates are the same rule too)."""
     from docir.services.retrieval import local_ranking, org_ranking
-    from docir.services.retrieval.need import TASK, needs_of
+    from docir.services.retrieval.need import Need, embedded_texts
     from docir.services.vectors.query_source import load_local
 
     local, peer, reader = published_with_vectors
     source = load_local(local.caller, local.schema.model_path, local.store.root)
     assert source.model_id is not None, source.status
+    sketches = yaml.safe_load(SKETCHES.read_text(encoding="utf-8"))["sketches"]
+    found = yaml.safe_load(QUERIES.read_text(encoding="utf-8"))["queries"]
+    needs = [Need(str(q["query"])) for q in found if q.get("ci")]
+    needs += [Need(str(q["query"]), str(sketches[q["id"]])) for q in found if q.get("ci") and sketches.get(q["id"])]
+    assert len(needs) > len(_tasks()) + 10
     differ = []
-    for task, query in zip(_tasks(), source.embed(_tasks()), strict=True):
+    for need in needs:
+        wanted = embedded_texts([need])
+        vectors = {(index, form): vector
+                   for (index, form, _), vector in zip(wanted, source.embed([t for _, _, t in wanted]), strict=True)}
         here = [(row["id"], row["score"])
-                for row in local_ranking.context(local, [task], source, limit=10, expand=False).results]
+                for row in local_ranking.context(local, [need], source, limit=10, expand=False).results]
         there = [(row["id"], row["score"])
-                 for row in org_ranking.context(reader, peer, needs_of([task]), {(0, TASK): query}, source.model_id,
-                                                limit=10, expand=False, explain=False, include_inactive=False)]
+                 for row in org_ranking.context(reader, peer, [need], vectors, source.model_id, limit=10, expand=False,
+                                                explain=False, include_inactive=False)]
         if [i for i, _ in there] != [i for i, _ in here] or \
                 [s for _, s in there] != pytest.approx([s for _, s in here], abs=2e-3):
-            differ.append(f"{task!r}: local {here}, published {there}")
+            differ.append(f"{need!r}: local {here}, published {there}")
     assert differ == [], "\n".join(differ)
