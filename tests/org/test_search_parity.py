@@ -89,19 +89,20 @@ def test_every_list_and_search_rank_the_published_slice_as_the_local_index(publi
     assert differ == [], "\n".join(differ)
 
 
-@pytest.fixture(params=["shared index", "index of its own"])
+@pytest.fixture
 def published_with_vectors(cli: Any, pg_url: str, tmp_path: Path, model_cache: Path, monkeypatch: pytest.MonkeyPatch,
                            request: pytest.FixtureRequest) -> Iterator[tuple[Any, Any, Any]]:
     """The slice's local session, the organisation store holding it, with the real model's vectors, and
     the session of a store that reads it: its section vectors in the shared HNSW index, or, published
-    as a big publish is, in an index of its own (adr-6c44f1cb3e41)."""
+    as a big publish is, in an index of its own (adr-6c44f1cb3e41) when a test asks for "index of its own"."""
     from docir.org.address import parse
     from docir.org.peer import OrgPeer
     from docir.services.indexing.session import open_session
     from docir.services.publishing import publish
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(model_cache))
-    monkeypatch.setattr(publish, "BULK_VECTORS", 1 if request.param == "index of its own" else 10**9)
+    own = getattr(request, "param", "shared index") == "index of its own"
+    monkeypatch.setattr(publish, "BULK_VECTORS", 1 if own else 10**9)
     root, reader = tmp_path / "eips", tmp_path / "reader"
     shutil.copytree(SLICE, root)
     assert cli("init", "--root", str(reader)).code == 0
@@ -109,7 +110,7 @@ def published_with_vectors(cli: Any, pg_url: str, tmp_path: Path, model_cache: P
     assert done.code == 0, done.err
     local, theirs = open_session(root, caller()), open_session(reader, caller())
     peer = OrgPeer.open(parse(pg_url, committed=False, repos=(REPO_NAME,)), settings())
-    assert bool(peer.repos[0].vector_index) == (request.param == "index of its own")
+    assert bool(peer.repos[0].vector_index) == own
     try:
         yield local, peer, theirs
     finally:
@@ -118,6 +119,7 @@ def published_with_vectors(cli: Any, pg_url: str, tmp_path: Path, model_cache: P
         local.close()
 
 
+@pytest.mark.parametrize("published_with_vectors", ["shared index", "index of its own"], indirect=True)
 def test_the_vectors_list_of_the_published_slice_is_the_local_one(published_with_vectors: tuple[Any, Any, Any],
                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     """The nearest documents by their best vector (document or section) in a store this small are the local
