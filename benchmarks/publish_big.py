@@ -246,6 +246,8 @@ def server_floor(url: str) -> float:
     the client does and however its indexes are kept."""
     import psycopg
 
+    from docir.org.published import BUILD_MEMORY
+
     with psycopg.connect(url, autocommit=True) as conn:
         conn.execute("DROP SCHEMA IF EXISTS floor CASCADE")
         conn.execute("CREATE SCHEMA floor")
@@ -260,7 +262,8 @@ def server_floor(url: str) -> float:
             (list(tables),))]
         started = time.perf_counter()
         with conn.transaction():
-            conn.execute("SET LOCAL maintenance_work_mem = '256MB'")
+            # As much memory as docir gives a bulk publish's index build.
+            conn.execute(f"SET LOCAL maintenance_work_mem = '{BUILD_MEMORY // (1024 * 1024)}MB'")
             for table in tables:
                 conn.execute(f"INSERT INTO floor.{table} ({written[table]}) SELECT {written[table]} FROM docir.{table}")
             for name, text in indexes:

@@ -151,12 +151,11 @@ def publish(session: Session, url: str, *, as_name: str | None = None, dry_run: 
             published.warn_elsewhere(conn, where.name, changes.added, warn)
             repo_values = _repo_values(where, local)
             written = not dry_run and (not changes.empty or stored != repo_values)
-            if written:
-                _write(conn, session, where, local, changes, repo_values, progress, warn, note)
+            own_index = written and _write(conn, session, where, local, changes, repo_values, progress, warn, note)
             _count(report, local, changes, written=written)
             if dry_run:
                 report["ids"] = _ids(changes)
-        if written:
+        if own_index:  # only a repository with an index of its own can have one left to drop
             _drop_stale(conn, url, where.name, warn)
     finally:
         conn.close()
@@ -165,7 +164,7 @@ def publish(session: Session, url: str, *, as_name: str | None = None, dry_run: 
 
 def _drop_stale(conn: Any, url: str, name: str, warn: Callable[[str], None]) -> None:
     """After the commit: the repository's own indexes no longer named dropped; a failure only leaves one
-    for the next bulk publish or removal to drop."""
+    for the repository's next publish or its removal to drop."""
     import psycopg
 
     try:
@@ -230,7 +229,8 @@ def _repo_values(where: Target, local: Local) -> tuple[Any, ...]:
 
 def _write(conn: Any, session: Session, where: Target, local: Local, changes: rows.Changes,
            repo_values: tuple[Any, ...], progress: Progress | None, warn: Callable[[str], None],
-           note: Callable[[str], None]) -> None:
+           note: Callable[[str], None]) -> bool:
+    """Write the plan's documents; whether the repository's section vectors are in an index of its own."""
     due = [local.entries[i] for i in (*changes.added, *changes.changed)]
     vectors = sum(len(e.vectors.chunks) - len(e.vectors.shared) for e in due if e.vectors is not None)
     bulk = vectors >= BULK_VECTORS and published.may_index(conn)
@@ -253,6 +253,7 @@ def _write(conn: Any, session: Session, where: Target, local: Local, changes: ro
     if bulk:
         note(f"indexing the section vectors of {where.name} (about {vectors:,}) in an index of its own")
         published.index_own(conn, where.name)
+    return own_index
 
 
 def _prepared(session: Session, repo: str, model: Model | None, due: Sequence[rows.Local],

@@ -78,9 +78,6 @@ class Background(NamedTuple):
         return similarity > background_line(self.total - own, self.squares - own * own, self.documents - 1)
 
 
-NO_BACKGROUND = Background(0.0, 0.0, 0)
-
-
 def background_line(total: float, squares: float, count: int) -> float:
     """The cosine that stands out of a background of `count` cosines (given by their sum and their sum of
     squares): BACKGROUND_SD standard deviations above their mean. -inf below two, which have no spread to
