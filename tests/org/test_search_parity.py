@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import shutil
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +36,14 @@ def _tasks() -> list[str]:
 @pytest.fixture
 def published(cli: Any, pg_url: str, tmp_path: Path) -> Iterator[tuple[Any, Any, Any]]:
     """The slice's local session, a reader's session, and the organisation store holding the slice."""
+    with _slice_published(cli, pg_url, tmp_path) as (local, theirs, peer):
+        yield local, theirs, peer
+
+
+@contextmanager
+def _slice_published(cli: Any, pg_url: str, tmp_path: Path, *publish: str) -> Iterator[tuple[Any, Any, Any]]:
+    """The slice published (`publish`: more of publish's words), open: its local session, the session of an
+    empty store that reads the organisation store, and that store."""
     from docir.org.address import parse
     from docir.org.peer import OrgPeer
     from docir.services.indexing.session import open_session
@@ -42,7 +51,7 @@ def published(cli: Any, pg_url: str, tmp_path: Path) -> Iterator[tuple[Any, Any,
     root, reader = tmp_path / "eips", tmp_path / "reader"
     shutil.copytree(SLICE, root)
     assert cli("init", "--root", str(reader)).code == 0
-    done = cli("publish", pg_url, "--as", REPO_NAME, "--root", str(root), "--json")
+    done = cli("publish", pg_url, "--as", REPO_NAME, "--root", str(root), "--json", *publish)
     assert done.code == 0, done.err
     local, theirs = open_session(root, caller()), open_session(reader, caller())
     peer = OrgPeer.open(parse(pg_url, committed=False, repos=(REPO_NAME,)), settings())
@@ -52,6 +61,15 @@ def published(cli: Any, pg_url: str, tmp_path: Path) -> Iterator[tuple[Any, Any,
         peer.close()
         theirs.close()
         local.close()
+
+
+def _model(local: Any) -> Any:
+    """The real model, as the local store resolves it."""
+    from docir.services.vectors.query_source import load_local
+
+    source = load_local(local.caller, local.schema.model_path, local.store.root)
+    assert source.model_id is not None, source.status
+    return source
 
 
 def test_every_list_and_search_rank_the_published_slice_as_the_local_index(published: tuple[Any, Any, Any]) -> None:
@@ -95,28 +113,14 @@ def published_with_vectors(cli: Any, pg_url: str, tmp_path: Path, model_cache: P
     """The slice's local session, the organisation store holding it, with the real model's vectors, and
     the session of a store that reads it: its section vectors in the shared HNSW index, or, published
     as a big publish is, in an index of its own (adr-6c44f1cb3e41) when a test asks for "index of its own"."""
-    from docir.org.address import parse
-    from docir.org.peer import OrgPeer
-    from docir.services.indexing.session import open_session
     from docir.services.publishing import publish
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(model_cache))
     own = getattr(request, "param", "shared index") == "index of its own"
     monkeypatch.setattr(publish, "BULK_VECTORS", 1 if own else 10**9)
-    root, reader = tmp_path / "eips", tmp_path / "reader"
-    shutil.copytree(SLICE, root)
-    assert cli("init", "--root", str(reader)).code == 0
-    done = cli("publish", pg_url, "--as", REPO_NAME, "--root", str(root), "--wait-embeddings", "--json")
-    assert done.code == 0, done.err
-    local, theirs = open_session(root, caller()), open_session(reader, caller())
-    peer = OrgPeer.open(parse(pg_url, committed=False, repos=(REPO_NAME,)), settings())
-    assert bool(peer.repos[0].vector_index) == own
-    try:
+    with _slice_published(cli, pg_url, tmp_path, "--wait-embeddings") as (local, theirs, peer):
+        assert bool(peer.repos[0].vector_index) == own
         yield local, peer, theirs
-    finally:
-        peer.close()
-        theirs.close()
-        local.close()
 
 
 @pytest.mark.parametrize("published_with_vectors", ["shared index", "index of its own"], indirect=True)
@@ -129,11 +133,9 @@ def test_the_vectors_list_of_the_published_slice_is_the_local_one(published_with
     from docir.org import ranking_sql
     from docir.services.retrieval import local_ranking
     from docir.services.retrieval.visibility import Visibility
-    from docir.services.vectors.query_source import load_local
 
     local, peer, _ = published_with_vectors
-    source = load_local(local.caller, local.schema.model_path, local.store.root)
-    assert source.model_id is not None, source.status
+    source = _model(local)
     vectors = local_ranking._cached_vectors(local, source.model_id, refs=False)
     ids = {state.rowid: state.id for state in local.catalog.docs.states()}
     visibility = Visibility.from_schema(local.schema)
@@ -171,11 +173,9 @@ def test_the_background_of_the_published_slice_is_the_local_one(published_with_v
     from docir.index.vectors import cosine
     from docir.org import ranking_sql
     from docir.services.retrieval import local_ranking
-    from docir.services.vectors.query_source import load_local
 
     local, peer, _ = published_with_vectors
-    source = load_local(local.caller, local.schema.model_path, local.store.root)
-    assert source.model_id is not None, source.status
+    source = _model(local)
     vectors = local_ranking._cached_vectors(local, source.model_id, refs=False)
     documents = len(set(vectors.docs.rowids))
     assert documents <= ranking_sql.BACKGROUND_SAMPLE
@@ -199,11 +199,9 @@ def test_context_over_the_published_slice_is_the_local_context(published_with_ve
     its sketch (the forms' gates are the same rule too)."""
     from docir.services.retrieval import local_ranking, org_ranking
     from docir.services.retrieval.need import Need, embedded_texts
-    from docir.services.vectors.query_source import load_local
 
     local, peer, reader = published_with_vectors
-    source = load_local(local.caller, local.schema.model_path, local.store.root)
-    assert source.model_id is not None, source.status
+    source = _model(local)
     sketches = yaml.safe_load(SKETCHES.read_text(encoding="utf-8"))["sketches"]
     found = yaml.safe_load(QUERIES.read_text(encoding="utf-8"))["queries"]
     needs = [Need(str(q["query"])) for q in found if q.get("ci")]
