@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from docir.embed import folded
 from docir.embed.protocol import Vectors
 from docir.embed.resolve import MODEL_FILE, ModelChoice
 from docir.embed.tokens import TokenCounter
@@ -35,7 +36,6 @@ class OnnxEmbedder(TokenCounter):
         if choice.name is None or choice.path is None:
             raise ValueError(f"no model to load ({choice.source})")
         import onnxruntime as ort
-        from tokenizers import Tokenizer
 
         super().__init__(choice)  # the id, the window, and counting tokens without truncation
         options = ort.SessionOptions()
@@ -46,14 +46,13 @@ class OnnxEmbedder(TokenCounter):
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         if threads is not None:
             options.intra_op_num_threads = threads
-        self._session: Any = ort.InferenceSession(str(choice.path / MODEL_FILE), sess_options=options,
-                                                  providers=["CPUExecutionProvider"])
+        # docir's own model folders load their graph folded once beforehand (folded.py); a folder
+        # the user names is read as it is.
+        path = choice.path / MODEL_FILE
+        path = folded.model_file(path, ort) if choice.source == "packaged" else path
+        self._session: Any = ort.InferenceSession(str(path), sess_options=options, providers=["CPUExecutionProvider"])
         self._inputs = {node.name for node in self._session.get_inputs()}
         self._batch = BATCH if choice.build is None else BUILT_BATCH
-        # tokenizer.json ships with truncation and padding of its own (128, fixed): both are reset.
-        self._reader: Any = Tokenizer.from_file(str(choice.path / "tokenizer.json"))
-        self._reader.enable_truncation(max_length=self.max_tokens)  # the window the model was trained on
-        self._reader.no_padding()  # each batch is padded below, to its own longest member
         self._dim = int(self.embed(["probe"]).shape[1])
 
     @property
@@ -63,17 +62,27 @@ class OnnxEmbedder(TokenCounter):
     def embed(self, texts: Sequence[str], batch_size: int | None = None) -> Vectors:
         """Unit vectors in the order of `texts`; run fewest tokens first, so each batch pads little."""
         batch_size = batch_size or self._batch
-        encodings = self._reader.encode_batch(list(texts))
-        lengths = [len(e.ids) for e in encodings]
+        encodings = [self._window(encoding.ids) for encoding in self.tokenizer.encode_batch(list(texts))]
+        lengths = [len(ids) for ids in encodings]
         order = sorted(range(len(texts)), key=lengths.__getitem__)
         vectors: Vectors = np.zeros((len(texts), getattr(self, "_dim", 0)), dtype=np.float32)
         for start in range(0, len(order), batch_size):
             picks = order[start : start + batch_size]
-            pooled = self._run([encodings[i].ids for i in picks], max(lengths[i] for i in picks))
+            pooled = self._run([encodings[i] for i in picks], max(lengths[i] for i in picks))
             if vectors.shape[1] != pooled.shape[1]:  # the probe, before the width is known
                 vectors = np.zeros((len(texts), pooled.shape[1]), dtype=np.float32)
             vectors[picks] = pooled
         return vectors
+
+    def _window(self, ids: list[int]) -> list[int]:
+        """A text's tokens as the model reads them: its first `max_tokens`, the closing [SEP] kept last.
+
+        The tokenizer that counts tokens (TokenCounter) is the one that embeds, loaded once (15 ms of a
+        cold command): it does not truncate, so the window is cut here, as its own truncation would
+        cut it (tests/embed/test_onnx_model.py holds the two side by side).
+        """
+        window = self.max_tokens
+        return ids if len(ids) <= window else [*ids[: window - 1], ids[-1]]
 
     def _run(self, rows: list[list[int]], width: int) -> Vectors:
         ids = np.zeros((len(rows), width), dtype=np.int64)  # padding is masked out, so its id never counts

@@ -20,9 +20,11 @@ class TokenCounter:
         from tokenizers import Tokenizer
 
         self._choice = choice
-        self._tokenizer: Any = Tokenizer.from_file(str(choice.path / "tokenizer.json"))
-        self._tokenizer.no_truncation()
-        self._tokenizer.no_padding()
+        # tokenizer.json ships with truncation and padding of its own (128, fixed): both are off, so a
+        # text is counted whole, and an embedder cuts and pads its batches itself.
+        self.tokenizer: Any = Tokenizer.from_file(str(choice.path / "tokenizer.json"))
+        self.tokenizer.no_truncation()
+        self.tokenizer.no_padding()
 
     @property
     def model_id(self) -> str:
@@ -34,7 +36,7 @@ class TokenCounter:
 
     def count_tokens(self, text: str) -> int:
         """Tokens as the model counts them, [CLS] and [SEP] included."""
-        return len(self._tokenizer.encode(text).ids)
+        return len(self.tokenizer.encode(text).ids)
 
 
 class WordCounter:
