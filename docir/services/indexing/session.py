@@ -97,6 +97,20 @@ class Session:
             self.warnings.append(f"{path} skipped: {reason}")
         return report
 
+    def beside(self) -> Session | None:
+        """A read-only session of this store on a connection of its own, for reading on another thread
+        beside this one (SQLite runs one statement of a connection at a time); None for an index that
+        is no file (a peer's brought up to date in memory) or cannot be opened so. Close it after use."""
+        path = self.catalog.path
+        if path is None or self.catalog.identity is None:
+            return None
+        try:
+            conn = open_index_readonly(path, own=True)
+        except IndexUnreadable:
+            return None
+        return Session(self.store, self.schema, Catalog(conn, path), self.today, self.caller, self.warnings,
+                       read_only=True)
+
     def close(self) -> None:
         self.catalog.conn.close()
 

@@ -322,7 +322,7 @@ def context(
 ) -> ContextResult:
     """Each store ranks with its own fusion; the union is ordered by similarity."""
     from docir.services.retrieval import local_ranking  # numpy: only the command that ranks by vectors pays for it
-    from docir.services.vectors.query_source import NoModel
+    from docir.services.vectors.query_source import ModelFailed, NoModel
 
     if not peers:
         return local_ranking.context(
@@ -338,8 +338,11 @@ def context(
     # One query embedding per model, shared by every store that used the same model.
     queries = needs_of(queries)
     wanted = embedded_texts(queries)
-    shared = Precomputed(source.model_id, source.embed([text for _, _, text in wanted]) if source.model_id else None,
-                         source.status)
+    try:
+        computed = source.embed([text for _, _, text in wanted]) if source.model_id else None
+    except ModelFailed:  # as local_ranking.context takes it: no vectors, and the status says why
+        computed = None
+    shared = Precomputed(source.model_id if computed is not None else None, computed, source.status)
     local = local_ranking.context(
         session,
         queries,

@@ -17,6 +17,7 @@ its rows.
 
 from __future__ import annotations
 
+import threading
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -24,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from docir import background
 from docir.documents.reader_view import Visible
 from docir.embed.model_ids import answers_with
 from docir.index.changes import Kept
@@ -31,7 +33,7 @@ from docir.index.fts import CANDIDATES, query_terms
 from docir.index.records import Listing, SectionHit, VectorSet
 from docir.index.vectors import cosine
 from docir.services.indexing.session import Session
-from docir.services.retrieval import background, lending, lexical, passage
+from docir.services.retrieval import lending, lexical, passage
 from docir.services.retrieval.expansion import Hop, one_hop
 from docir.services.retrieval.fusion import Background
 from docir.services.retrieval.lexical import LexicalCandidate
@@ -60,7 +62,7 @@ from docir.services.retrieval.results import (
 )
 from docir.services.retrieval.skeleton import cost, skeleton
 from docir.services.retrieval.visibility import Visibility
-from docir.services.vectors.query_source import QuerySource
+from docir.services.vectors.query_source import ModelFailed, QuerySource
 
 
 @dataclass
@@ -109,13 +111,16 @@ def context(session: Session, queries: Sequence[Need | str], source: QuerySource
         vectors = _cached_vectors(session, source.model_id, refs)
         # Fused with whatever vectors exist: a document whose sections are still due ranks by its document vector.
         pending, sections_pending = _waiting(session, source.model_id)
-    lexical_sides = {
-        (index, form): (lexical.rank_documents(session, text, visibility), _ref_lexical(session, text) if refs else [])
-        if mode != "vector" else ([], [])
-        for index, need in enumerate(needs) for form, text in need.forms()}
+    forms = [(index, form, text) for index, need in enumerate(needs) for form, text in need.forms()]
+    lexical_sides = (_lexical_sides(session, forms, visibility, refs) if mode != "vector"
+                     else {(index, form): ([], []) for index, form, _ in forms})
     if embedded is not None:
-        all_vectors = embedded()
-        query_vectors = {(index, form): all_vectors[row] for row, (index, form, _) in enumerate(wanted)}
+        try:
+            all_vectors = embedded()
+        except ModelFailed:  # a model loading beside this ranking did not load: ranked by words, as with none
+            vectors, pending, sections_pending = None, 0, 0
+        else:
+            query_vectors = {(index, form): all_vectors[row] for row, (index, form, _) in enumerate(wanted)}
     lists = _IndexLists(session, visibility, lexical_sides, vectors, query_vectors)
     ordered = rank(lists, needs, query_vectors, limit, matched_only=mode == "fused")
     # Full listings only for what is shown: candidates needed no more than their visibility.
@@ -132,6 +137,44 @@ def context(session: Session, queries: Sequence[Need | str], source: QuerySource
     return ContextResult(results, source.status, needs, pending=pending, sections_pending=sections_pending)
 
 
+LexicalSides = dict[tuple[int, str], tuple[list[LexicalCandidate], list[Candidate]]]
+# At most one command of a process ranks forms on a thread beside it at a time, as with the query
+# vectors (background.ONE_AT_A_TIME): with more commands at once the cores are busy anyway.
+_FORMS_AT_A_TIME = threading.BoundedSemaphore(1)
+
+
+def _lexical_sides(session: Session, forms: list[tuple[int, str, str]], visibility: Visibility,
+                   refs: bool) -> LexicalSides:
+    """Each form's lexical lists (documents, reference chunks), by need index and form.
+
+    A sketch's many terms make its lists the longest part of a warm `context --sketch`, and SQLite
+    lets go of the GIL: the forms after the first are ranked on a thread of their own, on a
+    connection of their own (Session.beside), while this thread ranks the first. Each list is what
+    it would be on one connection; a write that lands between two forms' reads is seen by the later
+    ones, as between two statements of one connection.
+    """
+    def ranked(on: Session, some: list[tuple[int, str, str]]) -> LexicalSides:
+        return {(index, form): (lexical.rank_documents(on, text, visibility), _ref_lexical(on, text) if refs else [])
+                for index, form, text in some}
+
+    if len(forms) < 2:
+        return ranked(session, forms)
+    here = threading.get_ident()
+
+    def rest(some: list[tuple[int, str, str]]) -> LexicalSides:
+        other = session.beside() if threading.get_ident() != here else None  # run here: the limit was taken
+        if other is None:
+            return ranked(session, some)
+        try:
+            return ranked(other, some)
+        finally:
+            other.close()
+
+    later = background.start(rest, forms[1:], limit=_FORMS_AT_A_TIME)
+    first = ranked(session, forms[:1])
+    return {**first, **later()}
+
+
 def _ref_lexical(session: Session, text: str) -> list[Candidate]:
     ranked = lexical.rank_references(session, text)
     chunks = {c.rowid: c for c in session.catalog.refs.chunks(rowids=[h.rowid for h, _, _ in ranked])}
@@ -144,7 +187,7 @@ class _IndexLists:
     came (`lexical_sides`, by need index and form), the vector list of each form that is ranked by vector."""
 
     def __init__(self, session: Session, visibility: Visibility,
-                 lexical_sides: dict[tuple[int, str], tuple[list[LexicalCandidate], list[Candidate]]],
+                 lexical_sides: LexicalSides,
                  vectors: _Vectors | None, query_vectors: dict[tuple[int, str], np.ndarray]) -> None:
         self.session, self.visibility, self.vectors = session, visibility, vectors
         self.lexical_sides, self.query_vectors = lexical_sides, query_vectors

@@ -158,26 +158,15 @@ def context(session: Session, request: ContextRequest, warn: Warn) -> ContextRes
     from docir.services.retrieval import governing
 
     check_ranges(request)
-    root = session.store.root
-    paths = governing.repository_paths(root, request.path)
-    if request.changed:
-        paths = list(dict.fromkeys([*paths, *governing.changed_paths(root)]))
     if not request.task.strip():
-        given = [f"--{name}" for name in (*FORMS[1:], "also") if getattr(request, name)]
-        if given:
-            raise UsageError(f"{given[0]} adds to a task; give the task first")
-        if not request.path and not request.changed:
-            raise UsageError("context needs a task, or --path/--changed to list the documents that govern those files")
-        # No task: what governs the files, no ranking (and no model) at all.
-        found = governing.governing(session, paths, request.include_inactive)[: request.limit]
-        listed = ContextResult(governing.entries(session, found, request.explain), "off: no task to rank", [Need("")])
-        _outside_checkout(session, listed.results, [])
-        return budget.apply(listed, request.budget, request.full_links)
+        return _governing_alone(session, request)
     from docir.services.vectors.query_source import query_source  # the model: only the ranking command pays
 
+    # Asked for first: a cold command's model loads beside all that follows (query_source.LoadingModel).
+    source = query_source(session.caller, session.schema.model_path, session.store.root, beside=True)
+    paths = _paths(session, request)
     if request.refs:
         references.ensure_ingested(session)
-    source = query_source(session.caller, session.schema.model_path, session.store.root)
     queries = [Need(request.task, request.sketch, request.terms), *(Need(task) for task in request.also)]
     ranked = federation.with_peers(
         session,
@@ -200,6 +189,32 @@ def context(session: Session, request: ContextRequest, warn: Warn) -> ContextRes
         ranked.results = governing.lead(session, ranked.results, found, request.limit, request.explain)
     _outside_checkout(session, ranked.results, [])
     return budget.apply(ranked, request.budget, request.full_links)
+
+
+def _paths(session: Session, request: ContextRequest) -> list[str]:
+    """The repository paths --path and --changed name, for the documents that govern them."""
+    from docir.services.retrieval import governing
+
+    root = session.store.root
+    paths = governing.repository_paths(root, request.path)
+    if request.changed:
+        paths = list(dict.fromkeys([*paths, *governing.changed_paths(root)]))
+    return paths
+
+
+def _governing_alone(session: Session, request: ContextRequest) -> ContextResult:
+    """No task: what governs the files, no ranking (and no model) at all."""
+    from docir.services.retrieval import governing
+
+    given = [f"--{name}" for name in (*FORMS[1:], "also") if getattr(request, name)]
+    if given:
+        raise UsageError(f"{given[0]} adds to a task; give the task first")
+    if not request.path and not request.changed:
+        raise UsageError("context needs a task, or --path/--changed to list the documents that govern those files")
+    found = governing.governing(session, _paths(session, request), request.include_inactive)[: request.limit]
+    listed = ContextResult(governing.entries(session, found, request.explain), "off: no task to rank", [Need("")])
+    _outside_checkout(session, listed.results, [])
+    return budget.apply(listed, request.budget, request.full_links)
 
 
 def _outside_checkout(session: Session, rows: Iterable[Mapping[str, object]], missing: list[str]) -> dict[str, str]:

@@ -13,8 +13,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
+from docir import background
 from docir.embed.protocol import Embedder, Vectors
-from docir.embed.resolve import resolve
+from docir.embed.resolve import ModelChoice, resolve
 from docir.services.indexing.caller import Caller, WorkerLink
 from docir.services.vectors.model_registry import held_model
 
@@ -101,9 +102,62 @@ class WorkerGone(Exception):
     pass
 
 
-def query_source(caller: Caller, schema_model_path: str | None, store_root: Path) -> QuerySource:
+class ModelFailed(Exception):
+    """A model a command loads beside its reading (LoadingModel) did not load; its status says why."""
+
+
+class LoadingModel:
+    """A one-shot command's model, loading on a thread of its own while the command reads its index
+    (adr-b2e4ea87c5b3).
+
+    Loading takes most of a cold `context` (the runtime, the session, the tokenizer) and lets go of
+    the GIL for most of it, so the index is opened, walked and ranked by its words meanwhile. The id
+    is the choice's, known at once; `embed` and `status` wait for the load. A load that fails is no
+    error of the command: `embed` raises ModelFailed, which the ranking takes for no vectors, and the
+    status says "off: why", as NoModel's does.
+    """
+
+    def __init__(self, choice: ModelChoice) -> None:
+        import atexit
+
+        self._choice = choice
+        self._loaded = background.start(_load, choice, limit=None)
+        # A command that ends before it embeds waits for the load at exit: the runtime must not be torn
+        # down under a session it is still building.
+        atexit.register(self._loaded)
+
+    @property
+    def status(self) -> str:
+        loaded = self._loaded()
+        return f"off: {loaded}" if isinstance(loaded, str) else "on"
+
+    @property
+    def model_id(self) -> str | None:
+        return self._choice.model_id
+
+    def embed(self, texts: Sequence[str]) -> Vectors:
+        loaded = self._loaded()
+        if isinstance(loaded, str):
+            raise ModelFailed(loaded)
+        return loaded.embed(texts)
+
+
+def _load(choice: ModelChoice) -> Embedder | str:
+    """The model, or why it did not load (a broken model folder must not break a read)."""
+    from docir.embed.load import load_embedder
+
+    try:
+        return load_embedder(choice)
+    except Exception as exc:
+        return f"model at {choice.path} failed to load ({exc})"
+
+
+def query_source(caller: Caller, schema_model_path: str | None, store_root: Path, *,
+                 beside: bool = False) -> QuerySource:
     """The cheapest way to embed a query here: the process's own model, the warm worker, or a
-    model loaded for this one command (starting a worker in the background for the next)."""
+    model loaded for this one command (starting a worker in the background for the next); with
+    `beside`, one that loads while the command goes on (LoadingModel), for a command that only embeds
+    its queries (lint --deep drains what is due with a model of its own)."""
     held = held_model()
     if held is not None:
         return LocalModel(held.embedder)
@@ -113,7 +167,10 @@ def query_source(caller: Caller, schema_model_path: str | None, store_root: Path
         if model is not None:
             return WorkerModel(store_root, model, worker, caller, schema_model_path)
         worker.start(store_root)
-    return load_local(caller, schema_model_path, store_root)
+    if not beside:
+        return load_local(caller, schema_model_path, store_root)
+    choice = resolve(caller.settings, schema_model_path, store_root)
+    return LoadingModel(choice) if choice.available else NoModel(choice.source.removeprefix("off: "))
 
 
 def load_local(caller: Caller, schema_model_path: str | None, store_root: Path) -> QuerySource:
@@ -121,9 +178,5 @@ def load_local(caller: Caller, schema_model_path: str | None, store_root: Path) 
     choice = resolve(caller.settings, schema_model_path, store_root)
     if not choice.available:
         return NoModel(choice.source.removeprefix("off: "))
-    from docir.embed.load import load_embedder
-
-    try:
-        return LocalModel(load_embedder(choice))
-    except Exception as exc:  # a broken model folder must not break a read
-        return NoModel(f"model at {choice.path} failed to load ({exc})")
+    loaded = _load(choice)
+    return NoModel(loaded) if isinstance(loaded, str) else LocalModel(loaded)

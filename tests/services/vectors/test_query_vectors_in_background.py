@@ -10,8 +10,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from docir import background
 from docir.services.indexing.session import open_session
-from docir.services.retrieval import background, local_ranking
+from docir.services.retrieval import local_ranking
 from tests.caller import caller
 from tests.fakes import CountingEmbedder
 

@@ -6,6 +6,10 @@ time. When several run at once (the warm worker under many clients) the cores ar
 thread per command only contended with the model's own threads: with this limit many clients at once
 are no slower than with no thread at all, and one client alone is faster (arch-e78bb21b4e69 holds
 the measurements).
+
+Each such thread is limited by a semaphore of its own kind: the query vectors by ONE_AT_A_TIME, a
+sketch's lexical lists by theirs (services/retrieval/local_ranking.py). A cold command's model load
+(services/vectors/query_source.py) is not limited: a one-shot process runs no other command.
 """
 
 from __future__ import annotations
@@ -22,15 +26,16 @@ R = TypeVar("R")
 ONE_AT_A_TIME = threading.BoundedSemaphore(1)
 
 
-def start(work: Callable[[A], R], argument: A) -> Callable[[], R]:
+def start(work: Callable[[A], R], argument: A, *,
+          limit: threading.BoundedSemaphore | None = ONE_AT_A_TIME) -> Callable[[], R]:
     """`work(argument)` on a thread of its own (or here and now, while another command's runs); the
     returned function waits for its result or raises its error.
 
     The thread runs in this command's context: inside the warm worker, a command's working folder,
     environment and streams live in a context variable (adr-b5766f49b387), which a new thread would
-    not see.
+    not see. With a `limit`, only while no other thread of that kind runs in this process.
     """
-    if not ONE_AT_A_TIME.acquire(blocking=False):
+    if limit is not None and not limit.acquire(blocking=False):
         return _done(work(argument))
     done: list[R] = []
     failed: list[BaseException] = []
@@ -44,7 +49,8 @@ def start(work: Callable[[A], R], argument: A) -> Callable[[], R]:
         except BaseException as exc:  # handed to the caller, who raises it as its own
             failed.append(exc)
         finally:
-            ONE_AT_A_TIME.release()
+            if limit is not None:
+                limit.release()
             finished.release()
 
     # Not threading.Thread: its start() waits until the new thread has run, which on a loaded machine is
@@ -53,7 +59,8 @@ def start(work: Callable[[A], R], argument: A) -> Callable[[], R]:
     try:
         _thread.start_new_thread(run, ())
     except RuntimeError:  # no thread to be had: do it here
-        ONE_AT_A_TIME.release()
+        if limit is not None:
+            limit.release()
         return _done(work(argument))
 
     def result() -> R:
