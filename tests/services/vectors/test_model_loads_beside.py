@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import threading
 from pathlib import Path
 from typing import Any
@@ -77,3 +78,23 @@ def test_a_model_that_does_not_load_leaves_the_ranking_by_words(semantic_session
     assert ids(failed) == ids(by_words) and ids(failed)
     assert failed.semantic == f"off: model at {choice.path} failed to load (protobuf parsing failed)"
     assert (failed.pending, failed.sections_pending) == (0, 0)
+
+
+@pytest.mark.parametrize("with_peer", [False, True])
+def test_a_model_folder_that_does_not_load_answers_by_words_through_the_command(
+        cli: Any, sample_store: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, with_peer: bool) -> None:
+    """End to end, alone and with a peer store (whose query vectors are computed before any ranking)."""
+    broken = tmp_path / "broken-model"
+    broken.mkdir()
+    (broken / "model.onnx").write_bytes(b"not a model")
+    (broken / "tokenizer.json").write_text("{}")
+    monkeypatch.setenv("DOCIR_MODEL_PATH", str(broken))
+    monkeypatch.setenv("DOCIR_WORKER", "0")
+    peer = tmp_path / "peer"
+    shutil.copytree(sample_store, peer)
+    more = ["--store", str(peer)] if with_peer else []
+    result = cli("context", "session renewal", "--root", str(sample_store), "--json", *more)
+    assert result.code == 0, result.err
+    payload = result.json()
+    assert payload["semantic"].startswith(f"off: model at {broken} failed to load (")
+    assert payload["results"] and "Traceback" not in result.err
