@@ -434,9 +434,11 @@ def copy_org(server: Any, source: str, db: str, copies: int) -> dict[str, Any]:
             "SELECT indexdef FROM pg_indexes WHERE schemaname = 'docir' AND indexdef LIKE '%hnsw%'")]
         for name in ("documents_vector", "sections_vector"):
             conn.execute(f"DROP INDEX docir.{name}")
+        # A generated column (`draw`) is computed by each copied row itself: never written.
         columns = {table: [r[0] for r in conn.execute(
             "SELECT column_name FROM information_schema.columns WHERE table_schema = 'docir' AND table_name = %s"
-            " ORDER BY ordinal_position", (table,))] for table in ("repos", "documents", "sections", "links")}
+            " AND is_generated = 'NEVER' ORDER BY ordinal_position", (table,))]
+            for table in ("repos", "documents", "sections", "links")}
         replace = {
             "repos": {"name": "name || '-c{k}'"},
             "documents": {"repo": "repo || '-c{k}'", "id": _new_id("id", 0), "vector": _noisy("vector")},
