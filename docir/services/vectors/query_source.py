@@ -155,9 +155,8 @@ def _load(choice: ModelChoice) -> Embedder | str:
 def query_source(caller: Caller, schema_model_path: str | None, store_root: Path, *,
                  beside: bool = False) -> QuerySource:
     """The cheapest way to embed a query here: the process's own model, the warm worker, or a
-    model loaded for this one command (starting a worker in the background for the next); with
-    `beside`, one that loads while the command goes on (LoadingModel), for a command that only embeds
-    its queries (lint --deep drains what is due with a model of its own)."""
+    model loaded for this one command (starting a worker in the background for the next); see
+    load_local for `beside`."""
     held = held_model()
     if held is not None:
         return LocalModel(held.embedder)
@@ -167,16 +166,18 @@ def query_source(caller: Caller, schema_model_path: str | None, store_root: Path
         if model is not None:
             return WorkerModel(store_root, model, worker, caller, schema_model_path)
         worker.start(store_root)
-    if not beside:
-        return load_local(caller, schema_model_path, store_root)
-    choice = resolve(caller.settings, schema_model_path, store_root)
-    return LoadingModel(choice) if choice.available else NoModel(choice.source.removeprefix("off: "))
+    return load_local(caller, schema_model_path, store_root, beside=beside)
 
 
-def load_local(caller: Caller, schema_model_path: str | None, store_root: Path) -> QuerySource:
-    """Load the model into this process (about a second), or say why there is none."""
+def load_local(caller: Caller, schema_model_path: str | None, store_root: Path, *,
+               beside: bool = False) -> QuerySource:
+    """Load the model into this process (about a second), or say why there is none. With `beside`, it
+    loads while the command goes on (LoadingModel): for a command that only embeds its queries, where
+    `lint --deep` drains what is due with the model in hand."""
     choice = resolve(caller.settings, schema_model_path, store_root)
     if not choice.available:
         return NoModel(choice.source.removeprefix("off: "))
+    if beside:
+        return LoadingModel(choice)
     loaded = _load(choice)
     return NoModel(loaded) if isinstance(loaded, str) else LocalModel(loaded)
