@@ -46,10 +46,8 @@ class OnnxEmbedder(TokenCounter):
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         if threads is not None:
             options.intra_op_num_threads = threads
-        # docir's own model folders load their graph folded once beforehand (folded.py); a folder
-        # the user names is read as it is.
-        path = choice.path / MODEL_FILE
-        path = folded.model_file(path, ort) if choice.source == "packaged" else path
+        # docir's own model folders load their graph folded once beforehand (folded.py).
+        path = folded.model_file(choice.path / MODEL_FILE, ort) if choice.packaged else choice.path / MODEL_FILE
         self._session: Any = ort.InferenceSession(str(path), sess_options=options, providers=["CPUExecutionProvider"])
         self._inputs = {node.name for node in self._session.get_inputs()}
         self._batch = BATCH if choice.build is None else BUILT_BATCH

@@ -55,11 +55,17 @@ class ModelChoice:
         return self.name is not None
 
     @property
+    def packaged(self) -> bool:
+        """Whether this is docir's own model folder, in its cache (the packaged model, or its build): docir
+        may write beside it (folded.py); a folder the user names is only ever read."""
+        return self.source == "packaged"
+
+    @property
     def model_id(self) -> str:
         """What vector rows record: the model name, which file made it (int8 differs from fp32, the
         built file from the shipped one) and the window it reads (vectors of another window are not
         comparable, so they count as dirty)."""
-        suffix = (self.build or SHIPPED) if self.source == "packaged" else "local"
+        suffix = (self.build or SHIPPED) if self.packaged else "local"
         return f"{self.name}@{suffix}-w{self.window}"
 
     @property
