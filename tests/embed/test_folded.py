@@ -9,7 +9,6 @@ from typing import Any
 
 import numpy as np
 import pytest
-from tokenizers import Tokenizer
 
 from docir.embed import folded
 from docir.embed.load import load_embedder
@@ -99,17 +98,3 @@ def test_a_cache_that_cannot_be_written_loads_the_source(own_copy: Path, monkeyp
 
     monkeypatch.setattr(folded.staged, "make", full)
     assert folded.model_file(own_copy / MODEL_FILE, ort()) == own_copy / MODEL_FILE
-
-
-def test_one_tokenizer_cuts_each_text_where_the_tokenizers_own_truncation_does(packaged: ModelChoice) -> None:
-    """The embedder counts and embeds with one tokenizer (loaded once) and cuts the window itself."""
-    assert packaged.path is not None
-    mine = load_embedder(packaged)
-    assert isinstance(mine, OnnxEmbedder)
-    truncating = Tokenizer.from_file(str(packaged.path / "tokenizer.json"))
-    truncating.enable_truncation(max_length=mine.max_tokens)
-    truncating.no_padding()
-    words = TEXTS[3].split()
-    texts = [" ".join(words[:n]) for n in range(0, len(words), 7)] + [TEXTS[3] + " tokenizer_json CamelCase"]
-    assert max(mine.count_tokens(t) for t in texts) > mine.max_tokens > min(mine.count_tokens(t) for t in texts)
-    assert [mine._window(mine.tokenizer.encode(t).ids) for t in texts] == [truncating.encode(t).ids for t in texts]

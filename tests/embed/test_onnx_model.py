@@ -6,6 +6,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from tokenizers import Tokenizer
 
 from docir.embed.fastembed_model import FastembedEmbedder
 from docir.embed.load import load_embedder
@@ -90,3 +91,17 @@ def test_a_model_of_another_pooling_goes_through_fastembed(packaged: ModelChoice
     monkeypatch.setattr(FastembedEmbedder, "__init__", record)
     other = ModelChoice(DEFAULT_MODEL, packaged.path, "explicit")  # bge-small takes [CLS], not the mean
     assert isinstance(load_embedder(other), FastembedEmbedder) and loaded == [DEFAULT_MODEL]
+
+
+def test_one_tokenizer_cuts_each_text_where_the_tokenizers_own_truncation_does(packaged: ModelChoice,
+                                                                             own: OnnxEmbedder) -> None:
+    """The embedder counts and embeds with one tokenizer (loaded once) and cuts the window itself."""
+    assert packaged.path is not None
+    mine = own
+    truncating = Tokenizer.from_file(str(packaged.path / "tokenizer.json"))
+    truncating.enable_truncation(max_length=mine.max_tokens)
+    truncating.no_padding()
+    words = LONG.split()
+    texts = [" ".join(words[:n]) for n in range(0, len(words), 7)] + [LONG + " tokenizer_json CamelCase"]
+    assert max(mine.count_tokens(t) for t in texts) > mine.max_tokens > min(mine.count_tokens(t) for t in texts)
+    assert [mine._window(mine.tokenizer.encode(t).ids) for t in texts] == [truncating.encode(t).ids for t in texts]
