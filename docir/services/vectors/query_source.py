@@ -8,6 +8,7 @@ ranking goes on lexically.
 from __future__ import annotations
 
 import base64
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -118,13 +119,9 @@ class LoadingModel:
     """
 
     def __init__(self, choice: ModelChoice) -> None:
-        import atexit
-
         self._choice = choice
-        self._loaded = background.start(_load, choice, limit=None)
-        # A command that ends before it embeds waits for the load at exit: the runtime must not be torn
-        # down under a session it is still building.
-        atexit.register(self._loaded)
+        _UNFINISHED.begin()
+        self._loaded = background.start(_UNFINISHED.load, choice, limit=None)
 
     @property
     def status(self) -> str:
@@ -140,6 +137,43 @@ class LoadingModel:
         if isinstance(loaded, str):
             raise ModelFailed(loaded)
         return loaded.embed(texts)
+
+
+class _Unfinished:
+    """The loads still running in this process. A command that ends before it embeds waits for them at
+    exit: the runtime must not be torn down under a session it is still building. Only a count is kept,
+    never a loaded model: a long-lived process that runs many one-shot commands (a test session, a
+    script calling `main`) lets each command's model go with the command."""
+
+    def __init__(self) -> None:
+        self._running = 0
+        self._changed = threading.Condition()
+        self._waiting = False
+
+    def begin(self) -> None:
+        with self._changed:
+            self._running += 1
+            if not self._waiting:
+                import atexit
+
+                atexit.register(self.wait)
+                self._waiting = True
+
+    def load(self, choice: ModelChoice) -> Embedder | str:
+        try:
+            return _load(choice)
+        finally:
+            with self._changed:
+                self._running -= 1
+                self._changed.notify_all()
+
+    def wait(self) -> None:
+        with self._changed:
+            while self._running:
+                self._changed.wait()
+
+
+_UNFINISHED = _Unfinished()
 
 
 def _load(choice: ModelChoice) -> Embedder | str:

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import gc
 import shutil
 import threading
+import weakref
 from pathlib import Path
 from typing import Any
 
@@ -98,3 +100,28 @@ def test_a_model_folder_that_does_not_load_answers_by_words_through_the_command(
     payload = result.json()
     assert payload["semantic"].startswith(f"off: model at {broken} failed to load (")
     assert payload["results"] and "Traceback" not in result.err
+
+
+def test_a_commands_model_goes_with_the_command(choice: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A process that runs many one-shot commands (a script calling `main`) keeps none of their models:
+    holding each one ran a test session of 1,000 cold contexts out of memory."""
+
+    class Model:
+        def embed(self, texts: Any) -> Any:
+            return texts
+
+    loaded: list[weakref.ref[Model]] = []
+
+    def load_one(*_: Any) -> Model:
+        model = Model()
+        loaded.append(weakref.ref(model))
+        return model
+
+    monkeypatch.setattr(load, "load_embedder", load_one)
+    for _ in range(3):
+        source = LoadingModel(choice)
+        assert source.embed(["x"]) == ["x"] and source.status == "on"
+    del source
+    gc.collect()
+    assert len(loaded) == 3 and all(ref() is None for ref in loaded)
+    query_source._UNFINISHED.wait()  # what the process waits for at exit: nothing, every load ended
