@@ -205,7 +205,7 @@ def count_rows(url: str) -> dict[str, int]:
 
     with psycopg.connect(url) as conn:
         return {table: int(conn.execute(f"SELECT count(*) FROM docir.{table}").fetchone()[0])  # type: ignore[index]
-                for table in ("repos", "documents", "sections", "links")}
+                for table in ("repos", "documents", "sections", "links", "terms")}
 
 
 # --- the cache's markers --------------------------------------------------------------------------
@@ -419,7 +419,7 @@ def copy_org(server: Any, source: str, db: str, copies: int) -> dict[str, Any]:
     """`db` = `source` with its repositories copied `copies` - 1 more times (cached by key)."""
     import psycopg
 
-    key = build_key("copy", source, db, copies, (CACHE / f"{source}.json").read_text(encoding="utf-8"))
+    key = build_key("copy", "terms", source, db, copies, (CACHE / f"{source}.json").read_text(encoding="utf-8"))
     marker = CACHE / f"{db}.json"
     found = marked(marker, key)
     if found is not None:
@@ -438,16 +438,18 @@ def copy_org(server: Any, source: str, db: str, copies: int) -> dict[str, Any]:
         columns = {table: [r[0] for r in conn.execute(
             "SELECT column_name FROM information_schema.columns WHERE table_schema = 'docir' AND table_name = %s"
             " AND is_generated = 'NEVER' ORDER BY ordinal_position", (table,))]
-            for table in ("repos", "documents", "sections", "links")}
+            for table in ("repos", "documents", "sections", "links", "terms")}
         replace = {
             "repos": {"name": "name || '-c{k}'"},
             "documents": {"repo": "repo || '-c{k}'", "id": _new_id("id", 0), "vector": _noisy("vector")},
             "sections": {"repo": "repo || '-c{k}'", "doc_id": _new_id("doc_id", 0), "vector": _noisy("vector")},
             "links": {"repo": "repo || '-c{k}'", "doc_id": _new_id("doc_id", 0), "target": _new_id("target", 0)},
+            # Each copy's word counts: without them a reader's idf counts the words of one copy in ten.
+            "terms": {"repo": "repo || '-c{k}'"},
         }
         one = time.perf_counter()
         for k in range(1, copies):
-            for table in ("repos", "documents", "sections", "links"):
+            for table in ("repos", "documents", "sections", "links", "terms"):
                 select = ", ".join(replace[table].get(c, c).replace(":0'", f":{k}'").replace("{k}", str(k))
                                    for c in columns[table])
                 conn.execute(f"INSERT INTO docir.{table} ({', '.join(columns[table])})"

@@ -146,3 +146,8 @@ def quoted(token: str) -> str:
 def term_query(tokens: Sequence[str]) -> str:
     """A tsquery's text form for one task term: its tokens as a phrase (most terms are one token)."""
     return " <-> ".join(quoted(token) for token in tokens)
+
+
+def all_of(tokens: Sequence[str]) -> str:
+    """A tsquery's text form of the rows holding every one of some tokens, wherever they stand."""
+    return " & ".join(quoted(token) for token in tokens)

@@ -69,6 +69,7 @@ class OrgPeer:
         self.conn = conn
         self.repos = repos  # those the address asks for, by name
         self.kept_by = kept_by  # the warm worker's keeper, and whom it keeps this connection for
+        self.known: dict[object, Any] = {}  # what a statement read, by what it asked: one snapshot, one answer
 
     @property
     def label(self) -> str:

@@ -20,6 +20,9 @@ holding the same documents (adr-8a976b997594):
   In a small store (EXACT_BELOW), every vector is compared instead;
 - background: what a vector must stand out of (BACKGROUND_SAMPLE).
 
+The whole-document lists (the gate, pairs) score only the documents that can still reach them
+(org/bounds.py, adr-f28942173e60): the same rows in the same order as scoring every candidate.
+
 Only repositories whose vectors come from the reader's model are ranked by vector; the caller
 passes them. No statement reads more than its LIMIT's rows back (the background, about
 BACKGROUND_SAMPLE's).
@@ -40,16 +43,20 @@ from docir.index.fts import (
     weightless,
     word_pairs,
 )
-from docir.org import lexemes
+from docir.org import bounds, lexemes
+from docir.org.bounds import BM25_B, BM25_K1, Unit
 from docir.org.peer import LexicalTotals, OrgPeer, visible
 from docir.org.records import LexicalRow, VectorRow
 from docir.org.tables import quoted
 
 # HNSW visits at most ef_search candidates; a filtered, widened search needs more (pgvector's maximum is 1000).
 EF_SEARCH_MAX = 1000
-# FTS5's bm25 constants (SQLite's, which the local ranking uses).
-BM25_K1 = 1.2
-BM25_B = 0.75
+# The rows a list scores to learn how high its k-th row stands (org/bounds.py): k times this many,
+# all holding the task's rarest words together.
+SEED_ROWS = 4
+# A document's own bound in the pairs list counts its words' occurrences through ts_rank_cd's single
+# precision: it passes over a document only when that bound is below the floor by more than this share.
+FLOOR_SLACK = 1e-4
 
 # The bytes of a section's lines of its document's body (`s` a section, `d` its document).
 _SECTION_BYTES = ("octet_length(array_to_string((string_to_array(d.body, E'\\n'))[s.start_line:s.end_line], "
@@ -67,6 +74,7 @@ class Terms(NamedTuple):
     queries: tuple[str, ...]  # each one's tsquery text
     tokens: tuple[str, ...]  # each one's first token (what NEAR looks for: most terms are one token)
     phrases: tuple[bool, ...]  # whether it is more than one token (docir.terms counts single words)
+    holds: tuple[str, ...]  # each one's tokens, all of them anywhere: a row it scores in holds them
 
     @property
     def any(self) -> str:
@@ -78,28 +86,8 @@ def terms_of(text: str) -> Terms:
     found = [(word, tokens) for word, [tokens, *_] in zip(words, tokens.shared().tokens([[w] for w in words]),
                                                           strict=True) if tokens]
     return Terms(tuple(w for w, _ in found), tuple(lexemes.term_query(t) for _, t in found),
-                 tuple(t[0] for _, t in found), tuple(len(t) > 1 for _, t in found))
-
-
-def _weights(name: str, table: str, count: str) -> str:
-    """Each term's tsquery and FTS5's idf over `table`'s searched rows of the repositories read:
-    ln((N - n + 0.5) / (n + 0.5)), floored at 1e-6 as FTS5 floors it; N is `count` (the repositories'
-    kept totals), n the repositories' counts in docir.terms (a phrase's, one GIN-indexed count).
-    MATERIALIZED: inlined, the counts would run again for every row scored."""
-    return f"""
-    {name} AS MATERIALIZED (
-        SELECT w.i, w.tq, w.token, greatest(ln((%({count})s - df.n + 0.5) / (df.n + 0.5)), 1e-6) AS idf
-        FROM unnest(%(queries)s::tsquery[], %(tokens)s::text[], %(phrases)s::boolean[])
-             WITH ORDINALITY AS w(tq, token, phrase, i)
-        CROSS JOIN LATERAL (
-            SELECT CASE WHEN w.phrase THEN (
-                SELECT count(*) FROM docir.{table} x WHERE x.lex @@ w.tq AND x.repo = ANY(%(repos)s))
-            ELSE (
-                SELECT coalesce(sum(t.{table}), 0) FROM docir.terms t
-                WHERE t.lexeme = w.token AND t.repo = ANY(%(repos)s))
-            END::float8 AS n
-        ) df
-    )"""
+                 tuple(t[0] for _, t in found), tuple(len(t) > 1 for _, t in found),
+                 tuple(lexemes.all_of(t) for _, t in found))
 
 
 def _saturated(tf: str, tokens: str, average: str) -> str:
@@ -108,19 +96,27 @@ def _saturated(tf: str, tokens: str, average: str) -> str:
             f"/ greatest(%({average})s, 1)))")
 
 
-def _bm25(alias: str, weights: str, terms: int, rank_weights: str, scale: float, average: str) -> tuple[str, str]:
+def _bm25(alias: str, idf: Callable[[int], str], terms: int, rank_weights: str, scale: float,
+          average: str) -> tuple[str, str]:
     """FTS5's bm25 of a row: the sum over the terms of idf x saturated tf, tf the weighed count of the
     term's occurrences (ts_rank_cd of one term: each occurrence's label weight). Returns the FROM item
     that computes the row's tfs once (OFFSET 0: not inlined into each use) and the score over them; the
-    terms are spelt out, so each row costs its function calls and no subquery over `weights` (whose
-    idfs are read once)."""
+    terms are spelt out, so each row costs its function calls and no subquery (`idf(i)` is the i-th
+    term's idf, read once)."""
     name = f"tf_{alias}"
-    tfs = ", ".join(f"{scale} * ts_rank_cd('{rank_weights}'::float4[], {alias}.lex, %(q{i})s::tsquery, 0) AS t{i}"
+    # A document's tsvector is kept compressed, out of line: each function given the column itself would
+    # fetch and decompress it again, so it is read once (a concatenation makes the plain copy).
+    tfs = ", ".join(f"{scale} * ts_rank_cd('{rank_weights}'::float4[], v.lex, %(q{i})s::tsquery, 0) AS t{i}"
                     for i in range(terms))
-    score = " + ".join(f"(SELECT w.idf FROM {weights} w WHERE w.i = {i + 1}) * "
-                       f"{_saturated(f'{name}.t{i}', f'{alias}.lex_tokens', average)}"
+    score = " + ".join(f"{idf(i)} * {_saturated(f'{name}.t{i}', f'{alias}.lex_tokens', average)}"
                        for i in range(terms))
-    return f"CROSS JOIN LATERAL (SELECT {tfs} OFFSET 0) {name}", f"({score})"
+    return (f"CROSS JOIN LATERAL (SELECT {tfs} FROM (SELECT {alias}.lex || ''::tsvector AS lex OFFSET 0) v "
+            f"OFFSET 0) {name}", f"({score})")
+
+
+def _given(name: str) -> Callable[[int], str]:
+    """The i-th term's idf, a parameter (`name` i, from weights_of): the number the database computed, sent back."""
+    return lambda i: f"%({name}{i})s::float8"
 
 
 def _params(terms: Terms, totals: LexicalTotals, repos: Sequence[str], **more: Any) -> dict[str, Any]:
@@ -130,67 +126,128 @@ def _params(terms: Terms, totals: LexicalTotals, repos: Sequence[str], **more: A
             "document_length": totals.document_length, "section_length": totals.section_length, **more}
 
 
-def _weightless(peer: OrgPeer, repos: Sequence[str], terms: Terms, totals: LexicalTotals) -> frozenset[int]:
+class Weights(NamedTuple):
+    """A task's terms as bm25 weighs them over the repositories read, in the terms' order."""
+
+    documents: tuple[float, ...]  # each one's idf over the documents
+    sections: tuple[float, ...]  # over the heading sections
+    held: tuple[int, ...]  # the documents holding it
+
+
+def weights_of(peer: OrgPeer, repos: Sequence[str], terms: Terms, totals: LexicalTotals) -> Weights:
+    """FTS5's idf of each term, ln((N - n + 0.5) / (n + 0.5)) floored at 1e-6 as FTS5 floors it, over the
+    documents and over the sections read: one read of docir.terms' counts for every list of a form, the
+    numbers then sent back with each statement (and summed into the terms' bounds, org/bounds.py)."""
+    key = ("weights", tuple(repos), terms.queries)
+    if key not in peer.known:
+        rows = peer.run(lambda c: c.execute(weights_statement(), _params(terms, totals, repos)).fetchall())
+        peer.known[key] = Weights(tuple(float(row[0]) for row in rows), tuple(float(row[1]) for row in rows),
+                                  tuple(int(row[2]) for row in rows))
+    found: Weights = peer.known[key]
+    return found
+
+
+def weights_statement() -> str:
+    """Each term's idf over the documents and over the sections of the repositories read, and the
+    documents holding it: N the repositories' kept totals, n their counts in docir.terms (a phrase's,
+    one GIN-indexed count of each table)."""
+    def idf(total: str, held: str) -> str:
+        return f"greatest(ln((%({total})s - {held} + 0.5) / ({held} + 0.5)), 1e-6)"
+
+    return f"""
+        SELECT {idf("documents", "n.documents")}, {idf("sections", "n.sections")}, n.documents
+        FROM unnest(%(queries)s::tsquery[], %(tokens)s::text[], %(phrases)s::boolean[])
+             WITH ORDINALITY AS w(tq, token, phrase, i)
+        CROSS JOIN LATERAL (
+            SELECT CASE WHEN w.phrase THEN (SELECT count(*) FROM docir.documents x
+                                             WHERE x.lex @@ w.tq AND x.repo = ANY(%(repos)s))
+                   ELSE t.documents END::float8 AS documents,
+                   CASE WHEN w.phrase THEN (SELECT count(*) FROM docir.sections x
+                                             WHERE x.lex @@ w.tq AND x.repo = ANY(%(repos)s))
+                   ELSE t.sections END::float8 AS sections
+            FROM (SELECT coalesce(sum(t.documents), 0) AS documents, coalesce(sum(t.sections), 0) AS sections
+                  FROM docir.terms t WHERE t.lexeme = w.token AND t.repo = ANY(%(repos)s)) t
+        ) n
+        ORDER BY w.i"""
+
+
+def _weightless(terms: Terms, weights: Weights, totals: LexicalTotals) -> frozenset[int]:
     """The terms bm25 gives no weight over the documents read: each in at least half of them, where FTS5
     floors the idf at 1e-6 (LexicalSearch.weightless). A big store leaves them out of what finds its
     candidates, as a big local index does (lexical.rank_documents): they change no order among the
     documents another term finds, and where the vocabulary is small they find most documents."""
-    singles = [token for token, phrase in zip(terms.tokens, terms.phrases, strict=True) if not phrase]
-    if not singles:
-        return frozenset()
-    found = dict(peer.run(lambda c: c.execute(weightless_statement(), {"tokens": singles, "repos": list(repos)})
-                          .fetchall()))
-    return frozenset(i for i, (token, phrase) in enumerate(zip(terms.tokens, terms.phrases, strict=True))
-                     if not phrase and weightless(int(found.get(token) or 0), totals.documents))
+    return frozenset(i for i, (phrase, held) in enumerate(zip(terms.phrases, weights.held, strict=True))
+                     if not phrase and weightless(held, totals.documents))
+
+
+def _read(peer: OrgPeer, sql: str, params: dict[str, Any]) -> list[Any]:
+    return list(peer.run(lambda c: c.execute(sql, params).fetchall()))
+
+
+def _first(peer: OrgPeer, sql: str, params: dict[str, Any], *, within: str, units: Sequence[Unit], k: int,
+           include_inactive: bool, prune: bool) -> list[Any]:
+    """The first k rows of `sql`, a statement that scores the visible documents of `%(within)s` (a tsquery)
+    best first, the raw score third in each row; scoring only the documents that can reach them.
+
+    The seed (org/bounds.py): up to SEED_ROWS x k documents holding the best-bounded units together, as
+    many as still find k documents; their k-th score is a floor of the k-th score of all. Then
+    only the documents whose units' bounds reach that floor are scored. No floor (too few documents hold
+    any seed's units together), or no document it leaves out: every document of `within`."""
+    def scored(words: str, sample: int | None) -> list[Any]:
+        return _read(peer, sql, {**params, "within": words, "sample": sample})
+
+    def holds_enough(words: str) -> bool:
+        count = {"words": f"({within}) & ({words})", "repos": params["repos"], "most": k}
+        return int(_read(peer, count_statement(include_inactive), count)[0][0]) >= k
+
+    seed = bounds.seed(units, holds_enough) if prune else None
+    if seed is not None:
+        rows = scored(f"({within}) & ({seed})", SEED_ROWS * k)
+        if len(rows) >= k:
+            reach = bounds.reaching(units, float(rows[k - 1][2]))
+            return scored(within if reach is None else f"({within}) & ({reach})", None)
+    return scored(within, None)
 
 
 def lexical_sections(peer: OrgPeer, repos: Sequence[str], text: str, *, include_inactive: bool,
-                     limit: int) -> list[LexicalRow]:
+                     limit: int, prune: bool = True) -> list[LexicalRow]:
     """Visible documents by their best heading section's bm25, best first: the local
     `LexicalSearch.best_sections` (the best limit x SECTIONS_PER_DOCUMENT sections, then each
-    document's best), over the gate of a big store."""
+    document's best), over the gate of a big store. `prune`: the gate scores only the documents that
+    can reach it (org/bounds.py); the same gate either way."""
     terms = terms_of(text)
     if not terms.queries or not repos:
         return []
     totals = peer.lexical_totals(repos)
     gated = totals.sections > GATE_FROM_SECTIONS
     sql = sections_statement(len(terms.queries), gated=gated, include_inactive=include_inactive)
+    weights = weights_of(peer, repos, terms, totals)
     params = _params(terms, totals, repos, limit=limit, cut=limit * SECTIONS_PER_DOCUMENT,
-                     gate=max(2 * limit, SECTION_GATE), gated=terms.any)
+                     **{f"sidf{i}": idf for i, idf in enumerate(weights.sections)})
     if gated:
-        params["gated"] = _gate_words(peer, repos, terms, totals, include_inactive, params["gate"])
+        gate = _gate(peer, repos, terms, totals, weights, include_inactive, max(2 * limit, SECTION_GATE),
+                     prune=prune)
+        params.update(gate_repos=[repo for repo, _ in gate], gate_ids=[doc_id for _, doc_id in gate])
     rows = peer.run(lambda c: c.execute(sql, params).fetchall())
     return [LexicalRow(repo, doc_id, float(raw), tuple(heading or ()), size, float(coverage))
             for repo, doc_id, raw, heading, size, coverage in rows]
 
 
-def weightless_statement() -> str:
-    """The documents of the repositories read that hold each of some words (docir.terms' counts)."""
-    return ("SELECT lexeme, sum(documents) FROM docir.terms WHERE lexeme = ANY(%(tokens)s) AND repo = ANY(%(repos)s)"
-            " GROUP BY lexeme")
-
-
 def sections_statement(terms: int, *, gated: bool, include_inactive: bool) -> str:
     """The sections list of a task of `terms` terms: each section's bm25, the best LIMIT x
     SECTIONS_PER_DOCUMENT kept, each document taking its best one's place; `gated` (a big store): only
-    in the documents the whole-document bm25 puts first."""
-    gate = weights = ""
-    if gated:
-        weights = f",{_weights('dweights', 'documents', 'documents')}"
-        tfs, score = _bm25("d", "dweights", terms, lexemes.DOCUMENT_RANK_WEIGHTS, lexemes.DOCUMENT_WEIGHT_SCALE,
-                           "document_length")
-        gate = f"""AND (s.repo, s.doc_id) IN (
-                SELECT d.repo, d.id FROM docir.documents d {tfs}
-                WHERE d.lex @@ %(gated)s::tsquery AND d.repo = ANY(%(repos)s) AND {visible(include_inactive)}
-                ORDER BY {score} DESC, d.repo, d.id
-                LIMIT %(gate)s)"""
-    tfs, score = _bm25("s", "weights", terms, lexemes.SECTION_RANK_WEIGHTS, 1, "section_length")
+    the sections of the gate's documents (gate_statement), each read by its key."""
+    tfs, score = _bm25("s", _given("sidf"), terms, lexemes.SECTION_RANK_WEIGHTS, 1, "section_length")
+    # Each gate document's sections by the table's key (OFFSET 0: the planner would rather read every
+    # section holding a word and keep the gate's, which costs a big store most of a second).
+    rows = ("unnest(%(gate_repos)s::text[], %(gate_ids)s::text[]) AS g(repo, id) CROSS JOIN LATERAL ("
+            "SELECT * FROM docir.sections s WHERE s.repo = g.repo AND s.doc_id = g.id OFFSET 0) s"
+            if gated else "docir.sections s")
     return f"""
-        WITH q AS (SELECT %(any)s::tsquery AS q), {_weights("weights", "sections", "sections")}{weights},
-        scored AS (
+        WITH q AS (SELECT %(any)s::tsquery AS q), scored AS (
             SELECT s.repo, s.doc_id, s.ord, s.heading, s.start_line, s.end_line, {score} AS raw
-            FROM docir.sections s CROSS JOIN q {tfs}
-            WHERE s.lex @@ q.q AND s.repo = ANY(%(repos)s) {gate}
+            FROM {rows} CROSS JOIN q {tfs}
+            WHERE s.lex @@ q.q AND s.repo = ANY(%(repos)s)
             ORDER BY raw DESC, s.repo, s.doc_id, s.ord LIMIT %(cut)s
         ), best AS (
             SELECT DISTINCT ON (s.repo, s.doc_id) * FROM scored s ORDER BY s.repo, s.doc_id, s.raw DESC, s.ord
@@ -201,23 +258,47 @@ def sections_statement(terms: int, *, gated: bool, include_inactive: bool) -> st
         ORDER BY s.raw DESC, s.repo, s.doc_id LIMIT %(limit)s"""
 
 
-def _gate_words(peer: OrgPeer, repos: Sequence[str], terms: Terms, totals: LexicalTotals, include_inactive: bool,
-                gate: int) -> str:
+def _gate(peer: OrgPeer, repos: Sequence[str], terms: Terms, totals: LexicalTotals, weights: Weights,
+          include_inactive: bool, gate: int, *, prune: bool) -> list[tuple[str, str]]:
+    """The documents whose sections a big store scores: the first `gate` visible ones by their
+    whole-document bm25, as a big local index gates its sections."""
+    units = [Unit(holds, bounds.bound(idf)) for holds, idf in zip(terms.holds, weights.documents, strict=True)]
+    params = _params(terms, totals, repos, gate=gate, **{f"idf{i}": idf for i, idf in enumerate(weights.documents)})
+    within = _gate_words(peer, repos, terms, _weightless(terms, weights, totals), include_inactive, gate)
+    rows = _first(peer, gate_statement(len(terms.queries), include_inactive), params, within=within, units=units,
+                  k=gate, include_inactive=include_inactive, prune=prune)
+    return [(repo, doc_id) for repo, doc_id, _ in rows]
+
+
+def gate_statement(terms: int, include_inactive: bool) -> str:
+    """The gate of a big store's sections list: the visible documents of some words (all of them, or the
+    first SAMPLE found) by their whole-document bm25, the first GATE."""
+    tfs, score = _bm25("d", _given("idf"), terms, lexemes.DOCUMENT_RANK_WEIGHTS, lexemes.DOCUMENT_WEIGHT_SCALE,
+                       "document_length")
+    return f"""
+        SELECT d.repo, d.id, {score} AS raw
+        FROM (SELECT d.repo, d.id, d.lex, d.lex_tokens FROM docir.documents d
+              WHERE d.lex @@ %(within)s::tsquery AND d.repo = ANY(%(repos)s) AND {visible(include_inactive)}
+              LIMIT %(sample)s) d {tfs}
+        ORDER BY raw DESC, d.repo, d.id LIMIT %(gate)s"""
+
+
+def _gate_words(peer: OrgPeer, repos: Sequence[str], terms: Terms, weightless: frozenset[int],
+                include_inactive: bool, gate: int) -> str:
     """What finds the gate's candidates: the task's weighed terms when they find a whole gate of visible
     documents (then the first `gate` by bm25 are the same), else every term (lexical._filled)."""
-    weightless = _weightless(peer, repos, terms, totals)
     lean = " | ".join(f"({q})" for i, q in enumerate(terms.queries) if i not in weightless)
     if not lean or not weightless:
         return terms.any
-    found = peer.run(lambda c: c.execute(gate_count_statement(include_inactive),
-                                         {"words": lean, "repos": list(repos), "gate": gate}).fetchone())
+    found = peer.run(lambda c: c.execute(count_statement(include_inactive),
+                                         {"words": lean, "repos": list(repos), "most": gate}).fetchone())
     return lean if found is not None and int(found[0]) >= gate else terms.any
 
 
-def gate_count_statement(include_inactive: bool) -> str:
-    """How many visible documents some words find, counted up to the gate's size."""
+def count_statement(include_inactive: bool) -> str:
+    """How many visible documents some words find, counted up to a number (MOST)."""
     return (f"SELECT count(*) FROM (SELECT 1 FROM docir.documents d WHERE d.lex @@ %(words)s::tsquery"
-            f" AND d.repo = ANY(%(repos)s) AND {visible(include_inactive)} LIMIT %(gate)s) x")
+            f" AND d.repo = ANY(%(repos)s) AND {visible(include_inactive)} LIMIT %(most)s) x")
 
 
 def _both(terms: Terms, pairs: Sequence[tuple[int, int]]) -> str:
@@ -243,41 +324,93 @@ def _near_tf(positions: str, labels: str, others: str, same: str) -> str:
 
 
 def lexical_pairs(peer: OrgPeer, repos: Sequence[str], text: str, *, include_inactive: bool,
-                  limit: int) -> list[LexicalRow]:
+                  limit: int, prune: bool = True) -> list[LexicalRow]:
     """Visible documents by the task's adjacent word pairs standing close together, best first: the
     local NEAR ranking, bm25 over whole documents where a pair's words count only where they stand
-    near each other."""
+    near each other. `prune`: only the documents that can reach the list are scored (org/bounds.py);
+    the same list either way."""
     terms = terms_of(text)
     index = {word: n for n, word in enumerate(terms.words)}
     pairs = [(index[a], index[b]) for a, b in word_pairs(text) if a in index and b in index]
     if not pairs or not repos:
         return []
     totals = peer.lexical_totals(repos)
+    weights = weights_of(peer, repos, terms, totals)
+    idfs = weights.documents
     if totals.sections > GATE_FROM_SECTIONS:  # a big store reads the pairs of weighed words first
-        weightless = _weightless(peer, repos, terms, totals)
+        weightless = _weightless(terms, weights, totals)
         lean = [(a, b) for a, b in pairs if a not in weightless or b not in weightless]
         if lean and lean != pairs:
-            rows = _pairs(peer, repos, terms, totals, lean, include_inactive=include_inactive, limit=limit)
+            rows = _pairs(peer, repos, terms, totals, idfs, lean, include_inactive=include_inactive, limit=limit,
+                          prune=prune)
             if len(rows) >= limit:
                 return rows
-    return _pairs(peer, repos, terms, totals, pairs, include_inactive=include_inactive, limit=limit)
+    return _pairs(peer, repos, terms, totals, idfs, pairs, include_inactive=include_inactive, limit=limit,
+                  prune=prune)
 
 
-def _pairs(peer: OrgPeer, repos: Sequence[str], terms: Terms, totals: LexicalTotals,
-           pairs: Sequence[tuple[int, int]], *, include_inactive: bool, limit: int) -> list[LexicalRow]:
-    sql = pairs_statement(include_inactive)
-    params = _params(terms, totals, repos, limit=limit, both=_both(terms, pairs),
+def _pairs(peer: OrgPeer, repos: Sequence[str], terms: Terms, totals: LexicalTotals, idfs: Sequence[float],
+           pairs: Sequence[tuple[int, int]], *, include_inactive: bool, limit: int, prune: bool) -> list[LexicalRow]:
+    """The pairs list over `pairs`. Pruned, it scores only the documents whose own bound can reach it: a
+    pair's near occurrences of a word are some of its occurrences, and bm25's saturation grows with them,
+    so a document scores at most each word's whole-document share, times the pair slots it fills. The
+    SEED_ROWS x limit documents of the highest bound (found as the gate is, org/bounds.py) are scored
+    first; their limit-th score is the floor every other document's bound must reach."""
+    params = _params(terms, totals, repos, limit=limit, idfs=list(idfs),
                      firsts=[a + 1 for a, _ in pairs], seconds=[b + 1 for _, b in pairs])
-    rows = peer.run(lambda c: c.execute(sql, params).fetchall())
+    both = _both(terms, pairs)
+    rows = _pruned_pairs(peer, terms, idfs, pairs, params, both, include_inactive, limit) if prune else None
+    if rows is None:
+        rows = _read(peer, pairs_statement(include_inactive), {**params, "within": both, "sample": None})
     return [LexicalRow(repo, doc_id, float(raw), None, None, float(coverage)) for repo, doc_id, raw, coverage in rows]
 
 
-def pairs_statement(include_inactive: bool) -> str:
-    """The pairs list: whole documents by bm25 over the pairs' words, counting only the occurrences that
-    stand near the other word of their pair."""
+def _pruned_pairs(peer: OrgPeer, terms: Terms, idfs: Sequence[float], pairs: Sequence[tuple[int, int]],
+                  params: dict[str, Any], both: str, include_inactive: bool, limit: int) -> list[Any] | None:
+    """The pairs list read past a floor; None when no floor stands (fewer documents than the seed)."""
+    slots = [sum(idfs[i] * ((a == i) + (b == i)) for a, b in pairs) for i in range(len(terms.tokens))]
+    words = {f"q{i}": lexemes.all_of([token]) for i, token in enumerate(terms.tokens)}  # each first token
+    shares = {**params, **words, **{f"idf{i}": slot for i, slot in enumerate(slots)}}
+    units = [Unit(words[f"q{i}"], bounds.bound(slot)) for i, slot in enumerate(slots) if slot > 0]
+    seed = SEED_ROWS * limit
+    ranked = _first(peer, gate_statement(len(terms.tokens), include_inactive), {**shares, "gate": seed},
+                    within=both, units=units, k=seed, include_inactive=include_inactive, prune=True)
+    if len(ranked) < seed:
+        return None
+    exact = _read(peer, pairs_statement(include_inactive, among=True),
+                  {**params, "within": both, "sample": None, "among_repos": [row[0] for row in ranked],
+                   "among_ids": [row[1] for row in ranked]})
+    if len(exact) < limit:
+        return None
+    floor = float(exact[limit - 1][2])
+    floor -= abs(floor) * FLOOR_SLACK
+    if floor > float(ranked[-1][2]):  # every document whose bound reaches the floor was scored
+        return exact
+    reach = bounds.reaching(units, floor)
+    return _read(peer, pairs_statement(include_inactive, floor_terms=len(terms.tokens)),
+                 {**shares, "within": both if reach is None else f"({both}) & ({reach})", "sample": None,
+                  "floor": floor})
+
+
+def pairs_statement(include_inactive: bool, *, floor_terms: int = 0, among: bool = False) -> str:
+    """The pairs list: the visible documents of some words (all of them, or the first SAMPLE found) by
+    bm25 over the pairs' words, counting only the occurrences that stand near the other word of their pair.
+    `floor_terms`: only the documents whose bound (gate_statement's score of the Q0, Q1, ... tokens with
+    the IDF0, IDF1, ... shares) reaches FLOOR; `among`: only the documents named (AMONG_REPOS, AMONG_IDS)."""
+    documents = "docir.documents d"
+    if floor_terms:
+        tfs, most = _bm25("d", _given("idf"), floor_terms, lexemes.DOCUMENT_RANK_WEIGHTS,
+                          lexemes.DOCUMENT_WEIGHT_SCALE, "document_length")
+        documents = f"""(SELECT d.* FROM docir.documents d {tfs}
+                          WHERE d.lex @@ %(within)s::tsquery AND {most} >= %(floor)s) d"""
+    elif among:
+        documents = """unnest(%(among_repos)s::text[], %(among_ids)s::text[]) AS g(repo, id) CROSS JOIN LATERAL (
+                          SELECT * FROM docir.documents d WHERE d.repo = g.repo AND d.id = g.id OFFSET 0) d"""
     return f"""
-        WITH {_weights("weights", "documents", "documents")},
-        pairs AS (
+        WITH weights AS (
+            SELECT w.i, w.token, w.idf
+            FROM unnest(%(tokens)s::text[], %(idfs)s::float8[]) WITH ORDINALITY AS w(token, idf, i)
+        ), pairs AS (
             SELECT p.n, a.token AS ta, a.idf AS ia, b.token AS tb, b.idf AS ib, p.a = p.b AS same
             FROM unnest(%(firsts)s::int[], %(seconds)s::int[]) WITH ORDINALITY AS p(a, b, n)
             JOIN weights a ON a.i = p.a JOIN weights b ON b.i = p.b
@@ -286,25 +419,29 @@ def pairs_statement(include_inactive: bool) -> str:
             -- a third of the cost of unnesting the whole tsvector).
             SELECT d.repo, d.id, d.lex_tokens, ts_delete(d.lex, tsvector_to_array(ts_delete(d.lex, %(tokens)s::text[])))
                    AS mine
-            FROM docir.documents d
-            WHERE d.lex @@ %(both)s::tsquery AND d.repo = ANY(%(repos)s) AND {visible(include_inactive)}
+            FROM {documents}
+            WHERE d.lex @@ %(within)s::tsquery AND d.repo = ANY(%(repos)s) AND {visible(include_inactive)}
+            LIMIT %(sample)s
         ), words AS MATERIALIZED (
             SELECT f.repo, f.id, f.lex_tokens, u.lexeme, u.positions, u.weights
             FROM found f CROSS JOIN LATERAL unnest(f.mine) u
         ), first_words AS MATERIALIZED (
-            SELECT a.repo, a.id, a.lex_tokens, p.ia, p.ib, p.tb, p.same, a.positions AS pa, a.weights AS wa
+            SELECT a.repo, a.id, a.lex_tokens, p.n, p.ia, p.ib, p.tb, p.same, a.positions AS pa, a.weights AS wa
             FROM pairs p JOIN words a ON a.lexeme = p.ta
         ), both_words AS MATERIALIZED (
             -- Each pair's two words in each document holding both, before any near count is made.
-            SELECT a.repo, a.id, a.lex_tokens, a.ia, a.ib, a.same, a.pa, a.wa, b.positions AS pb, b.weights AS wb
+            SELECT a.repo, a.id, a.lex_tokens, a.n, a.ia, a.ib, a.same, a.pa, a.wa, b.positions AS pb, b.weights AS wb
             FROM first_words a JOIN words b ON b.repo = a.repo AND b.id = a.id AND b.lexeme = a.tb
         ), counted AS (
-            SELECT c.repo, c.id, c.lex_tokens, c.ia, c.ib, {_near_tf("c.pa", "c.wa", "c.pb", "c.same")} AS na,
+            SELECT c.repo, c.id, c.lex_tokens, c.n, c.ia, c.ib, {_near_tf("c.pa", "c.wa", "c.pb", "c.same")} AS na,
                    {_near_tf("c.pb", "c.wb", "c.pa", "c.same")} AS nb
             FROM both_words c
         ), scored AS (
+            -- Summed in the pairs' order: the same numbers in the same order whatever the plan, so two
+            -- documents of one text (a repository published twice) tie exactly, in every list.
             SELECT c.repo, c.id, sum(c.ia * {_saturated("c.na", "c.lex_tokens", "document_length")}
-                                     + c.ib * {_saturated("c.nb", "c.lex_tokens", "document_length")}) AS raw
+                                     + c.ib * {_saturated("c.nb", "c.lex_tokens", "document_length")}
+                                     ORDER BY c.n) AS raw
             FROM counted c WHERE c.na > 0 GROUP BY c.repo, c.id
         )
         SELECT s.repo, s.id, s.raw, {_COVERAGE}
@@ -466,9 +603,12 @@ def statements() -> dict[str, tuple[str, str]]:
         "sections": (sections_statement, sections_statement(EXAMPLE_TERMS, gated=False, include_inactive=False)),
         "sections in a big store": (sections_statement,
                                     sections_statement(EXAMPLE_TERMS, gated=True, include_inactive=False)),
-        "gate count": (gate_count_statement, gate_count_statement(False)),
-        "weightless words": (weightless_statement, weightless_statement()),
+        "gate": (gate_statement, gate_statement(EXAMPLE_TERMS, False)),
+        "count": (count_statement, count_statement(False)),
+        "weights": (weights_statement, weights_statement()),
         "pairs": (pairs_statement, pairs_statement(False)),
+        "pairs past a floor": (pairs_statement, pairs_statement(False, floor_terms=EXAMPLE_TERMS)),
+        "pairs of named documents": (pairs_statement, pairs_statement(False, among=True)),
         "nearest vectors": (nearest_statement, nearest_statement(EXAMPLE_DIMENSION, False)),
         "nearest vectors with an index of its own": (nearest_statement,
                                                      nearest_statement(EXAMPLE_DIMENSION, False, [EXAMPLE_OWN])),

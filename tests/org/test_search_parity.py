@@ -107,6 +107,39 @@ def test_every_list_and_search_rank_the_published_slice_as_the_local_index(publi
     assert differ == [], "\n".join(differ)
 
 
+def test_the_lists_read_past_a_floor_are_the_lists_of_every_candidate(published: tuple[Any, Any, Any],
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """A big store's whole-document lists score only the documents that can still reach them
+    (adr-f28942173e60): the same rows, in the same order, with the same numbers, as scoring every candidate.
+    The slice is small, so the gate is forced on and the lists made short: then the floor leaves documents out."""
+    from docir.org import bounds, ranking_sql
+
+    _, _, peer = published
+    monkeypatch.setattr(ranking_sql, "GATE_FROM_SECTIONS", 0)
+    monkeypatch.setattr(ranking_sql, "SECTION_GATE", 8)
+    monkeypatch.setattr(ranking_sql, "SEED_ROWS", 2)
+    left_out: list[bool] = []
+    reaching = bounds.reaching
+
+    def spied(units: Any, threshold: float) -> str | None:
+        found = reaching(units, threshold)
+        left_out.append(found is not None)
+        return found
+
+    monkeypatch.setattr(bounds, "reaching", spied)
+    differ = []
+    for task in _tasks():
+        for limit in (3, 10):
+            for name, ranked in (("sections", ranking_sql.lexical_sections), ("pairs", ranking_sql.lexical_pairs)):
+                pruned = ranked(peer, peer.names, task, include_inactive=False, limit=limit)
+                every = ranked(peer, peer.names, task, include_inactive=False, limit=limit, prune=False)
+                if pruned != every:
+                    differ.append(f"{name} of {task!r} ({limit}): {[r.id for r in every]} read past a floor "
+                                  f"{[r.id for r in pruned]}")
+    assert differ == [], "\n".join(differ)
+    assert sum(left_out) >= 20, left_out  # the floor did leave documents out: the test compared something
+
+
 @pytest.fixture
 def published_with_vectors(cli: Any, pg_url: str, tmp_path: Path, model_cache: Path, monkeypatch: pytest.MonkeyPatch,
                            request: pytest.FixtureRequest) -> Iterator[tuple[Any, Any, Any]]:

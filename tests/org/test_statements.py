@@ -20,9 +20,12 @@ def _example_params() -> dict[str, object]:
     terms = terms._replace(**{field: getattr(terms, field)[: ranking_sql.EXAMPLE_TERMS] for field in terms._fields})
     vector = ranking_sql.vector_literal([0.05] * ranking_sql.EXAMPLE_DIMENSION)
     return ranking_sql._params(terms, LexicalTotals(10, 40, 300.0, 80.0), ["acme/platform"], limit=60, cut=480,
-                               gate=200, gated=terms.any, both=f"({terms.queries[0]}) & ({terms.queries[1]})",
+                               gate=200, within=f"({terms.queries[0]}) & ({terms.queries[1]})", sample=None,
                                firsts=[1], seconds=[2], v=vector, wide=480, ids=["adr-000000000001"],
-                               words=terms.any, below=0.5)
+                               words=terms.any, most=200, below=0.5, idfs=[1.5, 0.5], idf0=1.5, idf1=0.5,
+                               floor=2.0, sidf0=1.5, sidf1=0.5, gate_repos=["acme/platform"],
+                               gate_ids=["adr-000000000001"], among_repos=["acme/platform"],
+                               among_ids=["adr-000000000001"])
 
 
 def test_every_statement_of_the_page_is_planned_by_the_database(pg_url: str) -> None:
@@ -37,9 +40,10 @@ def test_every_statement_of_the_page_is_planned_by_the_database(pg_url: str) -> 
             assert said, f"{name}: its builder says what it does"
             plan = conn.execute(f"EXPLAIN {text}", params).fetchall()
             planned[name] = len(plan)
-        assert set(planned) == {"sections", "sections in a big store", "gate count", "weightless words", "pairs",
-                                "nearest vectors", "nearest vectors with an index of its own",
-                                "nearest vectors in a small store", "similarities", "background"}
+        assert set(planned) == {"sections", "sections in a big store", "gate", "count", "weights",
+                                "pairs", "pairs past a floor", "pairs of named documents", "nearest vectors",
+                                "nearest vectors with an index of its own", "nearest vectors in a small store",
+                                "similarities", "background"}
         assert all(lines > 0 for lines in planned.values())
     finally:
         conn.close()
@@ -56,6 +60,7 @@ def test_the_reader_runs_the_statements_the_page_shows(monkeypatch: pytest.Monke
     class Peer:
         names = ["acme/platform"]
         repos = [OrgRepo("acme/platform", "m", documents=1000)]
+        known: dict[object, object] = {}
 
         def lexical_totals(self, repos: object) -> object:
             from docir.org.peer import LexicalTotals
@@ -69,7 +74,9 @@ def test_the_reader_runs_the_statements_the_page_shows(monkeypatch: pytest.Monke
                     return self
 
                 def fetchall(self) -> list[object]:
-                    return []
+                    if ran[-1] == ranking_sql.weights_statement():  # each term's idfs, and its documents
+                        return [(1.0, 1.0, 3), (1.0, 1.0, 3)]
+                    return [(0,)] if ran[-1].startswith("SELECT count(*)") else []
 
                 def fetchone(self) -> None:
                     return None
@@ -84,4 +91,7 @@ def test_the_reader_runs_the_statements_the_page_shows(monkeypatch: pytest.Monke
     ranking_sql.background(peer, peer.names, [0.05] * ranking_sql.EXAMPLE_DIMENSION)  # type: ignore[arg-type]
     shown = {text for _, text in ranking_sql.statements().values()}
     read = [sql for sql in ran if "FROM docir" in sql]
-    assert len(read) == 5 and all(sql in shown for sql in read), ran
+    named = {text: name for name, (_, text) in ranking_sql.statements().items()}
+    assert all(sql in shown for sql in read), ran
+    assert {named[sql] for sql in read} == {"sections", "weights", "count", "gate", "pairs", "similarities",
+                                            "nearest vectors in a small store", "background"}
