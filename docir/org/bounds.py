@@ -21,9 +21,12 @@ BM25_B = 0.75
 # A bound sum within this share of θ still counts as reaching it: the scores are summed in another
 # order than the bounds, so the last bits may differ; reading a few rows more costs nothing.
 SLACK = 1e-6
-# An OR of more ANDs than this costs the GIN index more than the rows it saves: the tsquery falls back
-# to MaxScore's own rule, the rows holding one of the units the others' bounds cannot do without.
+# An OR of more ANDs than this costs the GIN index more than the rows it saves: the tsquery spells out
+# fewer units, the best-bounded, and takes the others as held (MaxScore's rule, when it spells out one).
 MOST_CLAUSES = 48
+# The units a seed tries, best bound first (each try is one count): past these, a seed that holds them
+# finds rows that score high enough.
+SEED_TRIES = 6
 # Units whose bounds add up to less than this share of θ are taken as held by every row: each one
 # alone would multiply the clauses for rows that gain nothing by it (a word in half the documents
 # weighs 1e-6, as FTS5 floors its idf).
@@ -54,11 +57,11 @@ def merged(units: Sequence[Unit]) -> list[Unit]:
 
 def seed(units: Sequence[Unit], holds_enough: Callable[[str], bool]) -> str | None:
     """Where to look for rows that score high: the rows holding together as many of the best-bounded
-    units as still leave enough of them (`holds_enough` of a tsquery's text), each unit taken in turn
-    from the best bound down and kept when it does; None when no unit alone does."""
+    units as still leave enough of them (`holds_enough` of a tsquery's text), each of the SEED_TRIES
+    best taken in turn and kept when it does; None when none alone does."""
     ordered = merged(units)
     chosen: list[Unit] = []
-    for unit in ordered:
+    for unit in ordered[:SEED_TRIES]:
         if unit.bound < ordered[0].bound * NEGLIGIBLE:
             break
         if holds_enough(_all_of([*chosen, unit])):
@@ -78,15 +81,19 @@ def reaching(units: Sequence[Unit], threshold: float) -> str | None:
     big = [u for u in units if u not in small]
     if need <= 0 or not big:
         return None
-    clauses = _minimal(big, need)
-    if clauses == []:  # above every bound: no row's score, so no floor a row set; leave nothing out
-        return None
-    if clauses is None:
-        essential = _essential(big, need)
-        return None if len(essential) in (0, len(big)) else " | ".join(f"({u.query})" for u in essential)
-    if len(clauses) == len(units) and all(len(clause) == 1 for clause in clauses):  # every row holding one can
-        return None
-    return " | ".join(f"({_all_of(clause)})" for clause in clauses)
+    for top in range(len(big), 0, -1):
+        # The best-bounded `top` units spelt out, the others taken as held by every row that holds any.
+        others = sum(u.bound for u in big[top:])
+        if need - others <= 0:
+            return None
+        clauses = _minimal(big[:top], need - others)
+        if clauses == []:  # above every bound: no row's score, so no floor a row set; leave nothing out
+            return None
+        if clauses is not None:
+            if len(clauses) == len(units) and all(len(clause) == 1 for clause in clauses):  # every row holding one
+                return None
+            return " | ".join(f"({_all_of(clause)})" for clause in clauses)
+    return None
 
 
 def _minimal(units: Sequence[Unit], need: float) -> list[list[Unit]] | None:
@@ -110,17 +117,6 @@ def _minimal(units: Sequence[Unit], need: float) -> list[list[Unit]] | None:
         return True
 
     return found if grow(0, [], 0.0) else None
-
-
-def _essential(units: Sequence[Unit], need: float) -> list[Unit]:
-    """MaxScore's essential units (bounds descending): a row holding none of them holds at most the
-    others, whose bounds together stay below `need`."""
-    total = 0.0
-    cut = len(units)
-    while cut > 0 and total + units[cut - 1].bound < need:
-        cut -= 1
-        total += units[cut].bound
-    return list(units[:cut])
 
 
 def _all_of(units: Sequence[Unit]) -> str:

@@ -368,12 +368,19 @@ def _pairs(peer: OrgPeer, repos: Sequence[str], terms: Terms, totals: LexicalTot
 def _pruned_pairs(peer: OrgPeer, terms: Terms, idfs: Sequence[float], pairs: Sequence[tuple[int, int]],
                   params: dict[str, Any], both: str, include_inactive: bool, limit: int) -> list[Any] | None:
     """The pairs list read past a floor; None when no floor stands (fewer documents than the seed)."""
-    slots = [sum(idfs[i] * ((a == i) + (b == i)) for a, b in pairs) for i in range(len(terms.tokens))]
-    words = {f"q{i}": lexemes.all_of([token]) for i, token in enumerate(terms.tokens)}  # each first token
-    shares = {**params, **words, **{f"idf{i}": slot for i, slot in enumerate(slots)}}
-    units = [Unit(words[f"q{i}"], bounds.bound(slot)) for i, slot in enumerate(slots) if slot > 0]
+    slot_of: dict[str, float] = {}  # each first token's share: its idf in every pair slot it fills
+    for a, b in pairs:
+        for i in (a, b):
+            slot_of[terms.tokens[i]] = slot_of.get(terms.tokens[i], 0.0) + idfs[i]
+    units = [Unit(lexemes.all_of([token]), bounds.bound(slot)) for token, slot in slot_of.items()]
+    # The bound counts the tokens that weigh; the others (a word in half the documents) add their most.
+    most = max(slot_of.values())
+    weighed = [(token, slot) for token, slot in slot_of.items() if slot >= most * bounds.NEGLIGIBLE]
+    rest = sum(bounds.bound(slot) for slot in slot_of.values() if slot < most * bounds.NEGLIGIBLE)
+    shares = {**params, **{f"q{j}": lexemes.all_of([token]) for j, (token, _) in enumerate(weighed)},
+              **{f"idf{j}": slot for j, (_, slot) in enumerate(weighed)}}
     seed = SEED_ROWS * limit
-    ranked = _first(peer, gate_statement(len(terms.tokens), include_inactive), {**shares, "gate": seed},
+    ranked = _first(peer, gate_statement(len(weighed), include_inactive), {**shares, "gate": seed},
                     within=both, units=units, k=seed, include_inactive=include_inactive, prune=True)
     if len(ranked) < seed:
         return None
@@ -384,12 +391,12 @@ def _pruned_pairs(peer: OrgPeer, terms: Terms, idfs: Sequence[float], pairs: Seq
         return None
     floor = float(exact[limit - 1][2])
     floor -= abs(floor) * FLOOR_SLACK
-    if floor > float(ranked[-1][2]):  # every document whose bound reaches the floor was scored
+    if floor > float(ranked[-1][2]) + rest:  # every document whose bound reaches the floor was scored
         return exact
     reach = bounds.reaching(units, floor)
-    return _read(peer, pairs_statement(include_inactive, floor_terms=len(terms.tokens)),
+    return _read(peer, pairs_statement(include_inactive, floor_terms=len(weighed)),
                  {**shares, "within": both if reach is None else f"({both}) & ({reach})", "sample": None,
-                  "floor": floor})
+                  "floor": floor - rest})
 
 
 def pairs_statement(include_inactive: bool, *, floor_terms: int = 0, among: bool = False) -> str:

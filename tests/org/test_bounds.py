@@ -1,8 +1,7 @@
 """org/bounds.py: the rows a bound leaves out cannot reach the list, and every row that can is asked for.
 
-The tsquery `reaching` writes is checked against every set of units a row could hold: a set whose
-bounds reach the threshold matches it, a set whose bounds fall short by more than the slack does not
-unless the rule fell back to MaxScore's essential units (then it still matches every set that reaches).
+The tsquery `reaching` writes is checked against every set of units a row could hold: every set whose
+bounds reach the threshold matches it, whatever number of units the rule spells out.
 """
 
 from __future__ import annotations
@@ -70,11 +69,15 @@ def test_words_that_weigh_nothing_are_not_asked_for_and_no_bound_that_leaves_not
     assert bounds.reaching(units, 0.0) is None
 
 
-def test_past_its_clauses_the_rule_asks_for_the_essential_units() -> None:
+def test_past_its_clauses_the_rule_spells_out_fewer_units_and_takes_the_others_as_held() -> None:
     units = [Unit(f"w{i}", 1.0) for i in range(12)]
     query = bounds.reaching(units, 6.0)  # any 6 of 12: 924 sets, more than MOST_CLAUSES
-    assert query is not None and "&" not in query
-    assert sorted(query.replace("(", "").replace(")", "").split(" | ")) == sorted(f"w{i}" for i in range(7))
+    assert query is not None
+    clauses = [sorted(c.replace("(", "").replace(")", "").split(" & ")) for c in query.split(" | ")]
+    # 8 spelt out, the 4 others held: any 2 of the 8 (28 sets); a row of one of them and the 4 is 5 < 6
+    assert len(clauses) == 28 and all(len(c) == 2 for c in clauses)
+    assert {w for c in clauses for w in c} == {f"w{i}" for i in range(8)}
+    assert not _holds(query, {"w0", "w8", "w9", "w10", "w11"}) and _holds(query, {"w3", "w7"})
 
 
 def test_the_seed_keeps_each_unit_that_still_leaves_enough_rows() -> None:
