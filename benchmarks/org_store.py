@@ -415,11 +415,14 @@ def _noisy(column: str) -> str:
             f" * 0.09) FROM generate_series(1, vector_dims({column})))::vector) END")
 
 
-def copy_org(server: Any, source: str, db: str, copies: int) -> dict[str, Any]:
-    """`db` = `source` with its repositories copied `copies` - 1 more times (cached by key)."""
+def copy_org(server: Any, source: str, db: str, copies: int, *, vectors: bool = True) -> dict[str, Any]:
+    """`db` = `source` with its repositories copied `copies` - 1 more times (cached by key). `vectors`: each
+    copy's vectors are the source's plus noise, in rebuilt HNSW indexes; else the copies have none (only the
+    source's documents are found by meaning), which keeps the indexes as they are."""
     import psycopg
 
-    key = build_key("copy", "terms", source, db, copies, (CACHE / f"{source}.json").read_text(encoding="utf-8"))
+    key = build_key("copy", "terms", source, db, copies, (CACHE / f"{source}.json").read_text(encoding="utf-8"),
+                    *(() if vectors else ("no vectors",)))
     marker = CACHE / f"{db}.json"
     found = marked(marker, key)
     if found is not None:
@@ -431,8 +434,8 @@ def copy_org(server: Any, source: str, db: str, copies: int) -> dict[str, Any]:
     with psycopg.connect(url, autocommit=True) as conn:
         conn.execute("SET maintenance_work_mem = '1GB'")
         indexes = [r[0] for r in conn.execute(
-            "SELECT indexdef FROM pg_indexes WHERE schemaname = 'docir' AND indexdef LIKE '%hnsw%'")]
-        for name in ("documents_vector", "sections_vector"):
+            "SELECT indexdef FROM pg_indexes WHERE schemaname = 'docir' AND indexdef LIKE '%hnsw%'")] if vectors else []
+        for name in ("documents_vector", "sections_vector") if vectors else ():
             conn.execute(f"DROP INDEX docir.{name}")
         # A generated column (`draw`) is computed by each copied row itself: never written.
         columns = {table: [r[0] for r in conn.execute(
@@ -441,8 +444,10 @@ def copy_org(server: Any, source: str, db: str, copies: int) -> dict[str, Any]:
             for table in ("repos", "documents", "sections", "links", "terms")}
         replace = {
             "repos": {"name": "name || '-c{k}'"},
-            "documents": {"repo": "repo || '-c{k}'", "id": _new_id("id", 0), "vector": _noisy("vector")},
-            "sections": {"repo": "repo || '-c{k}'", "doc_id": _new_id("doc_id", 0), "vector": _noisy("vector")},
+            "documents": {"repo": "repo || '-c{k}'", "id": _new_id("id", 0),
+                          "vector": _noisy("vector") if vectors else "NULL"},
+            "sections": {"repo": "repo || '-c{k}'", "doc_id": _new_id("doc_id", 0),
+                         "vector": _noisy("vector") if vectors else "NULL"},
             "links": {"repo": "repo || '-c{k}'", "doc_id": _new_id("doc_id", 0), "target": _new_id("target", 0)},
             # Each copy's word counts: without them a reader's idf counts the words of one copy in ten.
             "terms": {"repo": "repo || '-c{k}'"},
