@@ -148,6 +148,13 @@ def term_query(tokens: Sequence[str]) -> str:
     return " <-> ".join(quoted(token) for token in tokens)
 
 
+def near(first: str, second: str, distance: int) -> str:
+    """A tsquery's text form of the rows where two tokens stand within `distance` positions of each other,
+    either first (PostgreSQL's phrase operator counts an exact distance, so each one is spelt out)."""
+    a, b = quoted(first), quoted(second)
+    return " | ".join(f"{x} <{n}> {y}" for n in range(1, distance + 1) for x, y in ((a, b), (b, a)))
+
+
 def all_of(tokens: Sequence[str]) -> str:
     """A tsquery's text form of the rows holding every one of some tokens, wherever they stand."""
     return " & ".join(quoted(token) for token in tokens)

@@ -196,17 +196,24 @@ def _first(peer: OrgPeer, sql: str, params: dict[str, Any], *, within: str, unit
     def scored(words: str, sample: int | None) -> list[Any]:
         return _read(peer, sql, {**params, "within": words, "sample": sample})
 
-    def holds_enough(words: str) -> bool:
-        count = {"words": f"({within}) & ({words})", "repos": params["repos"], "most": k}
-        return int(_read(peer, count_statement(include_inactive), count)[0][0]) >= k
-
-    seed = bounds.seed(units, holds_enough) if prune else None
+    seed = _seed(peer, params["repos"], within, units, k, include_inactive) if prune else None
     if seed is not None:
         rows = scored(f"({within}) & ({seed})", SEED_ROWS * k)
         if len(rows) >= k:
             reach = bounds.reaching(units, float(rows[k - 1][2]))
             return scored(within if reach is None else f"({within}) & ({reach})", None)
     return scored(within, None)
+
+
+def _seed(peer: OrgPeer, repos: Sequence[str], within: str, units: Sequence[Unit], k: int,
+          include_inactive: bool) -> str | None:
+    """The seed's words (org/bounds.py): the best-bounded units that, held together, still find k
+    visible documents of `within`; None when no unit does."""
+    def holds_enough(words: str) -> bool:
+        count = {"words": f"({within}) & ({words})", "repos": list(repos), "most": k}
+        return int(_read(peer, count_statement(include_inactive), count)[0][0]) >= k
+
+    return bounds.seed(units, holds_enough)
 
 
 def lexical_sections(peer: OrgPeer, repos: Sequence[str], text: str, *, include_inactive: bool,
@@ -351,11 +358,11 @@ def lexical_pairs(peer: OrgPeer, repos: Sequence[str], text: str, *, include_ina
 
 def _pairs(peer: OrgPeer, repos: Sequence[str], terms: Terms, totals: LexicalTotals, idfs: Sequence[float],
            pairs: Sequence[tuple[int, int]], *, include_inactive: bool, limit: int, prune: bool) -> list[LexicalRow]:
-    """The pairs list over `pairs`. Pruned, it scores only the documents whose own bound can reach it: a
-    pair's near occurrences of a word are some of its occurrences, and bm25's saturation grows with them,
-    so a document scores at most each word's whole-document share, times the pair slots it fills. The
-    SEED_ROWS x limit documents of the highest bound (found as the gate is, org/bounds.py) are scored
-    first; their limit-th score is the floor every other document's bound must reach."""
+    """The pairs list over `pairs`. Pruned, it scores only the documents whose own bound can reach it
+    (_pair_bound: a pair whose words never stand near each other adds nothing, and one that does adds at
+    most each word's whole-document share). Of up to SEED_ROWS² x limit documents holding the
+    best-bounded words together (the seed, org/bounds.py), the SEED_ROWS x limit of the highest bound are
+    scored first; their limit-th score is the floor every other document's bound must reach."""
     params = _params(terms, totals, repos, limit=limit, idfs=list(idfs),
                      firsts=[a + 1 for a, _ in pairs], seconds=[b + 1 for _, b in pairs])
     both = _both(terms, pairs)
@@ -375,14 +382,24 @@ def _pruned_pairs(peer: OrgPeer, terms: Terms, idfs: Sequence[float], pairs: Seq
     units = [Unit(lexemes.all_of([token]), bounds.bound(slot)) for token, slot in slot_of.items()]
     # The bound counts the tokens that weigh; the others (a word in half the documents) add their most.
     most = max(slot_of.values())
-    weighed = [(token, slot) for token, slot in slot_of.items() if slot >= most * bounds.NEGLIGIBLE]
-    rest = sum(bounds.bound(slot) for slot in slot_of.values() if slot < most * bounds.NEGLIGIBLE)
-    shares = {**params, **{f"q{j}": lexemes.all_of([token]) for j, (token, _) in enumerate(weighed)},
-              **{f"idf{j}": slot for j, (_, slot) in enumerate(weighed)}}
-    seed = SEED_ROWS * limit
-    ranked = _first(peer, gate_statement(len(weighed), include_inactive), {**shares, "gate": seed},
-                    within=both, units=units, k=seed, include_inactive=include_inactive, prune=True)
-    if len(ranked) < seed:
+    weighed = [token for token, slot in slot_of.items() if slot >= most * bounds.NEGLIGIBLE]
+    column = {token: j + 1 for j, token in enumerate(weighed)}
+    sides = [(terms.tokens[x], idfs[x]) for a, b in pairs for x in (a, b)]
+    shares = {**params, **{f"q{j}": lexemes.all_of([token]) for j, token in enumerate(weighed)},
+              "rest": sum(bounds.bound(idf) for token, idf in sides if token not in column),
+              # each pair's words near each other (NULL: one word twice, near itself), and each side's column
+              "near": [None if terms.tokens[a] == terms.tokens[b] else
+                       lexemes.near(terms.tokens[a], terms.tokens[b], NEAR_DISTANCE + 1) for a, b in pairs],
+              "sides": [column.get(token, 0) for token, _ in sides],
+              "shares": [idf if token in column else 0.0 for token, idf in sides]}
+    # The seed: of the documents holding the best-bounded words together, those of the highest bounds.
+    seed = _seed(peer, params["repos"], both, units, limit, include_inactive)
+    if seed is None:
+        return None
+    ranked = _read(peer, pair_bounds_statement(len(weighed), include_inactive),
+                   {**shares, "within": f"({both}) & ({seed})", "sample": SEED_ROWS ** 2 * limit,
+                    "gate": SEED_ROWS * limit})
+    if len(ranked) < limit:
         return None
     exact = _read(peer, pairs_statement(include_inactive, among=True),
                   {**params, "within": both, "sample": None, "among_repos": [row[0] for row in ranked],
@@ -391,24 +408,54 @@ def _pruned_pairs(peer: OrgPeer, terms: Terms, idfs: Sequence[float], pairs: Seq
         return None
     floor = float(exact[limit - 1][2])
     floor -= abs(floor) * FLOOR_SLACK
-    if floor > float(ranked[-1][2]) + rest:  # every document whose bound reaches the floor was scored
-        return exact
     reach = bounds.reaching(units, floor)
     return _read(peer, pairs_statement(include_inactive, floor_terms=len(weighed)),
                  {**shares, "within": both if reach is None else f"({both}) & ({reach})", "sample": None,
-                  "floor": floor - rest})
+                  "floor": floor})
+
+
+def _pair_bound(tokens: int) -> tuple[str, str]:
+    """The most a document can score in the pairs list: for each pair whose words stand near each other
+    (NEAR), each word's whole-document bm25 share (a pair's near occurrences of a word are some of its
+    occurrences, and the saturation grows with them), weighed by its idf (SHARES) in that pair slot (SIDES:
+    the column of its token among the Q0, Q1, ... counted, 0 for a token that does not weigh), plus the most
+    the tokens that do not weigh add (REST). Returns the FROM items and the expression over them."""
+    tfs = ", ".join(f"{lexemes.DOCUMENT_WEIGHT_SCALE} * ts_rank_cd('{lexemes.DOCUMENT_RANK_WEIGHTS}'::float4[], "
+                    f"v.lex, %(q{i})s::tsquery, 0)" for i in range(tokens))
+    tf = "(b.t[s.side])"
+    items = (f"CROSS JOIN LATERAL (SELECT d.lex || ''::tsvector AS lex OFFSET 0) v "
+             f"CROSS JOIN LATERAL (SELECT ARRAY[{tfs or 'NULL'}]::float8[] AS t OFFSET 0) b")
+    share = f"CASE WHEN s.side = 0 THEN 0 ELSE s.share * {_saturated(tf, 'd.lex_tokens', 'document_length')} END"
+    most = f"""(%(rest)s::float8 + (
+        SELECT coalesce(sum(s.value), 0) FROM (
+            SELECT {share} AS value
+            FROM unnest(%(sides)s::int[], %(shares)s::float8[]) WITH ORDINALITY AS s(side, share, k)
+            JOIN unnest(%(near)s::tsquery[]) WITH ORDINALITY AS n(near, p) ON n.p = (s.k + 1) / 2
+            WHERE n.near IS NULL OR v.lex @@ n.near) s))"""
+    return items, most
+
+
+def pair_bounds_statement(tokens: int, include_inactive: bool) -> str:
+    """The documents of some words (all of them, or the first SAMPLE found) by the most they can score in the
+    pairs list (_pair_bound over `tokens` tokens that weigh), the first GATE."""
+    items, most = _pair_bound(tokens)
+    return f"""
+        SELECT d.repo, d.id, {most} AS raw
+        FROM (SELECT d.repo, d.id, d.lex, d.lex_tokens FROM docir.documents d
+              WHERE d.lex @@ %(within)s::tsquery AND d.repo = ANY(%(repos)s) AND {visible(include_inactive)}
+              LIMIT %(sample)s) d {items}
+        ORDER BY raw DESC, d.repo, d.id LIMIT %(gate)s"""
 
 
 def pairs_statement(include_inactive: bool, *, floor_terms: int = 0, among: bool = False) -> str:
     """The pairs list: the visible documents of some words (all of them, or the first SAMPLE found) by
     bm25 over the pairs' words, counting only the occurrences that stand near the other word of their pair.
-    `floor_terms`: only the documents whose bound (gate_statement's score of the Q0, Q1, ... tokens with
-    the IDF0, IDF1, ... shares) reaches FLOOR; `among`: only the documents named (AMONG_REPOS, AMONG_IDS)."""
+    `floor_terms`: only the documents whose bound (_pair_bound over that many tokens) reaches FLOOR;
+    `among`: only the documents named (AMONG_REPOS, AMONG_IDS)."""
     documents = "docir.documents d"
     if floor_terms:
-        tfs, most = _bm25("d", _given("idf"), floor_terms, lexemes.DOCUMENT_RANK_WEIGHTS,
-                          lexemes.DOCUMENT_WEIGHT_SCALE, "document_length")
-        documents = f"""(SELECT d.* FROM docir.documents d {tfs}
+        items, most = _pair_bound(floor_terms)
+        documents = f"""(SELECT d.* FROM docir.documents d {items}
                           WHERE d.lex @@ %(within)s::tsquery AND {most} >= %(floor)s) d"""
     elif among:
         documents = """unnest(%(among_repos)s::text[], %(among_ids)s::text[]) AS g(repo, id) CROSS JOIN LATERAL (
@@ -616,6 +663,7 @@ def statements() -> dict[str, tuple[str, str]]:
         "pairs": (pairs_statement, pairs_statement(False)),
         "pairs past a floor": (pairs_statement, pairs_statement(False, floor_terms=EXAMPLE_TERMS)),
         "pairs of named documents": (pairs_statement, pairs_statement(False, among=True)),
+        "pair bounds": (pair_bounds_statement, pair_bounds_statement(EXAMPLE_TERMS, False)),
         "nearest vectors": (nearest_statement, nearest_statement(EXAMPLE_DIMENSION, False)),
         "nearest vectors with an index of its own": (nearest_statement,
                                                      nearest_statement(EXAMPLE_DIMENSION, False, [EXAMPLE_OWN])),

@@ -12,7 +12,7 @@ pytest.importorskip("psycopg")
 
 def _example_params() -> dict[str, object]:
     """Values for every parameter the statements name, for the example task's two terms."""
-    from docir.org import ranking_sql
+    from docir.org import lexemes, ranking_sql
     from docir.org.peer import LexicalTotals
 
     terms = ranking_sql.terms_of("rotate signing keys")
@@ -25,7 +25,8 @@ def _example_params() -> dict[str, object]:
                                words=terms.any, most=200, below=0.5, idfs=[1.5, 0.5], idf0=1.5, idf1=0.5,
                                floor=2.0, sidf0=1.5, sidf1=0.5, gate_repos=["acme/platform"],
                                gate_ids=["adr-000000000001"], among_repos=["acme/platform"],
-                               among_ids=["adr-000000000001"])
+                               among_ids=["adr-000000000001"], rest=0.0, sides=[1, 2], shares=[1.5, 0.5],
+                               near=[lexemes.near("rotat", "sign", 11)])
 
 
 def test_every_statement_of_the_page_is_planned_by_the_database(pg_url: str) -> None:
@@ -41,7 +42,8 @@ def test_every_statement_of_the_page_is_planned_by_the_database(pg_url: str) -> 
             plan = conn.execute(f"EXPLAIN {text}", params).fetchall()
             planned[name] = len(plan)
         assert set(planned) == {"sections", "sections in a big store", "gate", "count", "weights",
-                                "pairs", "pairs past a floor", "pairs of named documents", "nearest vectors",
+                                "pairs", "pairs past a floor", "pairs of named documents", "pair bounds",
+                                "nearest vectors",
                                 "nearest vectors with an index of its own", "nearest vectors in a small store",
                                 "similarities", "background"}
         assert all(lines > 0 for lines in planned.values())
@@ -93,5 +95,5 @@ def test_the_reader_runs_the_statements_the_page_shows(monkeypatch: pytest.Monke
     read = [sql for sql in ran if "FROM docir" in sql]
     named = {text: name for name, (_, text) in ranking_sql.statements().items()}
     assert all(sql in shown for sql in read), ran
-    assert {named[sql] for sql in read} == {"sections", "weights", "count", "gate", "pairs", "similarities",
+    assert {named[sql] for sql in read} == {"sections", "weights", "count", "pairs", "similarities",
                                             "nearest vectors in a small store", "background"}
