@@ -282,11 +282,17 @@ def gate_statement(terms: int, include_inactive: bool) -> str:
     first SAMPLE found) by their whole-document bm25, the first GATE."""
     tfs, score = _bm25("d", _given("idf"), terms, lexemes.DOCUMENT_RANK_WEIGHTS, lexemes.DOCUMENT_WEIGHT_SCALE,
                        "document_length")
+    return _ranked(score, tfs, include_inactive)
+
+
+def _ranked(score: str, items: str, include_inactive: bool) -> str:
+    """The visible documents of some words (WITHIN: all of them, or the first SAMPLE found) by `score`
+    over the FROM `items` each document is given, the first GATE."""
     return f"""
         SELECT d.repo, d.id, {score} AS raw
         FROM (SELECT d.repo, d.id, d.lex, d.lex_tokens FROM docir.documents d
               WHERE d.lex @@ %(within)s::tsquery AND d.repo = ANY(%(repos)s) AND {visible(include_inactive)}
-              LIMIT %(sample)s) d {tfs}
+              LIMIT %(sample)s) d {items}
         ORDER BY raw DESC, d.repo, d.id LIMIT %(gate)s"""
 
 
@@ -439,12 +445,7 @@ def pair_bounds_statement(tokens: int, include_inactive: bool) -> str:
     """The documents of some words (all of them, or the first SAMPLE found) by the most they can score in the
     pairs list (_pair_bound over `tokens` tokens that weigh), the first GATE."""
     items, most = _pair_bound(tokens)
-    return f"""
-        SELECT d.repo, d.id, {most} AS raw
-        FROM (SELECT d.repo, d.id, d.lex, d.lex_tokens FROM docir.documents d
-              WHERE d.lex @@ %(within)s::tsquery AND d.repo = ANY(%(repos)s) AND {visible(include_inactive)}
-              LIMIT %(sample)s) d {items}
-        ORDER BY raw DESC, d.repo, d.id LIMIT %(gate)s"""
+    return _ranked(most, items, include_inactive)
 
 
 def pairs_statement(include_inactive: bool, *, floor_terms: int = 0, among: bool = False) -> str:
