@@ -34,29 +34,29 @@ import time
 from pathlib import Path
 from typing import Any
 
-HERE = Path(__file__).resolve().parent
 REAL_CORPORA = ("cranfield", "eips-ci", "madr", "quality", "docir")
 REAL_DOCUMENTS = 200_000
 REAL_TASKS = {"cranfield": 8, "eips-ci": 4, "quality": 4}  # the first judged queries of each
 LIMIT = 60  # org_ranking's CANDIDATES: each list's length in `context`
 
 
-def _child(args: argparse.Namespace) -> int:
-    """One side's round: every task of --tasks answered by --reader, in the docir on the import path."""
-    from benchmarks import org_store
-    from docir.services.vectors.model_registry import register_process_model
-
-    register_process_model(org_store.WordHashEmbedder(org_store.real_model()))
-    tasks = json.loads(Path(args.tasks).read_text(encoding="utf-8"))
-    warnings: list[str] = []
-    reader = Path(args.reader)
-    org_store.context_once(reader, tasks[-1], warnings)  # warm-up: imports, connection, page cache
-    times = []
-    for task in tasks:
-        elapsed, rows = org_store.context_once(reader, task, warnings)
-        times.append({"ms": round(elapsed, 1), "ids": [row["id"] for row in rows]})
-    print(json.dumps({"times": times, "warnings": warnings}))
-    return 0
+# One side's round, run by `python -c` in a child whose PYTHONPATH is the side's tree (its docir, and its
+# benchmarks/org_store.py): every task of the file answered by the reader, after one warm-up task.
+CHILD = """
+import json, sys
+from pathlib import Path
+from benchmarks import org_store
+from docir.services.vectors.model_registry import register_process_model
+register_process_model(org_store.WordHashEmbedder(org_store.real_model()))
+reader, tasks = Path(sys.argv[1]), json.loads(Path(sys.argv[2]).read_text(encoding="utf-8"))
+warnings = []
+org_store.context_once(reader, tasks[-1], warnings)
+times = []
+for task in tasks:
+    elapsed, rows = org_store.context_once(reader, task, warnings)
+    times.append({"ms": round(elapsed, 1), "ids": [row["id"] for row in rows]})
+print(json.dumps({"times": times, "warnings": warnings}))
+"""
 
 
 def _side(tree: Path, reader: Path, tasks_file: Path) -> dict[str, Any]:
@@ -64,10 +64,9 @@ def _side(tree: Path, reader: Path, tasks_file: Path) -> dict[str, Any]:
 
     env = {**os.environ, "PYTHONPATH": str(tree), "DOCIR_WORKER": "0", "DOCIR_VECTORS": str(CACHE / "vectors.db"),
            "DOCIR_BENCH_ORG_CACHE": str(CACHE)}
-    # By its path, from a folder of no checkout: the tree's docir and benchmarks come from PYTHONPATH.
-    ran = subprocess.run([sys.executable, str(Path(__file__)), "--child", "--reader", str(reader),
-                          "--tasks", str(tasks_file)], env=env, cwd=tasks_file.parent, capture_output=True,
-                         text=True, check=False)
+    # From a folder of no checkout: the side's docir and benchmarks come from PYTHONPATH.
+    ran = subprocess.run([sys.executable, "-c", CHILD, str(reader), str(tasks_file)], env=env,
+                         cwd=tasks_file.parent, capture_output=True, text=True, check=False)
     if ran.returncode != 0:
         raise RuntimeError(f"org_scale: the {tree} side failed: {ran.stderr.strip()[-2000:]}")
     found: dict[str, Any] = json.loads(ran.stdout)
@@ -146,12 +145,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--stores", default="generated,real", help="generated, real, or both (the default)")
     parser.add_argument("--no-check", action="store_true", help="leave out the pruned-against-every-candidate check")
     parser.add_argument("--out", type=Path)
-    parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
-    parser.add_argument("--reader", help=argparse.SUPPRESS)
-    parser.add_argument("--tasks", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
-    if args.child:
-        return _child(args)
     from benchmarks import org_store
     from benchmarks._harness import REPO, machine_info, report
     from benchmarks.against_revision import unpacked
@@ -211,6 +205,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    if not __package__:  # run by its path (a side's child): benchmarks/ is a package of the tree on PYTHONPATH
-        sys.path[:] = [p for p in sys.path if Path(p).resolve() != HERE]
     sys.exit(main())
