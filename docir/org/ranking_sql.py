@@ -104,14 +104,22 @@ def _bm25(alias: str, idf: Callable[[int], str], terms: int, rank_weights: str, 
     terms are spelt out, so each row costs its function calls and no subquery (`idf(i)` is the i-th
     term's idf, read once)."""
     name = f"tf_{alias}"
-    # A document's tsvector is kept compressed, out of line: each function given the column itself would
-    # fetch and decompress it again, so it is read once (a concatenation makes the plain copy).
-    tfs = ", ".join(f"{scale} * ts_rank_cd('{rank_weights}'::float4[], v.lex, %(q{i})s::tsquery, 0) AS t{i}"
-                    for i in range(terms))
+    tfs = ", ".join(f"{_tf(i, rank_weights, scale)} AS t{i}" for i in range(terms))
     score = " + ".join(f"{idf(i)} * {_saturated(f'{name}.t{i}', f'{alias}.lex_tokens', average)}"
                        for i in range(terms))
-    return (f"CROSS JOIN LATERAL (SELECT {tfs} FROM (SELECT {alias}.lex || ''::tsvector AS lex OFFSET 0) v "
-            f"OFFSET 0) {name}", f"({score})")
+    return f"CROSS JOIN LATERAL (SELECT {tfs} FROM {_read_once(alias)} OFFSET 0) {name}", f"({score})"
+
+
+def _read_once(alias: str) -> str:
+    """`alias`'s tsvector as `v.lex`, read once: a document's is kept out of line, and each function given
+    the column itself would fetch it again (a concatenation makes the plain copy)."""
+    return f"(SELECT {alias}.lex || ''::tsvector AS lex OFFSET 0) v"
+
+
+def _tf(i: int, rank_weights: str, scale: float) -> str:
+    """The weighed count of the i-th query's (Q<i>) occurrences in `v.lex` (_read_once): ts_rank_cd of one
+    term is the sum of its occurrences' label weights, each at most 1, so scaled back."""
+    return f"{scale} * ts_rank_cd('{rank_weights}'::float4[], v.lex, %(q{i})s::tsquery, 0)"
 
 
 def _given(name: str) -> Callable[[int], str]:
@@ -209,11 +217,7 @@ def _seed(peer: OrgPeer, repos: Sequence[str], within: str, units: Sequence[Unit
           include_inactive: bool) -> str | None:
     """The seed's words (org/bounds.py): the best-bounded units that, held together, still find k
     visible documents of `within`; None when no unit does."""
-    def holds_enough(words: str) -> bool:
-        count = {"words": f"({within}) & ({words})", "repos": list(repos), "most": k}
-        return int(_read(peer, count_statement(include_inactive), count)[0][0]) >= k
-
-    return bounds.seed(units, holds_enough)
+    return bounds.seed(units, lambda words: _count(peer, repos, f"({within}) & ({words})", k, include_inactive) >= k)
 
 
 def lexical_sections(peer: OrgPeer, repos: Sequence[str], text: str, *, include_inactive: bool,
@@ -303,9 +307,13 @@ def _gate_words(peer: OrgPeer, repos: Sequence[str], terms: Terms, weightless: f
     lean = " | ".join(f"({q})" for i, q in enumerate(terms.queries) if i not in weightless)
     if not lean or not weightless:
         return terms.any
-    found = peer.run(lambda c: c.execute(count_statement(include_inactive),
-                                         {"words": lean, "repos": list(repos), "most": gate}).fetchone())
-    return lean if found is not None and int(found[0]) >= gate else terms.any
+    return lean if _count(peer, repos, lean, gate, include_inactive) >= gate else terms.any
+
+
+def _count(peer: OrgPeer, repos: Sequence[str], words: str, most: int, include_inactive: bool) -> int:
+    """How many visible documents of `repos` the tsquery `words` finds, counted up to `most`."""
+    found = _read(peer, count_statement(include_inactive), {"words": words, "repos": list(repos), "most": most})
+    return int(found[0][0]) if found else 0
 
 
 def count_statement(include_inactive: bool) -> str:
@@ -340,8 +348,8 @@ def lexical_pairs(peer: OrgPeer, repos: Sequence[str], text: str, *, include_ina
                   limit: int, prune: bool = True) -> list[LexicalRow]:
     """Visible documents by the task's adjacent word pairs standing close together, best first: the
     local NEAR ranking, bm25 over whole documents where a pair's words count only where they stand
-    near each other. `prune`: only the documents that can reach the list are scored (org/bounds.py);
-    the same list either way."""
+    near each other. `prune`: in a big store (as the gate), only the documents that can reach the list
+    are scored (org/bounds.py); the same list either way."""
     terms = terms_of(text)
     index = {word: n for n, word in enumerate(terms.words)}
     pairs = [(index[a], index[b]) for a, b in word_pairs(text) if a in index and b in index]
@@ -350,7 +358,10 @@ def lexical_pairs(peer: OrgPeer, repos: Sequence[str], text: str, *, include_ina
     totals = peer.lexical_totals(repos)
     weights = weights_of(peer, repos, terms, totals)
     idfs = weights.documents
-    if totals.sections > GATE_FROM_SECTIONS:  # a big store reads the pairs of weighed words first
+    big = totals.sections > GATE_FROM_SECTIONS
+    # Only a big store is pruned: in a small one the seed's counts cost more than they leave out.
+    prune = prune and big
+    if big:  # a big store reads the pairs of weighed words first
         weightless = _weightless(terms, weights, totals)
         lean = [(a, b) for a, b in pairs if a not in weightless or b not in weightless]
         if lean and lean != pairs:
@@ -374,7 +385,7 @@ def _pairs(peer: OrgPeer, repos: Sequence[str], terms: Terms, totals: LexicalTot
     both = _both(terms, pairs)
     rows = _pruned_pairs(peer, terms, idfs, pairs, params, both, include_inactive, limit) if prune else None
     if rows is None:
-        rows = _read(peer, pairs_statement(include_inactive), {**params, "within": both, "sample": None})
+        rows = _read(peer, pairs_statement(include_inactive), {**params, "within": both})
     return [LexicalRow(repo, doc_id, float(raw), None, None, float(coverage)) for repo, doc_id, raw, coverage in rows]
 
 
@@ -408,7 +419,7 @@ def _pruned_pairs(peer: OrgPeer, terms: Terms, idfs: Sequence[float], pairs: Seq
     if len(ranked) < limit:
         return None
     exact = _read(peer, pairs_statement(include_inactive, among=True),
-                  {**params, "within": both, "sample": None, "among_repos": [row[0] for row in ranked],
+                  {**params, "within": both, "among_repos": [row[0] for row in ranked],
                    "among_ids": [row[1] for row in ranked]})
     if len(exact) < limit:
         return None
@@ -416,8 +427,7 @@ def _pruned_pairs(peer: OrgPeer, terms: Terms, idfs: Sequence[float], pairs: Seq
     floor -= abs(floor) * FLOOR_SLACK
     reach = bounds.reaching(units, floor)
     return _read(peer, pairs_statement(include_inactive, floor_terms=len(weighed)),
-                 {**shares, "within": both if reach is None else f"({both}) & ({reach})", "sample": None,
-                  "floor": floor})
+                 {**shares, "within": both if reach is None else f"({both}) & ({reach})", "floor": floor})
 
 
 def _pair_bound(tokens: int) -> tuple[str, str]:
@@ -426,10 +436,9 @@ def _pair_bound(tokens: int) -> tuple[str, str]:
     occurrences, and the saturation grows with them), weighed by its idf (SHARES) in that pair slot (SIDES:
     the column of its token among the Q0, Q1, ... counted, 0 for a token that does not weigh), plus the most
     the tokens that do not weigh add (REST). Returns the FROM items and the expression over them."""
-    tfs = ", ".join(f"{lexemes.DOCUMENT_WEIGHT_SCALE} * ts_rank_cd('{lexemes.DOCUMENT_RANK_WEIGHTS}'::float4[], "
-                    f"v.lex, %(q{i})s::tsquery, 0)" for i in range(tokens))
+    tfs = ", ".join(_tf(i, lexemes.DOCUMENT_RANK_WEIGHTS, lexemes.DOCUMENT_WEIGHT_SCALE) for i in range(tokens))
     tf = "(b.t[s.side])"
-    items = (f"CROSS JOIN LATERAL (SELECT d.lex || ''::tsvector AS lex OFFSET 0) v "
+    items = (f"CROSS JOIN LATERAL {_read_once('d')} "
              f"CROSS JOIN LATERAL (SELECT ARRAY[{tfs or 'NULL'}]::float8[] AS t OFFSET 0) b")
     share = f"CASE WHEN s.side = 0 THEN 0 ELSE s.share * {_saturated(tf, 'd.lex_tokens', 'document_length')} END"
     most = f"""(%(rest)s::float8 + (
@@ -449,8 +458,8 @@ def pair_bounds_statement(tokens: int, include_inactive: bool) -> str:
 
 
 def pairs_statement(include_inactive: bool, *, floor_terms: int = 0, among: bool = False) -> str:
-    """The pairs list: the visible documents of some words (all of them, or the first SAMPLE found) by
-    bm25 over the pairs' words, counting only the occurrences that stand near the other word of their pair.
+    """The pairs list: the visible documents of some words (WITHIN) by bm25 over the pairs' words, counting
+    only the occurrences that stand near the other word of their pair.
     `floor_terms`: only the documents whose bound (_pair_bound over that many tokens) reaches FLOOR;
     `among`: only the documents named (AMONG_REPOS, AMONG_IDS)."""
     documents = "docir.documents d"
@@ -476,7 +485,6 @@ def pairs_statement(include_inactive: bool, *, floor_terms: int = 0, among: bool
                    AS mine
             FROM {documents}
             WHERE d.lex @@ %(within)s::tsquery AND d.repo = ANY(%(repos)s) AND {visible(include_inactive)}
-            LIMIT %(sample)s
         ), words AS MATERIALIZED (
             SELECT f.repo, f.id, f.lex_tokens, u.lexeme, u.positions, u.weights
             FROM found f CROSS JOIN LATERAL unnest(f.mine) u

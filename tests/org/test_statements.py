@@ -62,12 +62,15 @@ def test_the_reader_runs_the_statements_the_page_shows(monkeypatch: pytest.Monke
     class Peer:
         names = ["acme/platform"]
         repos = [OrgRepo("acme/platform", "m", documents=1000)]
-        known: dict[object, object] = {}
+
+        def __init__(self, sections: int) -> None:
+            self.sections = sections  # past GATE_FROM_SECTIONS: a big store, gated and pruned
+            self.known: dict[object, object] = {}
 
         def lexical_totals(self, repos: object) -> object:
             from docir.org.peer import LexicalTotals
 
-            return LexicalTotals(10, 40, 300.0, 80.0)
+            return LexicalTotals(10, self.sections, 300.0, 80.0)
 
         def run(self, read: object) -> list[object]:
             class Conn:
@@ -85,9 +88,9 @@ def test_the_reader_runs_the_statements_the_page_shows(monkeypatch: pytest.Monke
 
             return read(Conn())  # type: ignore[operator, no-any-return]
 
-    peer = Peer()
-    ranking_sql.lexical_sections(peer, peer.names, "rotate signing", include_inactive=False, limit=60)  # type: ignore[arg-type]
-    ranking_sql.lexical_pairs(peer, peer.names, "rotate signing", include_inactive=False, limit=60)  # type: ignore[arg-type]
+    for peer in (Peer(40), Peer(ranking_sql.GATE_FROM_SECTIONS + 1)):
+        ranking_sql.lexical_sections(peer, peer.names, "rotate signing", include_inactive=False, limit=60)  # type: ignore[arg-type]
+        ranking_sql.lexical_pairs(peer, peer.names, "rotate signing", include_inactive=False, limit=60)  # type: ignore[arg-type]
     ranking_sql.nearest(peer, peer.names, [0.05] * ranking_sql.EXAMPLE_DIMENSION, include_inactive=False, limit=60)  # type: ignore[arg-type]
     ranking_sql.similarities(peer, peer.names, ["adr-000000000001"], [0.05] * ranking_sql.EXAMPLE_DIMENSION)  # type: ignore[arg-type]
     ranking_sql.background(peer, peer.names, [0.05] * ranking_sql.EXAMPLE_DIMENSION)  # type: ignore[arg-type]
@@ -95,5 +98,5 @@ def test_the_reader_runs_the_statements_the_page_shows(monkeypatch: pytest.Monke
     read = [sql for sql in ran if "FROM docir" in sql]
     named = {text: name for name, (_, text) in ranking_sql.statements().items()}
     assert all(sql in shown for sql in read), ran
-    assert {named[sql] for sql in read} == {"sections", "weights", "count", "pairs", "similarities",
-                                            "nearest vectors in a small store", "background"}
+    assert {named[sql] for sql in read} == {"sections", "sections in a big store", "weights", "count", "gate", "pairs",
+                                            "similarities", "nearest vectors in a small store", "background"}
