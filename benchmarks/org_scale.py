@@ -130,11 +130,6 @@ def _check(url: str, tasks: list[str]) -> dict[str, Any]:
     return {"lists": 2 * len(tasks), "differ": differ, **{k: round(v) for k, v in timed.items()}}
 
 
-def _percentile(values: list[float], share: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(share * (len(ordered) - 1)))]
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rev", default="6f37781", help="the revision to compare with (default 6f37781)")
@@ -147,7 +142,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path)
     args = parser.parse_args(argv)
     from benchmarks import org_store
-    from benchmarks._harness import REPO, machine_info, report
+    from benchmarks._harness import REPO, machine_info, percentile, report
     from benchmarks.against_revision import unpacked
 
     sha, rev_tree = unpacked(args.rev)
@@ -184,7 +179,7 @@ def main(argv: list[str] | None = None) -> int:
                 org_store.log(f"org_scale: {store}: round {round_ + 1}/{args.rounds}")
             ratios = [a / b for a, b in zip(sides["this"], sides["rev"], strict=True)]
             found = {"db": db, "tasks": len(tasks), "rounds": args.rounds, "warmup": args.warmup,
-                     **{side: {"p50_ms": round(statistics.median(v)), "p95_ms": round(_percentile(v, 0.95)),
+                     **{side: {"p50_ms": round(statistics.median(v)), "p95_ms": round(percentile(v, 0.95)),
                                "max_ms": round(max(v))} for side, v in sides.items()},
                      "ratio_p50": round(statistics.median(ratios), 3), "same_answers": same,
                      "answers": len(ratios), "samples_ms": sides}
