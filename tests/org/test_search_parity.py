@@ -111,7 +111,8 @@ def test_the_lists_read_past_a_floor_are_the_lists_of_every_candidate(published:
                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
     """A big store's whole-document lists score only the documents that can still reach them
     (adr-f28942173e60): the same rows, in the same order, with the same numbers, as scoring every candidate.
-    The slice is small, so the gate is forced on and the lists made short: then the floor leaves documents out."""
+    The slice is small, so the gate is forced on and the lists made short: then the floor leaves documents out.
+    Every CI query's text and its sketch's (a poor sketch is another query's)."""
     from docir.org import bounds, ranking_sql
 
     _, _, peer = published
@@ -127,8 +128,13 @@ def test_the_lists_read_past_a_floor_are_the_lists_of_every_candidate(published:
         return found
 
     monkeypatch.setattr(bounds, "reaching", spied)
+    # A sketch is one more form's text: every CI query's, so a poor sketch (another query's) is among them.
+    sketches = yaml.safe_load(SKETCHES.read_text(encoding="utf-8"))["sketches"]
+    found = yaml.safe_load(QUERIES.read_text(encoding="utf-8"))["queries"]
+    sketched = [str(sketches[q["id"]]) for q in found if q.get("ci") and sketches.get(q["id"])]
+    assert len(sketched) > 10
     differ = []
-    for task in _tasks():
+    for task in _tasks() + sketched:
         for limit in (3, 10):
             for name, ranked in (("sections", ranking_sql.lexical_sections), ("pairs", ranking_sql.lexical_pairs)):
                 pruned = ranked(peer, peer.names, task, include_inactive=False, limit=limit)
