@@ -45,6 +45,12 @@ def listing(row: Sequence[Any]) -> OrgListing:
                       verified, bool(archived), int(size))
 
 
+def among(column: str) -> str:
+    """The one repository predicate of a read, over `column`: %(repos)s names the repositories read, or
+    is NULL when they are every one the store holds (OrgPeer.scope), and the planner drops it."""
+    return f"(%(repos)s::text[] IS NULL OR {column} = ANY(%(repos)s))"
+
+
 def visible(include_inactive: bool, alias: str = "d") -> str:
     """The one visibility predicate (tables.py) as SQL over `alias`, a docir.documents row."""
     return f"NOT {alias}.archived" if include_inactive else f"({alias}.active AND NOT {alias}.archived)"
@@ -64,10 +70,11 @@ class OrgPeer:
     """An open organisation store: its address, the repositories this reader reads, and the connection."""
 
     def __init__(self, address: OrgAddress, conn: psycopg.Connection[Any], repos: list[OrgRepo],
-                 kept_by: tuple[kept.Keeper, kept.Key] | None = None) -> None:
+                 held: frozenset[str], kept_by: tuple[kept.Keeper, kept.Key] | None = None) -> None:
         self.address = address
         self.conn = conn
         self.repos = repos  # those the address asks for, by name
+        self.held = held  # every repository the store holds in this snapshot
         self.kept_by = kept_by  # the warm worker's keeper, and whom it keeps this connection for
         self.known: dict[object, Any] = {}  # what a statement read, by what it asked: one snapshot, one answer
 
@@ -78,6 +85,14 @@ class OrgPeer:
     @property
     def names(self) -> list[str]:
         return [repo.name for repo in self.repos]
+
+    def scope(self, repos: Sequence[str]) -> list[str] | None:
+        """What `among` reads as %(repos)s: None when `repos` are every repository the store holds in this
+        snapshot (each row's repository is one of them). A reader of the whole store then sends no list:
+        at 4,000 repositories the names cost a statement 12 ms to send and plan, ten times the reading
+        of a short one."""
+        names = list(dict.fromkeys(repos))
+        return None if len(names) == len(self.held) and self.held.issuperset(names) else names
 
     @classmethod
     def open(cls, address: OrgAddress, settings: Settings) -> OrgPeer:
@@ -92,7 +107,7 @@ class OrgPeer:
         reused = None if kept_by is None else kept_by[0].take(kept_by[1])
         if reused is not None:
             try:
-                return cls(address, reused, cls._begin(address, reused), kept_by)
+                return cls(address, reused, *cls._begin(address, reused), kept_by=kept_by)
             except psycopg.Error:  # it died while kept (a server restart, a dropped link): connect anew, once
                 reused.close()
             except OrgError as exc:
@@ -103,7 +118,7 @@ class OrgPeer:
         except UsageError as exc:
             raise OrgUnavailable(exc.message) from None
         try:
-            return cls(address, conn, cls._begin(address, conn), kept_by)
+            return cls(address, conn, *cls._begin(address, conn), kept_by=kept_by)
         except psycopg.Error as exc:
             conn.close()
             raise OrgUnavailable(first_line(exc)) from None
@@ -112,8 +127,9 @@ class OrgPeer:
             raise OrgUnavailable(str(exc)) from None
 
     @staticmethod
-    def _begin(address: OrgAddress, conn: psycopg.Connection[Any]) -> list[OrgRepo]:
-        """The repositories `address` reads, in a new READ ONLY, REPEATABLE READ transaction on `conn`."""
+    def _begin(address: OrgAddress, conn: psycopg.Connection[Any]) -> tuple[list[OrgRepo], frozenset[str]]:
+        """The repositories `address` reads, and every one the store holds, in a new READ ONLY,
+        REPEATABLE READ transaction on `conn`."""
         import psycopg
 
         conn.read_only = True
@@ -122,7 +138,7 @@ class OrgPeer:
         check_version(database_version(conn), address.url, write=False)
         rows = conn.execute("SELECT name, model_id, row_format, lex_documents, lex_document_tokens, lex_sections,"
                             " lex_section_tokens, vector_index FROM docir.repos ORDER BY name").fetchall()
-        return [OrgRepo(*row) for row in rows if address.reads(row[0])]
+        return [OrgRepo(*row) for row in rows if address.reads(row[0])], frozenset(row[0] for row in rows)
 
     def close(self) -> None:
         if self.kept_by is None:
@@ -153,16 +169,16 @@ class OrgPeer:
         if not local_ids or not self.repos:
             return set()
         return {repo for (repo,) in self.run(lambda c: c.execute(
-            "SELECT DISTINCT repo FROM docir.documents WHERE id = ANY(%s) AND repo = ANY(%s)",
-            (list(local_ids), self.names)).fetchall())}
+            f"SELECT DISTINCT repo FROM docir.documents WHERE id = ANY(%(ids)s) AND {among('repo')}",
+            {"ids": list(local_ids), "repos": self.scope(self.names)}).fetchall())}
 
     def documents(self, ids: Sequence[str]) -> list[OrgDocument]:
         """Whole documents by id, any status, archived included (what `get` shows), by repository name."""
         if not ids or not self.repos:
             return []
         rows = self.run(lambda c: c.execute(
-            f"SELECT {LISTING}, d.meta, d.body FROM docir.documents d WHERE d.id = ANY(%s) AND d.repo = ANY(%s) "
-            "ORDER BY d.repo", (list(ids), self.names)).fetchall())
+            f"SELECT {LISTING}, d.meta, d.body FROM docir.documents d WHERE d.id = ANY(%(ids)s) AND {among('d.repo')} "
+            "ORDER BY d.repo", {"ids": list(ids), "repos": self.scope(self.names)}).fetchall())
         return [OrgDocument(listing(row), dict(row[13] or {}), row[14]) for row in rows]
 
     def listings(self, repos: Sequence[str], *, where: str, params: dict[str, Any], limit: int | None,
@@ -171,11 +187,11 @@ class OrgPeer:
         and path."""
         if not repos:
             return []
-        sql = (f"SELECT {LISTING} FROM docir.documents d WHERE d.repo = ANY(%(repos)s) "
+        sql = (f"SELECT {LISTING} FROM docir.documents d WHERE {among('d.repo')} "
                f"AND {visible(include_inactive)} AND {where} ORDER BY d.repo, d.path")
         if limit is not None:
             sql += " LIMIT %(limit)s"
-        arguments = {**params, "repos": list(repos), "limit": limit}
+        arguments = {**params, "repos": self.scope(repos), "limit": limit}
         return [listing(row) for row in self.run(lambda c: c.execute(sql, arguments).fetchall())]
 
     def matching(self, repos: Sequence[str], filters: Filters, *, limit: int | None,
@@ -216,9 +232,9 @@ class OrgPeer:
             return []
         rows = self.run(lambda c: c.execute(
             "SELECT repo, doc_id, kind, target FROM docir.links "
-            "WHERE target = ANY(%(seeds)s) AND kind = ANY(%(kinds)s) AND repo = ANY(%(repos)s) "
+            f"WHERE target = ANY(%(seeds)s) AND kind = ANY(%(kinds)s) AND {among('repo')} "
             "ORDER BY repo, doc_id, kind, target",
-            {"seeds": list(seeds), "kinds": sorted(successor_kinds), "repos": list(repos)}).fetchall())
+            {"seeds": list(seeds), "kinds": sorted(successor_kinds), "repos": self.scope(repos)}).fetchall())
         return [OrgEdge(repo, source, kind, target) for repo, source, kind, target in rows]
 
     def incoming(self, repos: Sequence[str], targets: Sequence[str], kinds: Iterable[str]) -> list[OrgEdge]:
@@ -229,9 +245,9 @@ class OrgPeer:
         rows = self.run(lambda c: c.execute(
             "SELECT l.repo, l.doc_id, l.kind, l.target FROM docir.links l "
             "JOIN docir.documents d ON d.repo = l.repo AND d.id = l.doc_id "
-            "WHERE l.target = ANY(%(targets)s) AND l.kind = ANY(%(kinds)s) AND l.repo = ANY(%(repos)s) "
+            f"WHERE l.target = ANY(%(targets)s) AND l.kind = ANY(%(kinds)s) AND {among('l.repo')} "
             "AND NOT d.archived ORDER BY l.repo, l.doc_id, l.kind, l.target",
-            {"targets": list(targets), "kinds": sorted(kinds), "repos": list(repos)}).fetchall())
+            {"targets": list(targets), "kinds": sorted(kinds), "repos": self.scope(repos)}).fetchall())
         return [OrgEdge(repo, source, kind, target) for repo, source, kind, target in rows]
 
     def building_edges(self, sources: Sequence[tuple[str, str]], targets: Sequence[str]) -> list[tuple[str, str, str]]:

@@ -45,7 +45,7 @@ from docir.index.fts import (
 )
 from docir.org import bounds, lexemes
 from docir.org.bounds import BM25_B, BM25_K1, Unit
-from docir.org.peer import LexicalTotals, OrgPeer, visible
+from docir.org.peer import LexicalTotals, OrgPeer, among, visible
 from docir.org.records import LexicalRow, VectorRow
 from docir.org.tables import quoted
 
@@ -127,9 +127,9 @@ def _given(name: str) -> Callable[[int], str]:
     return lambda i: f"%({name}{i})s::float8"
 
 
-def _params(terms: Terms, totals: LexicalTotals, repos: Sequence[str], **more: Any) -> dict[str, Any]:
+def _params(terms: Terms, totals: LexicalTotals, repos: list[str] | None, **more: Any) -> dict[str, Any]:
     return {"queries": list(terms.queries), "tokens": list(terms.tokens), "phrases": list(terms.phrases),
-            "any": terms.any, "repos": list(repos), **{f"q{i}": query for i, query in enumerate(terms.queries)},
+            "any": terms.any, "repos": repos, **{f"q{i}": query for i, query in enumerate(terms.queries)},
             "documents": totals.documents, "sections": totals.sections,
             "document_length": totals.document_length, "section_length": totals.section_length, **more}
 
@@ -148,7 +148,7 @@ def weights_of(peer: OrgPeer, repos: Sequence[str], terms: Terms, totals: Lexica
     numbers then sent back with each statement (and summed into the terms' bounds, org/bounds.py)."""
     key = ("weights", tuple(repos), terms.queries)
     if key not in peer.known:
-        rows = peer.run(lambda c: c.execute(weights_statement(), _params(terms, totals, repos)).fetchall())
+        rows = peer.run(lambda c: c.execute(weights_statement(), _params(terms, totals, peer.scope(repos))).fetchall())
         peer.known[key] = Weights(tuple(float(row[0]) for row in rows), tuple(float(row[1]) for row in rows),
                                   tuple(int(row[2]) for row in rows))
     found: Weights = peer.known[key]
@@ -168,13 +168,13 @@ def weights_statement() -> str:
              WITH ORDINALITY AS w(tq, token, phrase, i)
         CROSS JOIN LATERAL (
             SELECT CASE WHEN w.phrase THEN (SELECT count(*) FROM docir.documents x
-                                             WHERE x.lex @@ w.tq AND x.repo = ANY(%(repos)s))
+                                             WHERE x.lex @@ w.tq AND {among('x.repo')})
                    ELSE t.documents END::float8 AS documents,
                    CASE WHEN w.phrase THEN (SELECT count(*) FROM docir.sections x
-                                             WHERE x.lex @@ w.tq AND x.repo = ANY(%(repos)s))
+                                             WHERE x.lex @@ w.tq AND {among('x.repo')})
                    ELSE t.sections END::float8 AS sections
             FROM (SELECT coalesce(sum(t.documents), 0) AS documents, coalesce(sum(t.sections), 0) AS sections
-                  FROM docir.terms t WHERE t.lexeme = w.token AND t.repo = ANY(%(repos)s)) t
+                  FROM docir.terms t WHERE t.lexeme = w.token AND {among('t.repo')}) t
         ) n
         ORDER BY w.i"""
 
@@ -213,7 +213,7 @@ def _first(peer: OrgPeer, sql: str, params: dict[str, Any], *, within: str, unit
     return scored(within, None)
 
 
-def _seed(peer: OrgPeer, repos: Sequence[str], within: str, units: Sequence[Unit], k: int,
+def _seed(peer: OrgPeer, repos: list[str] | None, within: str, units: Sequence[Unit], k: int,
           include_inactive: bool) -> str | None:
     """The seed's words (org/bounds.py): the best-bounded units that, held together, still find k
     visible documents of `within`; None when no unit does."""
@@ -233,7 +233,7 @@ def lexical_sections(peer: OrgPeer, repos: Sequence[str], text: str, *, include_
     gated = totals.sections > GATE_FROM_SECTIONS
     sql = sections_statement(len(terms.queries), gated=gated, include_inactive=include_inactive)
     weights = weights_of(peer, repos, terms, totals)
-    params = _params(terms, totals, repos, limit=limit, cut=limit * SECTIONS_PER_DOCUMENT,
+    params = _params(terms, totals, peer.scope(repos), limit=limit, cut=limit * SECTIONS_PER_DOCUMENT,
                      **{f"sidf{i}": idf for i, idf in enumerate(weights.sections)})
     if gated:
         gate = _gate(peer, repos, terms, totals, weights, include_inactive, max(2 * limit, SECTION_GATE),
@@ -258,7 +258,7 @@ def sections_statement(terms: int, *, gated: bool, include_inactive: bool) -> st
         WITH q AS (SELECT %(any)s::tsquery AS q), scored AS (
             SELECT s.repo, s.doc_id, s.ord, s.heading, s.start_line, s.end_line, {score} AS raw
             FROM {rows} CROSS JOIN q {tfs}
-            WHERE s.lex @@ q.q AND s.repo = ANY(%(repos)s)
+            WHERE s.lex @@ q.q AND {among('s.repo')}
             ORDER BY raw DESC, s.repo, s.doc_id, s.ord LIMIT %(cut)s
         ), best AS (
             SELECT DISTINCT ON (s.repo, s.doc_id) * FROM scored s ORDER BY s.repo, s.doc_id, s.raw DESC, s.ord
@@ -274,8 +274,9 @@ def _gate(peer: OrgPeer, repos: Sequence[str], terms: Terms, totals: LexicalTota
     """The documents whose sections a big store scores: the first `gate` visible ones by their
     whole-document bm25, as a big local index gates its sections."""
     units = [Unit(holds, bounds.bound(idf)) for holds, idf in zip(terms.holds, weights.documents, strict=True)]
-    params = _params(terms, totals, repos, gate=gate, **{f"idf{i}": idf for i, idf in enumerate(weights.documents)})
-    within = _gate_words(peer, repos, terms, _weightless(terms, weights, totals), include_inactive, gate)
+    params = _params(terms, totals, peer.scope(repos), gate=gate,
+                     **{f"idf{i}": idf for i, idf in enumerate(weights.documents)})
+    within = _gate_words(peer, params["repos"], terms, _weightless(terms, weights, totals), include_inactive, gate)
     rows = _first(peer, gate_statement(len(terms.queries), include_inactive), params, within=within, units=units,
                   k=gate, include_inactive=include_inactive, prune=prune)
     return [(repo, doc_id) for repo, doc_id, _ in rows]
@@ -295,12 +296,12 @@ def _ranked(score: str, items: str, include_inactive: bool) -> str:
     return f"""
         SELECT d.repo, d.id, {score} AS raw
         FROM (SELECT d.repo, d.id, d.lex, d.lex_tokens FROM docir.documents d
-              WHERE d.lex @@ %(within)s::tsquery AND d.repo = ANY(%(repos)s) AND {visible(include_inactive)}
+              WHERE d.lex @@ %(within)s::tsquery AND {among('d.repo')} AND {visible(include_inactive)}
               LIMIT %(sample)s) d {items}
         ORDER BY raw DESC, d.repo, d.id LIMIT %(gate)s"""
 
 
-def _gate_words(peer: OrgPeer, repos: Sequence[str], terms: Terms, weightless: frozenset[int],
+def _gate_words(peer: OrgPeer, repos: list[str] | None, terms: Terms, weightless: frozenset[int],
                 include_inactive: bool, gate: int) -> str:
     """What finds the gate's candidates: the task's weighed terms when they find a whole gate of visible
     documents (then the first `gate` by bm25 are the same), else every term (lexical._filled)."""
@@ -310,16 +311,16 @@ def _gate_words(peer: OrgPeer, repos: Sequence[str], terms: Terms, weightless: f
     return lean if _count(peer, repos, lean, gate, include_inactive) >= gate else terms.any
 
 
-def _count(peer: OrgPeer, repos: Sequence[str], words: str, most: int, include_inactive: bool) -> int:
-    """How many visible documents of `repos` the tsquery `words` finds, counted up to `most`."""
-    found = _read(peer, count_statement(include_inactive), {"words": words, "repos": list(repos), "most": most})
+def _count(peer: OrgPeer, repos: list[str] | None, words: str, most: int, include_inactive: bool) -> int:
+    """How many visible documents of `repos` (OrgPeer.scope) the tsquery `words` finds, counted up to `most`."""
+    found = _read(peer, count_statement(include_inactive), {"words": words, "repos": repos, "most": most})
     return int(found[0][0]) if found else 0
 
 
 def count_statement(include_inactive: bool) -> str:
     """How many visible documents some words find, counted up to a number (MOST)."""
     return (f"SELECT count(*) FROM (SELECT 1 FROM docir.documents d WHERE d.lex @@ %(words)s::tsquery"
-            f" AND d.repo = ANY(%(repos)s) AND {visible(include_inactive)} LIMIT %(most)s) x")
+            f" AND {among('d.repo')} AND {visible(include_inactive)} LIMIT %(most)s) x")
 
 
 def _both(terms: Terms, pairs: Sequence[tuple[int, int]]) -> str:
@@ -378,9 +379,9 @@ def _pairs(peer: OrgPeer, repos: Sequence[str], terms: Terms, totals: LexicalTot
     """The pairs list over `pairs`. Pruned, it scores only the documents whose own bound can reach it
     (_pair_bound: a pair whose words never stand near each other adds nothing, and one that does adds at
     most each word's whole-document share). Of up to SEED_ROWS² x limit documents holding the
-    best-bounded words together (the seed, org/bounds.py), the SEED_ROWS x limit of the highest bound are
+    best-bounded pairs together (the seed, org/bounds.py), the SEED_ROWS x limit of the highest bound are
     scored first; their limit-th score is the floor every other document's bound must reach."""
-    params = _params(terms, totals, repos, limit=limit, idfs=list(idfs),
+    params = _params(terms, totals, peer.scope(repos), limit=limit, idfs=list(idfs),
                      firsts=[a + 1 for a, _ in pairs], seconds=[b + 1 for _, b in pairs])
     both = _both(terms, pairs)
     rows = _pruned_pairs(peer, terms, idfs, pairs, params, both, include_inactive, limit) if prune else None
@@ -391,12 +392,16 @@ def _pairs(peer: OrgPeer, repos: Sequence[str], terms: Terms, totals: LexicalTot
 
 def _pruned_pairs(peer: OrgPeer, terms: Terms, idfs: Sequence[float], pairs: Sequence[tuple[int, int]],
                   params: dict[str, Any], both: str, include_inactive: bool, limit: int) -> list[Any] | None:
-    """The pairs list read past a floor; None when no floor stands (fewer documents than the seed)."""
+    """The pairs list read past a floor; None when no floor stands (fewer documents than the seed, or
+    fewer holding a pair near each other than the list's length)."""
     slot_of: dict[str, float] = {}  # each first token's share: its idf in every pair slot it fills
     for a, b in pairs:
         for i in (a, b):
             slot_of[terms.tokens[i]] = slot_of.get(terms.tokens[i], 0.0) + idfs[i]
-    units = [Unit(lexemes.all_of([token]), bounds.bound(slot)) for token, slot in slot_of.items()]
+    # A pair adds to a document only where it holds both words: the pair is the unit whose bound the
+    # floor is reached by (a word's own bound would count its pairs whose other word is missing).
+    units = [Unit(lexemes.all_of(list(dict.fromkeys((terms.tokens[a], terms.tokens[b])))),
+                  bounds.bound(idfs[a], idfs[b])) for a, b in pairs]
     # The bound counts the tokens that weigh; the others (a word in half the documents) add their most.
     most = max(slot_of.values())
     weighed = [token for token, slot in slot_of.items() if slot >= most * bounds.NEGLIGIBLE]
@@ -409,18 +414,22 @@ def _pruned_pairs(peer: OrgPeer, terms: Terms, idfs: Sequence[float], pairs: Seq
                        lexemes.near(terms.tokens[a], terms.tokens[b], NEAR_DISTANCE + 1) for a, b in pairs],
               "sides": [column.get(token, 0) for token, _ in sides],
               "shares": [idf if token in column else 0.0 for token, idf in sides]}
-    # The seed: of the documents holding the best-bounded words together, those of the highest bounds.
+    # The seed: of the documents holding the best-bounded pairs together, those of the highest bounds.
+    # Where none of them holds a pair near (a long query's rare words), the first documents of any pair.
     seed = _seed(peer, params["repos"], both, units, limit, include_inactive)
     if seed is None:
         return None
-    ranked = _read(peer, pair_bounds_statement(len(weighed), include_inactive),
-                   {**shares, "within": f"({both}) & ({seed})", "sample": SEED_ROWS ** 2 * limit,
-                    "gate": SEED_ROWS * limit})
-    if len(ranked) < limit:
-        return None
-    exact = _read(peer, pairs_statement(include_inactive, among=True),
-                  {**params, "within": both, "among_repos": [row[0] for row in ranked],
-                   "among_ids": [row[1] for row in ranked]})
+    exact: list[Any] = []
+    for within in (f"({both}) & ({seed})", both):
+        ranked = _read(peer, pair_bounds_statement(len(weighed), include_inactive),
+                       {**shares, "within": within, "sample": SEED_ROWS ** 2 * limit, "gate": SEED_ROWS * limit})
+        if len(ranked) < limit:
+            continue
+        exact = _read(peer, pairs_statement(include_inactive, named=True),
+                      {**params, "within": both, "among_repos": [row[0] for row in ranked],
+                       "among_ids": [row[1] for row in ranked]})
+        if len(exact) >= limit:
+            break
     if len(exact) < limit:
         return None
     floor = float(exact[limit - 1][2])
@@ -457,17 +466,17 @@ def pair_bounds_statement(tokens: int, include_inactive: bool) -> str:
     return _ranked(most, items, include_inactive)
 
 
-def pairs_statement(include_inactive: bool, *, floor_terms: int = 0, among: bool = False) -> str:
+def pairs_statement(include_inactive: bool, *, floor_terms: int = 0, named: bool = False) -> str:
     """The pairs list: the visible documents of some words (WITHIN) by bm25 over the pairs' words, counting
     only the occurrences that stand near the other word of their pair.
     `floor_terms`: only the documents whose bound (_pair_bound over that many tokens) reaches FLOOR;
-    `among`: only the documents named (AMONG_REPOS, AMONG_IDS)."""
+    `named`: only the documents named (AMONG_REPOS, AMONG_IDS)."""
     documents = "docir.documents d"
     if floor_terms:
         items, most = _pair_bound(floor_terms)
         documents = f"""(SELECT d.* FROM docir.documents d {items}
                           WHERE d.lex @@ %(within)s::tsquery AND {most} >= %(floor)s) d"""
-    elif among:
+    elif named:
         documents = """unnest(%(among_repos)s::text[], %(among_ids)s::text[]) AS g(repo, id) CROSS JOIN LATERAL (
                           SELECT * FROM docir.documents d WHERE d.repo = g.repo AND d.id = g.id OFFSET 0) d"""
     return f"""
@@ -484,7 +493,7 @@ def pairs_statement(include_inactive: bool, *, floor_terms: int = 0, among: bool
             SELECT d.repo, d.id, d.lex_tokens, ts_delete(d.lex, tsvector_to_array(ts_delete(d.lex, %(tokens)s::text[])))
                    AS mine
             FROM {documents}
-            WHERE d.lex @@ %(within)s::tsquery AND d.repo = ANY(%(repos)s) AND {visible(include_inactive)}
+            WHERE d.lex @@ %(within)s::tsquery AND {among('d.repo')} AND {visible(include_inactive)}
         ), words AS MATERIALIZED (
             SELECT f.repo, f.id, f.lex_tokens, u.lexeme, u.positions, u.weights
             FROM found f CROSS JOIN LATERAL unnest(f.mine) u
@@ -495,7 +504,7 @@ def pairs_statement(include_inactive: bool, *, floor_terms: int = 0, among: bool
             -- Each pair's two words in each document holding both, before any near count is made.
             SELECT a.repo, a.id, a.lex_tokens, a.n, a.ia, a.ib, a.same, a.pa, a.wa, b.positions AS pb, b.weights AS wb
             FROM first_words a JOIN words b ON b.repo = a.repo AND b.id = a.id AND b.lexeme = a.tb
-        ), counted AS (
+        ), counted AS MATERIALIZED (
             SELECT c.repo, c.id, c.lex_tokens, c.n, c.ia, c.ib, {_near_tf("c.pa", "c.wa", "c.pb", "c.same")} AS na,
                    {_near_tf("c.pb", "c.wb", "c.pa", "c.same")} AS nb
             FROM both_words c
@@ -532,7 +541,7 @@ def nearest(peer: OrgPeer, repos: Sequence[str], vector: Sequence[float], *, inc
     exact = sum(repo.documents + repo.sections for repo in chosen) <= EXACT_BELOW
     own = sorted(repo.name for repo in chosen if repo.vector_index)
     sql = nearest_statement(dim, include_inactive, own, exact=exact)
-    params = {"v": vector_literal(vector), "repos": list(repos), "wide": wide, "limit": limit}
+    params = {"v": vector_literal(vector), "repos": peer.scope(repos), "wide": wide, "limit": limit}
 
     def read(conn: Any) -> list[Any]:
         # Filtered HNSW scans go on until enough rows pass the filter (pgvector 0.8's iterative scans).
@@ -559,11 +568,11 @@ def nearest_statement(dim: int, include_inactive: bool, own: Sequence[str] = (),
     # the planner matches a partial index by the statement's text, not by a parameter's value.
     if exact:
         scans = [f"""(SELECT {columns} FROM docir.sections s
-              WHERE vector_dims(s.vector) = {dim} AND s.repo = ANY(%(repos)s)
+              WHERE vector_dims(s.vector) = {dim} AND {among('s.repo')}
               ORDER BY {order.format(alias="s")} LIMIT %(wide)s)"""]
     else:
         scans = [f"""(SELECT {columns} FROM docir.sections s
-              WHERE vector_dims(s.vector) = {dim} AND NOT s.own_index AND s.repo = ANY(%(repos)s)
+              WHERE vector_dims(s.vector) = {dim} AND NOT s.own_index AND {among('s.repo')}
               ORDER BY {distance.format(alias="s")} LIMIT %(wide)s)"""]
         scans.extend(f"""(SELECT {columns} FROM docir.sections s
               WHERE vector_dims(s.vector) = {dim} AND s.own_index AND s.repo = {quoted(repo)}
@@ -576,7 +585,7 @@ def nearest_statement(dim: int, include_inactive: bool, own: Sequence[str] = (),
             SELECT d.repo, d.id, -1 AS ord, NULL::text[] AS heading, NULL::integer AS start_line,
                    NULL::integer AS end_line, {distance.format(alias="d")} AS distance
             FROM docir.documents d
-            WHERE vector_dims(d.vector) = {dim} AND d.repo = ANY(%(repos)s)
+            WHERE vector_dims(d.vector) = {dim} AND {among('d.repo')}
             ORDER BY {order.format(alias="d")} LIMIT %(wide)s
         ), nearest AS (
             -- The `wide` nearest vectors of either kind, as the local ranking takes its matrix's nearest rows.
@@ -598,14 +607,14 @@ def similarities(peer: OrgPeer, repos: Sequence[str], ids: Sequence[str],
     if not repos or not ids:
         return {}
     sql = similarities_statement(len(vector))
-    params = {"v": vector_literal(vector), "repos": list(repos), "ids": list(ids)}
+    params = {"v": vector_literal(vector), "repos": peer.scope(repos), "ids": list(ids)}
     return {(repo, doc_id): float(sim) for repo, doc_id, sim in peer.run(lambda c: c.execute(sql, params).fetchall())}
 
 
 def similarities_statement(dim: int) -> str:
     """The cosine of named documents' vectors of `dim` dimensions with a query vector."""
     return (f"SELECT d.repo, d.id, 1 - (d.vector::vector({dim}) <=> %(v)s::vector({dim})) FROM docir.documents d "
-            f"WHERE vector_dims(d.vector) = {dim} AND d.repo = ANY(%(repos)s) AND d.id = ANY(%(ids)s)")
+            f"WHERE vector_dims(d.vector) = {dim} AND {among('d.repo')} AND d.id = ANY(%(ids)s)")
 
 
 # A store read whose documents and sections are no more than this many is ranked by vector exactly, every
@@ -633,7 +642,7 @@ def background(peer: OrgPeer, repos: Sequence[str], vector: Sequence[float], *,
     if not wanted or not total:
         return {}
     sql = background_statement(len(vector))
-    params = {"v": vector_literal(vector), "repos": sorted(wanted), "below": min(2.0, sample / total)}
+    params = {"v": vector_literal(vector), "repos": peer.scope(sorted(wanted)), "below": min(2.0, sample / total)}
     return {(repo, doc_id): float(sim) for repo, doc_id, sim in peer.run(lambda c: c.execute(sql, params).fetchall())}
 
 
@@ -645,11 +654,11 @@ def background_statement(dim: int) -> str:
         SELECT drawn.repo, drawn.id, max(drawn.similarity) FROM (
             SELECT d.repo, d.id, {similarity.format(alias="d")} AS similarity
             FROM docir.documents d
-            WHERE d.draw < %(below)s AND vector_dims(d.vector) = {dim} AND d.repo = ANY(%(repos)s)
+            WHERE d.draw < %(below)s AND vector_dims(d.vector) = {dim} AND {among('d.repo')}
             UNION ALL
             SELECT s.repo, s.doc_id, {similarity.format(alias="s")}
             FROM docir.sections s
-            WHERE s.draw < %(below)s AND vector_dims(s.vector) = {dim} AND s.repo = ANY(%(repos)s)
+            WHERE s.draw < %(below)s AND vector_dims(s.vector) = {dim} AND {among('s.repo')}
         ) drawn GROUP BY drawn.repo, drawn.id"""
 
 
@@ -671,7 +680,7 @@ def statements() -> dict[str, tuple[str, str]]:
         "weights": (weights_statement, weights_statement()),
         "pairs": (pairs_statement, pairs_statement(False)),
         "pairs past a floor": (pairs_statement, pairs_statement(False, floor_terms=EXAMPLE_TERMS)),
-        "pairs of named documents": (pairs_statement, pairs_statement(False, among=True)),
+        "pairs of named documents": (pairs_statement, pairs_statement(False, named=True)),
         "pair bounds": (pair_bounds_statement, pair_bounds_statement(EXAMPLE_TERMS, False)),
         "nearest vectors": (nearest_statement, nearest_statement(EXAMPLE_DIMENSION, False)),
         "nearest vectors with an index of its own": (nearest_statement,

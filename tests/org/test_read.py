@@ -471,6 +471,45 @@ def test_the_full_text_lists_score_what_a_local_index_scores(org: Org, monkeypat
     assert [row.raw for row in pairs] == pytest.approx([c.near.raw for c in by_near])  # type: ignore[union-attr]
 
 
+def test_a_reader_of_the_whole_store_names_no_repository_and_reads_the_same_rows(
+        org: Org, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A reader of every repository sends no list of them (OrgPeer.scope: at thousands of repositories
+    the list cost each statement more than its reading); its lists are the rows the full list reads, and
+    a reader of one repository still reads that one alone."""
+    from docir.org import ranking_sql
+    from docir.org.address import parse
+    from docir.org.peer import OrgPeer
+
+    task = "signing session tokens with rotating keys and retrying failed jobs"
+    vector = [0.05] * ranking_sql.EXAMPLE_DIMENSION
+
+    def lists(peer: OrgPeer) -> list[list[Any]]:
+        names = peer.names
+        return [ranking_sql.lexical_sections(peer, names, task, include_inactive=False, limit=60),
+                ranking_sql.lexical_pairs(peer, names, task, include_inactive=False, limit=60),
+                ranking_sql.nearest(peer, names, vector, include_inactive=False, limit=60),
+                sorted(ranking_sql.background(peer, names, vector).items()),
+                peer.listings(names, where="TRUE", params={}, limit=None, include_inactive=False),
+                peer.documents([org.ids["signing"], org.ids["hsm"]]),
+                peer.successors(names, [org.ids["signing"]], ["supersedes"])]
+
+    everyone = OrgPeer.open(parse(org.url, committed=False), settings())
+    one = OrgPeer.open(parse(org.url, committed=False, repos=("acme/platform",)), settings())
+    try:
+        assert everyone.scope(everyone.names) is None
+        assert one.scope(one.names) == everyone.scope(one.names) == ["acme/platform"]
+        unnamed, mine = lists(everyone), lists(one)
+        monkeypatch.setattr(OrgPeer, "scope", lambda self, repos: list(repos))
+        named = lists(everyone)
+    finally:
+        everyone.close()
+        one.close()
+    assert unnamed == named
+    assert all(unnamed) and {row.repo for row in unnamed[4]} == {"acme/platform", "acme/service"}
+    assert [edge.repo for edge in unnamed[6]] == ["acme/service"] and mine[6] == []
+    assert {row.repo for rows in (mine[0], mine[1], mine[2], mine[4]) for row in rows} == {"acme/platform"}
+
+
 def test_a_repository_published_by_an_older_docir_is_named_and_found_by_meaning(cli: Any, org: Org) -> None:
     """Rows of an older row format have no words until their repository publishes again (tables.py,
     migration 2): one warning names it, and its documents are still found by their vectors."""

@@ -72,6 +72,9 @@ def test_the_reader_runs_the_statements_the_page_shows(monkeypatch: pytest.Monke
 
             return LexicalTotals(10, self.sections, 300.0, 80.0)
 
+        def scope(self, repos: list[str]) -> list[str]:
+            return repos
+
         def run(self, read: object) -> list[object]:
             class Conn:
                 def execute(self, sql: str, params: object = None) -> Conn:
