@@ -36,7 +36,7 @@ def start(work: Callable[[A], R], argument: A, *,
     not see. With a `limit`, only while no other thread of that kind runs in this process.
     """
     if limit is not None and not limit.acquire(blocking=False):
-        return _done(work(argument))
+        return already(work(argument))
     done: list[R] = []
     failed: list[BaseException] = []
     context = contextvars.copy_context()
@@ -61,7 +61,7 @@ def start(work: Callable[[A], R], argument: A, *,
     except RuntimeError:  # no thread to be had: do it here
         if limit is not None:
             limit.release()
-        return _done(work(argument))
+        return already(work(argument))
 
     def result() -> R:
         with finished:
@@ -73,5 +73,6 @@ def start(work: Callable[[A], R], argument: A, *,
     return result
 
 
-def _done(value: R) -> Callable[[], R]:
+def already(value: R) -> Callable[[], R]:
+    """A result already had, in start's shape."""
     return lambda: value

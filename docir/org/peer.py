@@ -69,14 +69,16 @@ class LexicalTotals(NamedTuple):
 class OrgPeer:
     """An open organisation store: its address, the repositories this reader reads, and the connection."""
 
-    def __init__(self, address: OrgAddress, conn: psycopg.Connection[Any], repos: list[OrgRepo],
+    def __init__(self, address: OrgAddress, settings: Settings, conn: psycopg.Connection[Any], repos: list[OrgRepo],
                  held: frozenset[str], kept_by: tuple[kept.Keeper, kept.Key] | None = None) -> None:
         self.address = address
+        self.settings = settings
         self.conn = conn
         self.repos = repos  # those the address asks for, by name
         self.held = held  # every repository the store holds in this snapshot
         self.kept_by = kept_by  # the warm worker's keeper, and whom it keeps this connection for
         self.known: dict[object, Any] = {}  # what a statement read, by what it asked: one snapshot, one answer
+        self._snapshot: str | None = None  # this transaction's snapshot, once exported for a reader beside
 
     @property
     def label(self) -> str:
@@ -107,7 +109,7 @@ class OrgPeer:
         reused = None if kept_by is None else kept_by[0].take(kept_by[1])
         if reused is not None:
             try:
-                return cls(address, reused, *cls._begin(address, reused), kept_by=kept_by)
+                return cls(address, settings, reused, *cls._begin(address, reused), kept_by=kept_by)
             except psycopg.Error:  # it died while kept (a server restart, a dropped link): connect anew, once
                 reused.close()
             except OrgError as exc:
@@ -118,13 +120,39 @@ class OrgPeer:
         except UsageError as exc:
             raise OrgUnavailable(exc.message) from None
         try:
-            return cls(address, conn, *cls._begin(address, conn), kept_by=kept_by)
+            return cls(address, settings, conn, *cls._begin(address, conn), kept_by=kept_by)
         except psycopg.Error as exc:
             conn.close()
             raise OrgUnavailable(first_line(exc)) from None
         except OrgError as exc:
             conn.close()
             raise OrgUnavailable(str(exc)) from None
+
+    def beside(self) -> OrgPeer | None:
+        """A second reader of this peer's snapshot, on a connection of its own (one the warm worker kept,
+        or a new one), so that one list is read while this peer reads another; None when none opens (the
+        lists are then read here, one after the other). The caller closes it."""
+        import psycopg
+        from psycopg import sql
+
+        if self._snapshot is None:
+            self._snapshot = str(self.run(lambda c: c.execute("SELECT pg_export_snapshot()").fetchall()[0][0]))
+        conn = None if self.kept_by is None else self.kept_by[0].take(self.kept_by[1])
+        try:
+            if conn is None:
+                conn = connect(self.address.url, self.settings, CONNECT_TIMEOUT)
+            conn.read_only = True
+            conn.isolation_level = psycopg.IsolationLevel.REPEATABLE_READ
+            # The transaction's first statement: it then reads what this peer's transaction reads.
+            conn.execute(sql.SQL("SET TRANSACTION SNAPSHOT {}").format(sql.Literal(self._snapshot)))
+            conn.execute(f"SET statement_timeout = {STATEMENT_TIMEOUT_MS}")
+        except (UsageError, psycopg.Error):
+            if conn is not None:
+                conn.close()
+            return None
+        other = OrgPeer(self.address, self.settings, conn, self.repos, self.held, self.kept_by)
+        other.known = self.known
+        return other
 
     @staticmethod
     def _begin(address: OrgAddress, conn: psycopg.Connection[Any]) -> tuple[list[OrgRepo], frozenset[str]]:

@@ -142,6 +142,12 @@ class Weights(NamedTuple):
     held: tuple[int, ...]  # the documents holding it
 
 
+def is_big(totals: LexicalTotals) -> bool:
+    """A big store (past GATE_FROM_SECTIONS sections read): its lists are gated and pruned, and a form's
+    pairs list is read beside its others (services/retrieval/org_ranking.py)."""
+    return totals.sections > GATE_FROM_SECTIONS
+
+
 def weights_of(peer: OrgPeer, repos: Sequence[str], terms: Terms, totals: LexicalTotals) -> Weights:
     """FTS5's idf of each term, ln((N - n + 0.5) / (n + 0.5)) floored at 1e-6 as FTS5 floors it, over the
     documents and over the sections read: one read of docir.terms' counts for every list of a form, the
@@ -230,7 +236,7 @@ def lexical_sections(peer: OrgPeer, repos: Sequence[str], text: str, *, include_
     if not terms.queries or not repos:
         return []
     totals = peer.lexical_totals(repos)
-    gated = totals.sections > GATE_FROM_SECTIONS
+    gated = is_big(totals)
     sql = sections_statement(len(terms.queries), gated=gated, include_inactive=include_inactive)
     weights = weights_of(peer, repos, terms, totals)
     params = _params(terms, totals, peer.scope(repos), limit=limit, cut=limit * SECTIONS_PER_DOCUMENT,
@@ -359,7 +365,7 @@ def lexical_pairs(peer: OrgPeer, repos: Sequence[str], text: str, *, include_ina
     totals = peer.lexical_totals(repos)
     weights = weights_of(peer, repos, terms, totals)
     idfs = weights.documents
-    big = totals.sections > GATE_FROM_SECTIONS
+    big = is_big(totals)
     # Only a big store is pruned: in a small one the seed's counts cost more than they leave out.
     prune = prune and big
     if big:  # a big store reads the pairs of weighed words first

@@ -510,6 +510,67 @@ def test_a_reader_of_the_whole_store_names_no_repository_and_reads_the_same_rows
     assert {row.repo for rows in (mine[0], mine[1], mine[2], mine[4]) for row in rows} == {"acme/platform"}
 
 
+def test_a_second_reader_reads_the_first_readers_snapshot(cli: Any, org: Org, tmp_path: Path) -> None:
+    """OrgPeer.beside reads the store as its peer's transaction does: a publish that commits after the
+    peer began is seen by neither, even by a reader opened after it."""
+    from docir.org.address import parse
+    from docir.org.peer import OrgPeer
+
+    peer = OrgPeer.open(parse(org.url, committed=False), settings())
+    try:
+        count = "SELECT count(*) FROM docir.repos"
+        before = peer.run(lambda c: c.execute(count).fetchall())
+        later = tmp_path / "later"
+        assert cli("init", "--root", str(later)).code == 0
+        add_doc(cli, later, "decision", "Published after the reader began", "A later repository.")
+        publish(cli, org.url, later, "acme/later")
+        other = peer.beside()
+        assert other is not None and other.conn is not peer.conn
+        try:
+            assert other.run(lambda c: c.execute(count).fetchall()) == before == [(2,)]
+            assert other.known is peer.known  # what one read, the other need not read again
+        finally:
+            other.close()
+        assert other.conn.closed
+    finally:
+        peer.close()
+    fresh = OrgPeer.open(parse(org.url, committed=False), settings())
+    try:
+        assert fresh.run(lambda c: c.execute(count).fetchall()) == [(3,)]
+    finally:
+        fresh.close()
+
+
+def test_a_big_store_reads_its_pairs_beside_its_other_lists_and_answers_the_same(
+        cli: Any, org: Org, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Past GATE_FROM_SECTIONS a form's pairs list is read on a second connection while the first reads
+    the others (services/retrieval/org_ranking.py): the same answer as one connection's, the second
+    connection closed after the command."""
+    from docir.org import ranking_sql
+    from docir.org.peer import OrgPeer
+
+    monkeypatch.setattr(ranking_sql, "GATE_FROM_SECTIONS", 0)
+    opened: list[OrgPeer] = []
+    real = OrgPeer.beside
+
+    def spied(self: OrgPeer) -> OrgPeer | None:
+        other = real(self)
+        opened.append(other)  # type: ignore[arg-type]
+        return other
+
+    monkeypatch.setattr(OrgPeer, "beside", spied)
+    args = ("context", "signing session tokens with rotating keys", "--sketch",
+            "A decision on rotating the HMAC key that signs session tokens, and its successor",
+            "--root", str(org.reader), "--explain", "--json")
+    beside = cli(*args)
+    assert beside.code == 0, beside.err
+    assert len(opened) == 1 and opened[0] is not None and opened[0].conn.closed
+    monkeypatch.setattr(OrgPeer, "beside", lambda self: None)
+    alone = cli(*args)
+    assert alone.code == 0 and alone.out == beside.out
+    assert any(row.get("repo") == "acme/platform" for row in rows(beside))
+
+
 def test_a_repository_published_by_an_older_docir_is_named_and_found_by_meaning(cli: Any, org: Org) -> None:
     """Rows of an older row format have no words until their repository publishes again (tables.py,
     migration 2): one warning names it, and its documents are still found by their vectors."""

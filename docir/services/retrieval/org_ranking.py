@@ -14,11 +14,14 @@ superseded in another repository brings the published successor too.
 
 from __future__ import annotations
 
+import contextlib
+import threading
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
+from docir import background
 from docir.embed.model_ids import answers_with
 from docir.index.fts import CANDIDATES
 from docir.services.indexing.session import Session
@@ -33,7 +36,7 @@ from docir.services.retrieval.skeleton import cost
 
 if TYPE_CHECKING:
     from docir.org.peer import OrgPeer
-    from docir.org.records import OrgListing
+    from docir.org.records import LexicalRow, OrgListing
 
 class Seed(NamedTuple):
     """A ranked document whose links expansion follows: published here (`repo`), or this store's own."""
@@ -71,7 +74,10 @@ def context(session: Session, peer: OrgPeer, needs: Sequence[Need], query_vector
     query_vectors = {key: np.asarray(vector, dtype=np.float32) for key, vector in query_vectors.items()}
     found = Found()
     lists = _PublishedLists(peer, repos, by_vector, found, query_vectors, include_inactive)
-    ordered = ranking.rank(lists, needs, query_vectors, limit)
+    try:
+        ordered = ranking.rank(lists, needs, query_vectors, limit)
+    finally:
+        lists.close()
     shown = {(item.repo, item.id): item
              for item in peer.listings_by_ids(repos, (found.docs[c.key[1]][1] for c in ordered), True)}
     results: list[ContextRow] = []
@@ -88,38 +94,82 @@ def context(session: Session, peer: OrgPeer, needs: Sequence[Need], query_vector
     return results
 
 
+# At most one command of a process reads a form's pairs list beside its other lists at a time (as
+# background.py limits every such thread): with more commands at once the cores are busy anyway.
+_LISTS_AT_A_TIME = threading.BoundedSemaphore(1)
+
+
 class _PublishedLists:
     """The organisation store's candidate lists for ranking.rank, each one statement of
     org/ranking_sql.py: sections and word pairs by full text, vectors by pgvector's HNSW, and the
-    background the vectors stand out of (a sample of the repositories' documents in a big store)."""
+    background the vectors stand out of (a sample of the repositories' documents in a big store).
+
+    In a big store (ranking_sql.is_big) a form's pairs list, the longest, is read on a
+    second connection in the same snapshot (OrgPeer.beside) while this one reads the others: the
+    server runs each connection's statements in a process of its own."""
 
     def __init__(self, peer: OrgPeer, repos: list[str], by_vector: list[str], found: Found,
                  query_vectors: Mapping[tuple[int, str], Any], include_inactive: bool) -> None:
         self.peer, self.repos, self.by_vector, self.found = peer, repos, by_vector, found
         self.query_vectors, self.include_inactive = query_vectors, include_inactive
+        self._beside: OrgPeer | None = None
+        self._beside_tried = False
 
     def form_lists(self, need: int, form: str, text: str) -> FormLists:
         from docir.org import ranking_sql
 
-        peer, found, inactive = self.peer, self.found, self.include_inactive
-        sections = ranking_sql.lexical_sections(peer, self.repos, text, include_inactive=inactive, limit=CANDIDATES)
-        pairs = ranking_sql.lexical_pairs(peer, self.repos, text, include_inactive=inactive, limit=CANDIDATES)
+        peer, found, inactive, repos = self.peer, self.found, self.include_inactive, self.repos
+
+        def pairs_on(on: OrgPeer) -> list[LexicalRow]:
+            return ranking_sql.lexical_pairs(on, repos, text, include_inactive=inactive, limit=CANDIDATES)
+
+        other = self.beside()
+        if other is None:
+            pairs_later = background.already(pairs_on(peer))
+        else:  # the words' weights first, read once for both lists (the peers share what they read)
+            ranking_sql.weights_of(peer, repos, ranking_sql.terms_of(text), peer.lexical_totals(repos))
+            pairs_later = background.start(pairs_on, other, limit=_LISTS_AT_A_TIME)
+        try:
+            sections = ranking_sql.lexical_sections(peer, repos, text, include_inactive=inactive, limit=CANDIDATES)
+            vector = self.query_vectors.get((need, form))
+            by_vector = vector is not None and form in BY_VECTOR
+            if by_vector:
+                query = [float(x) for x in vector]  # type: ignore[union-attr]
+                nearest = ranking_sql.nearest(peer, self.by_vector, query, include_inactive=inactive,
+                                              limit=CANDIDATES)
+                drawn = ranking_sql.background(peer, self.by_vector, query, sample=ranking_sql.BACKGROUND_SAMPLE)
+        except BaseException:
+            with contextlib.suppress(BaseException):  # its connection is closed after: let it finish first
+                pairs_later()
+            raise
         for row in sections:
             found.sections[(form, found.key(row.repo, row.id))] = row
-        vector = self.query_vectors.get((need, form))
-        if vector is None or form not in BY_VECTOR:
-            return FormLists(lexical_candidates(found, sections, pairs), [], [])
-        query = [float(x) for x in vector]
-        nearest = ranking_sql.nearest(peer, self.by_vector, query, include_inactive=inactive, limit=CANDIDATES)
-        drawn = ranking_sql.background(peer, self.by_vector, query, sample=ranking_sql.BACKGROUND_SAMPLE)
-        background = Background(sum(drawn.values()), sum(x * x for x in drawn.values()), len(drawn))
+        lexical = lexical_candidates(found, sections, pairs_later())
+        if not by_vector:
+            return FormLists(lexical, [], [])
+        measured = Background(sum(drawn.values()), sum(x * x for x in drawn.values()), len(drawn))
         standing: list[tuple[Candidate, float, float | None]] = []
         for near in nearest:
             key = found.key(near.repo, near.id)
             found.vectors[(form, key)] = near
             standing.append((Candidate(("doc", key), ordinal=near.ordinal), near.similarity,
                              drawn.get((near.repo, near.id))))
-        return FormLists(lexical_candidates(found, sections, pairs), [], ranking.standings(standing, background))
+        return FormLists(lexical, [], ranking.standings(standing, measured))
+
+    def beside(self) -> OrgPeer | None:
+        """The second reader of a big store, opened at the first form that needs it; None in a small one."""
+        from docir.org import ranking_sql
+
+        if not self._beside_tried:
+            self._beside_tried = True
+            if ranking_sql.is_big(self.peer.lexical_totals(self.repos)):
+                self._beside = self.peer.beside()
+        return self._beside
+
+    def close(self) -> None:
+        if self._beside is not None:
+            self._beside.close()
+            self._beside = None
 
     def building_edges(self) -> lending.Edges:
         """The building links among ranked published documents, by their keys: lending's edges."""
