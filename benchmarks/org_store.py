@@ -212,19 +212,21 @@ def count_rows(url: str) -> dict[str, int]:
 
 
 def build_key(*parts: object) -> str:
-    from docir.org.tables import SCHEMA_VERSION
+    from docir.org.tables import OLDEST_READABLE
 
     digest = hashlib.sha256((HERE / "generate.py").read_bytes())
-    digest.update(json.dumps([BUILD_VERSION, SCHEMA_VERSION, SECTIONS_KEPT, *map(str, parts)]).encode())
+    digest.update(json.dumps([BUILD_VERSION, OLDEST_READABLE, SECTIONS_KEPT, *map(str, parts)]).encode())
     return digest.hexdigest()[:16]
 
 
 def tables_key() -> str:
-    """What a published database holds: its tables' migrations and publish's row format."""
+    """What a published database must hold for this tree to read it: the migrations up to the oldest
+    version a reader reads (tables.OLDEST_READABLE) and publish's row format. A cached store outlives
+    a migration that changed nothing a reader needs, and a revision from before it reads the same one."""
     from docir.org.rows import ROW_FORMAT
-    from docir.org.tables import MIGRATIONS
+    from docir.org.tables import MIGRATIONS, OLDEST_READABLE
 
-    return hashlib.sha256(json.dumps([ROW_FORMAT, *MIGRATIONS]).encode()).hexdigest()[:16]
+    return hashlib.sha256(json.dumps([ROW_FORMAT, *MIGRATIONS[:OLDEST_READABLE]]).encode()).hexdigest()[:16]
 
 
 def marked(path: Path, key: str) -> dict[str, Any] | None:

@@ -16,7 +16,7 @@ from urllib.parse import parse_qs, urlsplit
 
 from docir.errors import InputError, UsageError
 from docir.org.address import is_url
-from docir.org.tables import MIGRATIONS, SCHEMA_VERSION
+from docir.org.tables import MIGRATIONS, OLDEST_READABLE, SCHEMA_VERSION
 
 if TYPE_CHECKING:
     import psycopg
@@ -133,7 +133,7 @@ def check_version(version: int, url: str, *, write: bool) -> None:
                        f"{SCHEMA_VERSION}; upgrade docir (pip install -U 'docir[org]')")
     if version == 0 and not write:
         raise OrgError(f"{describe(url)} has no docir tables yet; a 'docir publish' creates them")
-    if version < SCHEMA_VERSION and not write:
+    if version < OLDEST_READABLE and not write:
         raise OrgError(f"{describe(url)} holds docir tables of version {version}, older than this docir's "
                        f"{SCHEMA_VERSION}; the next 'docir publish' migrates them")
 

@@ -300,6 +300,7 @@ def test_older_tables_are_migrated_by_a_publish_and_refused_by_a_reader(cli: Any
     monkeypatch.setattr(connect, "MIGRATIONS", (*tables.MIGRATIONS, "ALTER TABLE docir.repos ADD COLUMN team text"))
     now, later = SCHEMA_VERSION, SCHEMA_VERSION + 1
     monkeypatch.setattr(connect, "SCHEMA_VERSION", later)
+    monkeypatch.setattr(connect, "OLDEST_READABLE", later)  # a migration that changes what a reader reads
     monkeypatch.setattr(publishing, "SCHEMA_VERSION", later)
     with pytest.raises(connect.OrgError, match=f"version {now}, older than this docir's {later}"):
         connect.open_database(pg_url, settings(), write=False)
@@ -309,6 +310,39 @@ def test_older_tables_are_migrated_by_a_publish_and_refused_by_a_reader(cli: Any
     assert (report["tables"], report["written"]) == (f"migrated from version {now}", False)
     assert sql(pg_url, "SELECT value FROM docir.meta") == [(str(later),)]
     assert sql(pg_url, "SELECT team FROM docir.repos") == [(None,)]
+
+
+def test_tables_a_reader_still_reads_are_read_as_they_are_and_migrated_by_the_next_publish(
+        cli: Any, repo: Path, pg_url: str) -> None:
+    """Version 4 only gave the words' key their counts (tables.OLDEST_READABLE): a reader of this docir
+    reads version 3 tables, with the same rows, until a publish migrates them."""
+    from docir.org import ranking_sql
+    from docir.org.address import parse
+    from docir.org.peer import OrgPeer
+
+    def lists() -> list[Any]:
+        peer = OrgPeer.open(parse(pg_url, committed=False), settings())
+        try:
+            task = "the decision on session tokens and their signing keys"
+            return [ranking_sql.lexical_sections(peer, peer.names, task, include_inactive=False, limit=60),
+                    ranking_sql.lexical_pairs(peer, peer.names, task, include_inactive=False, limit=60)]
+        finally:
+            peer.close()
+
+    def key() -> str:
+        return str(sql(pg_url, "SELECT indexdef FROM pg_indexes WHERE indexname = 'terms_pkey'")[0][0])
+
+    publish(cli, repo, pg_url)
+    assert key().endswith("(lexeme, repo) INCLUDE (documents, sections)")
+    current = lists()
+    # As a docir of version 3 left them.
+    sql(pg_url, "ALTER TABLE docir.terms DROP CONSTRAINT terms_pkey, ADD PRIMARY KEY (lexeme, repo)")
+    sql(pg_url, "UPDATE docir.meta SET value = '3' WHERE key = 'schema_version'")
+    assert lists() == current and current[0]
+    assert publish(cli, repo, pg_url)["tables"] == "migrated from version 3"
+    assert key().endswith("(lexeme, repo) INCLUDE (documents, sections)")
+    assert sql(pg_url, "SELECT value FROM docir.meta") == [(str(SCHEMA_VERSION),)]
+    assert lists() == current
 
 
 def test_without_psycopg_publish_says_what_to_install(cli: Any, repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
