@@ -421,12 +421,15 @@ def _pruned_pairs(peer: OrgPeer, terms: Terms, idfs: Sequence[float], pairs: Seq
               "sides": [column.get(token, 0) for token, _ in sides],
               "shares": [idf if token in column else 0.0 for token, idf in sides]}
     # The seed: of the documents holding the best-bounded pairs together, those of the highest bounds.
-    # Where none of them holds a pair near (a long query's rare words), the first documents of any pair.
+    # Where fewer than `limit` of them hold a pair near (a long query's rare words), the first documents
+    # holding any pair near: PostgreSQL checks the positions of the rows the GIN index finds until it
+    # has enough of them (at worst every row of `both`, which no floor would score anyway).
     seed = _seed(peer, params["repos"], both, units, limit, include_inactive)
     if seed is None:
         return None
     exact: list[Any] = []
-    for within in (f"({both}) & ({seed})", both):
+    near_any = " | ".join(f"({query})" for query in shares["near"] if query is not None)
+    for within in (f"({both}) & ({seed})", f"({both}) & ({near_any})" if near_any else both):
         ranked = _read(peer, pair_bounds_statement(len(weighed), include_inactive),
                        {**shares, "within": within, "sample": SEED_ROWS ** 2 * limit, "gate": SEED_ROWS * limit})
         if len(ranked) < limit:

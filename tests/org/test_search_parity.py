@@ -146,6 +146,36 @@ def test_the_lists_read_past_a_floor_are_the_lists_of_every_candidate(published:
     assert sum(left_out) >= 20, left_out  # the floor did leave documents out: the test compared something
 
 
+def test_the_pairs_read_past_a_floor_the_first_near_pairs_set_are_the_pairs_of_every_candidate(
+        published: tuple[Any, Any, Any], monkeypatch: pytest.MonkeyPatch) -> None:
+    """When the seed's documents hold no pair near each other (a long query's rare words), the first
+    documents holding any pair near set the floor (ranking_sql._pruned_pairs): the same list again."""
+    from docir.org import bounds, ranking_sql
+
+    _, _, peer = published
+    monkeypatch.setattr(ranking_sql, "GATE_FROM_SECTIONS", 0)
+    monkeypatch.setattr(ranking_sql, "SEED_ROWS", 2)
+    monkeypatch.setattr(ranking_sql, "_seed", lambda *args: "'notawordofthisslice'")  # a seed that finds none
+    floors: list[bool] = []
+    reaching = bounds.reaching
+
+    def spied(units: Any, threshold: float) -> str | None:
+        found = reaching(units, threshold)
+        floors.append(found is not None)
+        return found
+
+    monkeypatch.setattr(bounds, "reaching", spied)
+    differ = []
+    for task in _tasks():
+        for limit in (3, 10):
+            pruned = ranking_sql.lexical_pairs(peer, peer.names, task, include_inactive=False, limit=limit)
+            every = ranking_sql.lexical_pairs(peer, peer.names, task, include_inactive=False, limit=limit, prune=False)
+            if pruned != every:
+                differ.append(f"{task!r} ({limit}): {[r.id for r in every]} read past a floor {[r.id for r in pruned]}")
+    assert differ == [], "\n".join(differ)
+    assert sum(floors) >= 10, floors  # the first near pairs set floors that left documents out
+
+
 @pytest.fixture
 def published_with_vectors(cli: Any, pg_url: str, tmp_path: Path, model_cache: Path, monkeypatch: pytest.MonkeyPatch,
                            request: pytest.FixtureRequest) -> Iterator[tuple[Any, Any, Any]]:
