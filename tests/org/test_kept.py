@@ -156,3 +156,20 @@ def test_stopping_closes_what_is_kept_and_what_comes_back_later(url: str) -> Non
     busy.close()  # its command ends after the worker stopped keeping
     assert busy.conn.closed and keeper.idle() == 0
     assert kept.current() is None
+
+
+def test_a_reader_beside_takes_a_kept_connection_and_gives_it_back(url: str, keeper: kept.Keeper) -> None:
+    """A big store's second reader (OrgPeer.beside) is a kept connection in the worker, as the first is:
+    the next command's two readers are the same two backends, and no more are opened."""
+    def two(peer: OrgPeer) -> tuple[int, int]:
+        other = peer.beside()
+        assert other is not None
+        try:
+            return backend(peer), backend(other)
+        finally:
+            other.close()
+
+    first = command(url, two)
+    assert first[0] != first[1] and keeper.idle() == 2
+    assert set(command(url, two)) == set(first)
+    assert sorted(pid for pid, _ in docir_backends(url)) == sorted(first)
