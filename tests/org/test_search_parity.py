@@ -107,17 +107,12 @@ def test_every_list_and_search_rank_the_published_slice_as_the_local_index(publi
     assert differ == [], "\n".join(differ)
 
 
-def test_the_lists_read_past_a_floor_are_the_lists_of_every_candidate(published: tuple[Any, Any, Any],
-                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
-    """A big store's whole-document lists score only the documents that can still reach them
-    (adr-f28942173e60): the same rows, in the same order, with the same numbers, as scoring every candidate.
-    The slice is small, so the gate is forced on and the lists made short: then the floor leaves documents out.
-    Every CI query's text and its sketch's (a poor sketch is another query's)."""
+def _floors_left_out(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
+    """A big store's lists, forced on the small slice (the gate, seeds of 2 x k), and for each floor a
+    list reached, whether it left documents out (bounds.reaching found a narrower tsquery)."""
     from docir.org import bounds, ranking_sql
 
-    _, _, peer = published
     monkeypatch.setattr(ranking_sql, "GATE_FROM_SECTIONS", 0)
-    monkeypatch.setattr(ranking_sql, "SECTION_GATE", 8)
     monkeypatch.setattr(ranking_sql, "SEED_ROWS", 2)
     left_out: list[bool] = []
     reaching = bounds.reaching
@@ -128,20 +123,44 @@ def test_the_lists_read_past_a_floor_are_the_lists_of_every_candidate(published:
         return found
 
     monkeypatch.setattr(bounds, "reaching", spied)
-    # A sketch is one more form's text: every CI query's, so a poor sketch (another query's) is among them.
-    sketches = yaml.safe_load(SKETCHES.read_text(encoding="utf-8"))["sketches"]
-    found = yaml.safe_load(QUERIES.read_text(encoding="utf-8"))["queries"]
-    sketched = [str(sketches[q["id"]]) for q in found if q.get("ci") and sketches.get(q["id"])]
-    assert len(sketched) > 10
+    return left_out
+
+
+def _pruned_differ(peer: Any, tasks: list[str], *lists: str) -> list[str]:
+    """Each list of `lists` ("sections", "pairs") read past a floor and by every candidate, for each task
+    at two lengths: a line for each that differs."""
+    from docir.org import ranking_sql
+
     differ = []
-    for task in _tasks() + sketched:
+    for task in tasks:
         for limit in (3, 10):
-            for name, ranked in (("sections", ranking_sql.lexical_sections), ("pairs", ranking_sql.lexical_pairs)):
+            for name in lists:
+                ranked = getattr(ranking_sql, f"lexical_{name}")
                 pruned = ranked(peer, peer.names, task, include_inactive=False, limit=limit)
                 every = ranked(peer, peer.names, task, include_inactive=False, limit=limit, prune=False)
                 if pruned != every:
                     differ.append(f"{name} of {task!r} ({limit}): {[r.id for r in every]} read past a floor "
                                   f"{[r.id for r in pruned]}")
+    return differ
+
+
+def test_the_lists_read_past_a_floor_are_the_lists_of_every_candidate(published: tuple[Any, Any, Any],
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """A big store's whole-document lists score only the documents that can still reach them
+    (adr-f28942173e60): the same rows, in the same order, with the same numbers, as scoring every candidate.
+    The slice is small, so the gate is forced on and the lists made short: then the floor leaves documents out.
+    Every CI query's text and its sketch's (a poor sketch is another query's)."""
+    from docir.org import ranking_sql
+
+    _, _, peer = published
+    left_out = _floors_left_out(monkeypatch)
+    monkeypatch.setattr(ranking_sql, "SECTION_GATE", 8)
+    # A sketch is one more form's text: every CI query's, so a poor sketch (another query's) is among them.
+    sketches = yaml.safe_load(SKETCHES.read_text(encoding="utf-8"))["sketches"]
+    found = yaml.safe_load(QUERIES.read_text(encoding="utf-8"))["queries"]
+    sketched = [str(sketches[q["id"]]) for q in found if q.get("ci") and sketches.get(q["id"])]
+    assert len(sketched) > 10
+    differ = _pruned_differ(peer, _tasks() + sketched, "sections", "pairs")
     assert differ == [], "\n".join(differ)
     assert sum(left_out) >= 20, left_out  # the floor did leave documents out: the test compared something
 
@@ -150,30 +169,14 @@ def test_the_pairs_read_past_a_floor_the_first_near_pairs_set_are_the_pairs_of_e
         published: tuple[Any, Any, Any], monkeypatch: pytest.MonkeyPatch) -> None:
     """When the seed's documents hold no pair near each other (a long query's rare words), the first
     documents holding any pair near set the floor (ranking_sql._pruned_pairs): the same list again."""
-    from docir.org import bounds, ranking_sql
+    from docir.org import ranking_sql
 
     _, _, peer = published
-    monkeypatch.setattr(ranking_sql, "GATE_FROM_SECTIONS", 0)
-    monkeypatch.setattr(ranking_sql, "SEED_ROWS", 2)
+    left_out = _floors_left_out(monkeypatch)
     monkeypatch.setattr(ranking_sql, "_seed", lambda *args: "'notawordofthisslice'")  # a seed that finds none
-    floors: list[bool] = []
-    reaching = bounds.reaching
-
-    def spied(units: Any, threshold: float) -> str | None:
-        found = reaching(units, threshold)
-        floors.append(found is not None)
-        return found
-
-    monkeypatch.setattr(bounds, "reaching", spied)
-    differ = []
-    for task in _tasks():
-        for limit in (3, 10):
-            pruned = ranking_sql.lexical_pairs(peer, peer.names, task, include_inactive=False, limit=limit)
-            every = ranking_sql.lexical_pairs(peer, peer.names, task, include_inactive=False, limit=limit, prune=False)
-            if pruned != every:
-                differ.append(f"{task!r} ({limit}): {[r.id for r in every]} read past a floor {[r.id for r in pruned]}")
+    differ = _pruned_differ(peer, _tasks(), "pairs")
     assert differ == [], "\n".join(differ)
-    assert sum(floors) >= 10, floors  # the first near pairs set floors that left documents out
+    assert sum(left_out) >= 10, left_out  # the first near pairs set floors that left documents out
 
 
 @pytest.fixture
