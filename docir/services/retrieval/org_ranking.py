@@ -131,10 +131,9 @@ class _PublishedLists:
             pairs_later = background.start(pairs_on, other, limit=_LISTS_AT_A_TIME)
         try:
             sections = ranking_sql.lexical_sections(peer, repos, text, include_inactive=inactive, limit=CANDIDATES)
-            vector = self.query_vectors.get((need, form))
-            by_vector = vector is not None and form in BY_VECTOR
-            if by_vector:
-                query = [float(x) for x in vector]  # type: ignore[union-attr]
+            vector = self.query_vectors.get((need, form)) if form in BY_VECTOR else None
+            query = None if vector is None else [float(x) for x in vector]
+            if query is not None:
                 nearest = ranking_sql.nearest(peer, self.by_vector, query, include_inactive=inactive,
                                               limit=CANDIDATES)
                 drawn = ranking_sql.background(peer, self.by_vector, query, sample=ranking_sql.BACKGROUND_SAMPLE)
@@ -145,7 +144,7 @@ class _PublishedLists:
         for row in sections:
             found.sections[(form, found.key(row.repo, row.id))] = row
         lexical = lexical_candidates(found, sections, pairs_later())
-        if not by_vector:
+        if query is None:
             return FormLists(lexical, [], [])
         measured = Background(sum(drawn.values()), sum(x * x for x in drawn.values()), len(drawn))
         standing: list[tuple[Candidate, float, float | None]] = []
