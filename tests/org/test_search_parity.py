@@ -179,8 +179,17 @@ def test_the_pairs_read_past_a_floor_the_first_near_pairs_set_are_the_pairs_of_e
     assert sum(left_out) >= 10, left_out  # the first near pairs set floors that left documents out
 
 
+@pytest.fixture(scope="module")
+def slice_vault(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One vector vault for this module's slices with vectors: the same texts through the same model, so
+    the model embeds them once and each later publish takes them back from the vault. (Every other test
+    has a vault of its own, conftest.py, so that what one embeds never spares another the model.)"""
+    return tmp_path_factory.mktemp("slice-vault") / "vectors.db"
+
+
 @pytest.fixture
-def published_with_vectors(cli: Any, pg_url: str, tmp_path: Path, model_cache: Path, monkeypatch: pytest.MonkeyPatch,
+def published_with_vectors(cli: Any, pg_url: str, tmp_path: Path, model_cache: Path, slice_vault: Path,
+                           monkeypatch: pytest.MonkeyPatch,
                            request: pytest.FixtureRequest) -> Iterator[tuple[Any, Any, Any]]:
     """The slice's local session, the organisation store holding it, with the real model's vectors, and
     the session of a store that reads it: its section vectors in the shared HNSW index, or, published
@@ -188,6 +197,7 @@ def published_with_vectors(cli: Any, pg_url: str, tmp_path: Path, model_cache: P
     from docir.services.publishing import publish
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(model_cache))
+    monkeypatch.setenv("DOCIR_VECTORS", str(slice_vault))
     own = getattr(request, "param", "shared index") == "index of its own"
     monkeypatch.setattr(publish, "BULK_VECTORS", 1 if own else 10**9)
     with _slice_published(cli, pg_url, tmp_path, "--wait-embeddings") as (local, theirs, peer):
