@@ -12,6 +12,7 @@ Pure Python: `docir search` never loads numpy.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Iterable, Sequence
 from typing import NamedTuple
 
@@ -87,34 +88,73 @@ class LexicalCandidate:
 def rank_documents(session: Session, text: str, visibility: Visibility,
                    limit: int = CANDIDATES) -> list[LexicalCandidate]:
     """Visible documents by their lexical evidence, best first (at most about 2 x `limit`)."""
-    match = match_expression(text)
-    if match is None:
-        return []
-    wanted = max(limit, CANDIDATES)
-    search = session.catalog.search
-    big = search.section_count() > GATE_FROM_SECTIONS
-    # Only a big index pays for finding the weightless words: in a small one the lean queries
-    # seldom fill their lists, and each then runs twice.
-    # The task's terms hold every word its NEAR pairs are made of.
-    counts = _COUNTS.get(session.catalog.stamp(), DocumentCounts) if big else None
-    weightless = search.weightless(query_terms(text), counts) if big else frozenset()
-    gate = _gate(session, match, match_expression(text, weightless), visibility, wanted) if big else None
-    best = {hit.doc: hit for hit in search.best_sections(match, wanted * SECTIONS_PER_DOCUMENT, gate)}
-    sections = [(rowid, -best[rowid].bm25) for rowid in visible_in_order(session, list(best), visibility, wanted)]
-    pairs: list[tuple[int, float]] = []
-    near = near_expression(text)
-    if near is not None:
-        hits = _filled(search.near_hits, near_expression(text, weightless=weightless), near, wanted * 2)
+    form = FormLists(session, text, visibility, limit)
+    return form.ranked(session, form.sections(session), form.pairs(session)) if form.searchable else []
+
+
+Sections = tuple[list[tuple[int, float]], dict[int, SectionHit]]  # (rowid, raw) best first; each one's best section
+
+
+class FormLists:
+    """One text's two lexical lists, each read on its own, then joined (`ranked`): the same documents in the
+    same order as read one after the other. `sections` and `pairs` may run at once on two sessions of one
+    index (their own connections), so that the lists of several forms share the cores
+    (local_ranking._lexical_sides)."""
+
+    def __init__(self, session: Session, text: str, visibility: Visibility, limit: int = CANDIDATES) -> None:
+        self.text, self.visibility = text, visibility
+        self.match = match_expression(text)
+        self.searchable = self.match is not None
+        self.wanted = max(limit, CANDIDATES)
+        # Only a big index pays for finding the weightless words: in a small one the lean queries
+        # seldom fill their lists, and each then runs twice.
+        self.big = self.searchable and session.catalog.search.section_count() > GATE_FROM_SECTIONS
+        self._weightless: frozenset[str] | None = None
+        self._finding = threading.Lock()  # both lists need the weightless words: they are read once
+
+    def weightless(self, session: Session) -> frozenset[str]:
+        """The task's words bm25 gives no weight in documents_fts, in a big index (none in a small one).
+        The task's terms hold every word its NEAR pairs are made of."""
+        with self._finding:
+            if self._weightless is None:
+                counts = _COUNTS.get(session.catalog.stamp(), DocumentCounts) if self.big else None
+                self._weightless = (session.catalog.search.weightless(query_terms(self.text), counts) if self.big
+                                    else frozenset())
+            return self._weightless
+
+    def sections(self, session: Session) -> Sections:
+        """Every document's best section by bm25, visible documents only, best first (in a big index, of the
+        documents the gate lets through)."""
+        if self.match is None:
+            return [], {}
+        gate = (_gate(session, self.match, match_expression(self.text, self.weightless(session)), self.visibility,
+                      self.wanted) if self.big else None)
+        search = session.catalog.search
+        best = {hit.doc: hit for hit in search.best_sections(self.match, self.wanted * SECTIONS_PER_DOCUMENT, gate)}
+        order = visible_in_order(session, list(best), self.visibility, self.wanted)
+        return [(rowid, -best[rowid].bm25) for rowid in order], best
+
+    def pairs(self, session: Session) -> list[tuple[int, float]]:
+        """The documents where the task's adjacent words stand close together, visible ones only, best first."""
+        near = near_expression(self.text)
+        if near is None:
+            return []
+        lean = near_expression(self.text, weightless=self.weightless(session))
+        hits = _filled(session.catalog.search.near_hits, lean, near, self.wanted * 2)
         bm25 = {h.rowid: h.bm25 for h in hits}
-        pairs = [(rowid, -bm25[rowid]) for rowid in visible_in_order(session, [h.rowid for h in hits], visibility,
-                                                                      wanted)]
-    by_doc = candidates(sections, pairs)
-    for rowid, _ in sections:
-        by_doc[rowid].best_section = best[rowid]
-    coverage = term_coverage(session, text, list(by_doc), "documents_fts")
-    for cand in by_doc.values():
-        cand.coverage = coverage.get(cand.rowid, 1.0)
-    return in_order(by_doc.values())
+        order = visible_in_order(session, [h.rowid for h in hits], self.visibility, self.wanted)
+        return [(rowid, -bm25[rowid]) for rowid in order]
+
+    def ranked(self, session: Session, sections: Sections, pairs: list[tuple[int, float]]) -> list[LexicalCandidate]:
+        """Both lists as one candidate a document, each counted by its coverage of the task's terms."""
+        found, best = sections
+        by_doc = candidates(found, pairs)
+        for rowid, _ in found:
+            by_doc[rowid].best_section = best[rowid]
+        coverage = term_coverage(session, self.text, list(by_doc), "documents_fts")
+        for cand in by_doc.values():
+            cand.coverage = coverage.get(cand.rowid, 1.0)
+        return in_order(by_doc.values())
 
 
 def candidates(sections: Sequence[tuple[int, float]],

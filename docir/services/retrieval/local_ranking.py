@@ -33,7 +33,7 @@ from docir.index.fts import CANDIDATES, query_terms
 from docir.index.records import Listing, SectionHit, VectorSet
 from docir.index.vectors import cosine
 from docir.services.indexing.session import Session
-from docir.services.retrieval import lending, lexical, passage
+from docir.services.retrieval import lending, lexical, lexical_pieces, passage
 from docir.services.retrieval.expansion import Hop, one_hop
 from docir.services.retrieval.fusion import Background
 from docir.services.retrieval.lexical import LexicalCandidate
@@ -148,31 +148,26 @@ def _lexical_sides(session: Session, forms: list[tuple[int, str, str]], visibili
     """Each form's lexical lists (documents, reference chunks), by need index and form.
 
     A sketch's many terms make its lists the longest part of a warm `context --sketch`, and SQLite
-    lets go of the GIL: the forms after the first are ranked on a thread of their own, on a
-    connection of their own (Session.beside), while this thread ranks the first. Each list is what
-    it would be on one connection; a write that lands between two forms' reads is seen by the later
-    ones, as between two statements of one connection.
+    lets go of the GIL: with two forms or more, a thread beside this one, on a connection of its
+    own (Session.beside), shares out their lists with it (lexical_pieces.py).
     """
-    def ranked(on: Session, some: list[tuple[int, str, str]]) -> LexicalSides:
-        return {(index, form): (lexical.rank_documents(on, text, visibility), _ref_lexical(on, text) if refs else [])
-                for index, form, text in some}
-
-    if len(forms) < 2:
-        return ranked(session, forms)
+    pieces = lexical_pieces.Pieces({(index, form): lexical.FormLists(session, text, visibility)
+                                    for index, form, text in forms}, _ref_lexical if refs else None)
     here = threading.get_ident()
 
-    def rest(some: list[tuple[int, str, str]]) -> LexicalSides:
-        other = session.beside() if threading.get_ident() != here else None  # run here: the limit was taken
+    def beside(_: None) -> None:
+        other = session.beside() if threading.get_ident() != here else None  # here: the limit was taken
         if other is None:
-            return ranked(session, some)
+            return  # this thread reads every piece
         try:
-            return ranked(other, some)
+            pieces.work(other)
         finally:
             other.close()
 
-    later = background.start(rest, forms[1:], limit=_FORMS_AT_A_TIME)
-    first = ranked(session, forms[:1])
-    return {**first, **later()}
+    later = background.start(beside, None, limit=_FORMS_AT_A_TIME) if len(forms) > 1 else background.already(None)
+    pieces.work(session)
+    later()
+    return pieces.sides()
 
 
 def _ref_lexical(session: Session, text: str) -> list[Candidate]:

@@ -48,17 +48,17 @@ def test_the_index_is_ranked_by_its_words_while_the_model_loads(semantic_session
     session, loaded = semantic_session
     ranking = threading.Event()
     seen: list[bool] = []
-    rank_documents = lexical.rank_documents
+    sections = lexical.FormLists.sections
 
     def ranked_by_words(*args: Any, **kwargs: Any) -> Any:
         ranking.set()
-        return rank_documents(*args, **kwargs)
+        return sections(*args, **kwargs)
 
     def slow_load(*_: Any) -> Any:
         seen.append(ranking.wait(60))  # a load that held up the ranking would wait here in vain
         return loaded.embedder
 
-    monkeypatch.setattr(lexical, "rank_documents", ranked_by_words)
+    monkeypatch.setattr(lexical.FormLists, "sections", ranked_by_words)
     monkeypatch.setattr(load, "load_embedder", slow_load)
     beside = local_ranking.context(session, [TASK], LoadingModel(choice), limit=5)
     assert seen == [True]
