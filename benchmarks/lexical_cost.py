@@ -36,7 +36,7 @@ def sides(root: Path) -> tuple[Callable[[], None], dict[str, Callable[[str], obj
     """(close, side name -> one call) on an open session of the store."""
     os.environ["DOCIR_WORKER"] = "0"  # everything in this process: no worker, no forwarding
     from benchmarks._docir_api import load_local, local_context, open_session
-    from docir.index.fts import CANDIDATES, match_expression
+    from docir.index.fts import CANDIDATES, match_expression, query_terms
     from docir.services.retrieval import lexical
     from docir.services.retrieval.visibility import Visibility
 
@@ -50,7 +50,7 @@ def sides(root: Path) -> tuple[Callable[[], None], dict[str, Callable[[str], obj
             return []
         hits = session.catalog.search.lexical_hits(match, CANDIDATES * 2)
         shown = lexical.visible_in_order(session, [h.rowid for h in hits], visibility, CANDIDATES)
-        return lexical.term_coverage(session, text, shown, "documents_fts")
+        return lexical.term_coverage(session, query_terms(text), shown, "documents_fts")
 
     return session.close, {
         "whole-doc": whole_doc,

@@ -40,12 +40,21 @@ SECTIONS_PER_DOCUMENT = 8  # sections fetched per wanted document: a long docume
 # benchmark figure; a smaller one costs the EIPs ranking quality.
 SECTION_GATE = 200
 GATE_FROM_SECTIONS = 20_000
+# In a big index, a sketch's words that at least a quarter of the documents hold are left out of its
+# lexical lists (`common`, adr-1d4f30c33f26): most of the rows its many words find, at an idf of ln 3
+# or less, where its rarer words tell the answer.
+COMMON_SHARE = 0.25
 
 
 def weightless(holding: int, rows: int) -> bool:
     """Whether bm25 gives a term held by `holding` of `rows` rows no weight: FTS5's idf,
     log((N - n + 0.5) / (n + 0.5)), is floored at 1e-6 once n >= N / 2."""
     return 2 * holding >= rows
+
+
+def common(holding: int, rows: int) -> bool:
+    """Whether a word held by `holding` of `rows` documents is common (COMMON_SHARE or more of them)."""
+    return holding >= COMMON_SHARE * rows
 
 
 def identifier_parts(token: str) -> list[str]:

@@ -7,7 +7,7 @@ import sqlite3
 from collections.abc import Sequence
 
 from docir.index import tokens
-from docir.index.fts import BM25_WEIGHTS, SECTION_BM25_WEIGHTS, SECTION_TEXT_COLUMNS, quoted, weightless
+from docir.index.fts import BM25_WEIGHTS, SECTION_BM25_WEIGHTS, SECTION_TEXT_COLUMNS, common, quoted, weightless
 from docir.index.records import Hit, SectionHit
 
 
@@ -36,17 +36,32 @@ class LexicalSearch:
 
         `known` holds counts read earlier from this same state of the index, and takes the new ones:
         counting a term's documents reads its whole doclist."""
+        terms, holding, rows = self._holding(words, known)
+        return frozenset(word for word, found in terms.items() if all(weightless(holding[t], rows) for t in found))
+
+    def common(self, words: Sequence[str], known: DocumentCounts | None = None) -> frozenset[str]:
+        """The words of one term that COMMON_SHARE or more of the documents hold (fts.common): what a sketch
+        leaves out in a big index; none when every word that has a term is. A word of several terms is
+        never common, as in the organisation store, whose counts are of single words (org/ranking_sql.py)."""
+        terms, holding, rows = self._holding(words, known)
+        found = frozenset(word for word, held in terms.items() if len(held) == 1 and common(holding[held[0]], rows))
+        return found if len(found) < len(terms) else frozenset()
+
+    def _holding(self, words: Sequence[str], known: DocumentCounts | None) -> tuple[dict[str, list[str]],
+                                                                                     dict[str, int], int]:
+        """Each word's terms (those it has), the documents holding each term, and the documents."""
         words = list(dict.fromkeys(words))
         if not words:
-            return frozenset()
+            return {}, {}, 0
         # The words are tokenized exactly as the index was (stemmed, identifiers kept whole).
-        terms = {index: set(found[0]) for index, found in enumerate(tokens.shared().tokens([[w] for w in words]))
-                 if found[0]}
+        terms = {word: sorted(set(found[0])) for word, found in zip(words, tokens.shared().tokens([[w] for w in words]),
+                                                                   strict=True) if found[0]}
         wanted = sorted(set().union(*terms.values())) if terms else []
         if not wanted:
-            return frozenset()
+            return {}, {}, 0
         counts = known if known is not None else DocumentCounts()
         missing = [term for term in wanted if term not in counts.terms]
+        found: dict[str, int] = {}
         if missing:
             self._prepare_vocabulary()
             found = dict(self.conn.execute(
@@ -54,13 +69,10 @@ class LexicalSearch:
                 missing))
             if len(counts.terms) < DocumentCounts.MOST:
                 counts.terms.update((term, int(found.get(term, 0))) for term in missing)
-        else:
-            found = {}
         if counts.rows < 0:
             counts.rows = int(self.conn.execute("SELECT count(*) FROM documents_fts_docsize").fetchone()[0])
-        frequency = {**counts.terms, **found}
-        return frozenset(words[index] for index, found_terms in terms.items()
-                         if all(weightless(frequency.get(term, 0), counts.rows) for term in found_terms))
+        holding = {term: int(found.get(term, counts.terms.get(term, 0))) for term in wanted}
+        return terms, holding, counts.rows
 
     def _prepare_vocabulary(self) -> None:
         # Temporary tables: a read-only connection (a peer's index) may create them too.

@@ -20,6 +20,10 @@ holding the same documents (adr-8a976b997594):
   In a small store (EXACT_BELOW), every vector is compared instead;
 - background: what a vector must stand out of (BACKGROUND_SAMPLE).
 
+In a big store, the lists of a form that leaves its common words out (a sketch, need.LEAVES_COMMON)
+read them without the words that COMMON_SHARE or more of the documents hold, as a big local index
+does (lexical.FormLists).
+
 The whole-document lists (the gate, pairs) score only the documents that can still reach them
 (org/bounds.py, adr-f28942173e60): the same rows in the same order as scoring every candidate.
 
@@ -31,7 +35,7 @@ BACKGROUND_SAMPLE's).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeVar
 
 from docir.index import tokens
 from docir.index.fts import (
@@ -39,6 +43,7 @@ from docir.index.fts import (
     NEAR_DISTANCE,
     SECTION_GATE,
     SECTIONS_PER_DOCUMENT,
+    common,
     query_terms,
     weightless,
     word_pairs,
@@ -49,6 +54,7 @@ from docir.org.peer import LexicalTotals, OrgPeer, among, visible
 from docir.org.records import LexicalRow, VectorRow
 from docir.org.tables import quoted
 
+T = TypeVar("T")
 # HNSW visits at most ef_search candidates; a filtered, widened search needs more (pgvector's maximum is 1000).
 EF_SEARCH_MAX = 1000
 # The rows a list scores to learn how high its k-th row stands (org/bounds.py): k times this many,
@@ -62,9 +68,9 @@ FLOOR_SLACK = 1e-4
 _SECTION_BYTES = ("octet_length(array_to_string((string_to_array(d.body, E'\\n'))[s.start_line:s.end_line], "
                   "E'\\n'))")
 # The share of the task's terms a document contains (1 for a task of fewer than two terms).
-_COVERAGE = ("CASE WHEN cardinality(%(queries)s::tsquery[]) < 2 THEN 1.0 ELSE "
-             "(SELECT count(*) FROM unnest(%(queries)s::tsquery[]) AS t(tq) WHERE d.lex @@ t.tq)::float8 "
-             "/ cardinality(%(queries)s::tsquery[]) END")
+_COVERAGE = ("CASE WHEN cardinality(%(covered)s::tsquery[]) < 2 THEN 1.0 ELSE "
+             "(SELECT count(*) FROM unnest(%(covered)s::tsquery[]) AS t(tq) WHERE d.lex @@ t.tq)::float8 "
+             "/ cardinality(%(covered)s::tsquery[]) END")
 
 
 class Terms(NamedTuple):
@@ -79,6 +85,15 @@ class Terms(NamedTuple):
     @property
     def any(self) -> str:
         return " | ".join(f"({q})" for q in self.queries)
+
+    def without(self, left_out: frozenset[int]) -> Terms:
+        """These terms but the `left_out` ones (by position)."""
+        return Terms(_kept(self.words, left_out), _kept(self.queries, left_out), _kept(self.tokens, left_out),
+                     _kept(self.phrases, left_out), _kept(self.holds, left_out))
+
+
+def _kept(values: tuple[T, ...], left_out: frozenset[int]) -> tuple[T, ...]:
+    return tuple(value for i, value in enumerate(values) if i not in left_out)
 
 
 def terms_of(text: str) -> Terms:
@@ -128,7 +143,9 @@ def _given(name: str) -> Callable[[int], str]:
 
 
 def _params(terms: Terms, totals: LexicalTotals, repos: list[str] | None, **more: Any) -> dict[str, Any]:
-    return {"queries": list(terms.queries), "tokens": list(terms.tokens), "phrases": list(terms.phrases),
+    """A statement's parameters; the coverage counts every term unless `more` names those it counts."""
+    return {"queries": list(terms.queries), "covered": list(terms.queries), "tokens": list(terms.tokens),
+            "phrases": list(terms.phrases),
             "any": terms.any, "repos": repos, **{f"q{i}": query for i, query in enumerate(terms.queries)},
             "documents": totals.documents, "sections": totals.sections,
             "document_length": totals.document_length, "section_length": totals.section_length, **more}
@@ -194,6 +211,14 @@ def _weightless(terms: Terms, weights: Weights, totals: LexicalTotals) -> frozen
                      if not phrase and weightless(held, totals.documents))
 
 
+def _common(terms: Terms, weights: Weights, totals: LexicalTotals) -> frozenset[int]:
+    """The single-word terms that COMMON_SHARE or more of the documents read hold (fts.common), none when
+    every term is: what a form that leaves its common words out leaves out (LexicalSearch.common)."""
+    found = frozenset(i for i, (phrase, held) in enumerate(zip(terms.phrases, weights.held, strict=True))
+                      if not phrase and common(held, totals.documents))
+    return found if len(found) < len(terms.queries) else frozenset()
+
+
 def _read(peer: OrgPeer, sql: str, params: dict[str, Any]) -> list[Any]:
     return list(peer.run(lambda c: c.execute(sql, params).fetchall()))
 
@@ -227,18 +252,24 @@ def _seed(peer: OrgPeer, repos: list[str] | None, within: str, units: Sequence[U
 
 
 def lexical_sections(peer: OrgPeer, repos: Sequence[str], text: str, *, include_inactive: bool,
-                     limit: int, prune: bool = True) -> list[LexicalRow]:
+                     limit: int, prune: bool = True, leave_common: bool = False) -> list[LexicalRow]:
     """Visible documents by their best heading section's bm25, best first: the local
     `LexicalSearch.best_sections` (the best limit x SECTIONS_PER_DOCUMENT sections, then each
     document's best), over the gate of a big store. `prune`: the gate scores only the documents that
-    can reach it (org/bounds.py); the same gate either way."""
+    can reach it (org/bounds.py); the same gate either way. `leave_common`: a big store reads it
+    without the common terms (_common)."""
     terms = terms_of(text)
     if not terms.queries or not repos:
         return []
     totals = peer.lexical_totals(repos)
     gated = is_big(totals)
-    sql = sections_statement(len(terms.queries), gated=gated, include_inactive=include_inactive)
     weights = weights_of(peer, repos, terms, totals)
+    left_out = _common(terms, weights, totals) if leave_common and gated else frozenset()
+    if left_out:
+        terms = terms.without(left_out)
+        weights = Weights(_kept(weights.documents, left_out), _kept(weights.sections, left_out),
+                          _kept(weights.held, left_out))
+    sql = sections_statement(len(terms.queries), gated=gated, include_inactive=include_inactive)
     params = _params(terms, totals, peer.scope(repos), limit=limit, cut=limit * SECTIONS_PER_DOCUMENT,
                      **{f"sidf{i}": idf for i, idf in enumerate(weights.sections)})
     if gated:
@@ -352,11 +383,12 @@ def _near_tf(positions: str, labels: str, others: str, same: str) -> str:
 
 
 def lexical_pairs(peer: OrgPeer, repos: Sequence[str], text: str, *, include_inactive: bool,
-                  limit: int, prune: bool = True) -> list[LexicalRow]:
+                  limit: int, prune: bool = True, leave_common: bool = False) -> list[LexicalRow]:
     """Visible documents by the task's adjacent word pairs standing close together, best first: the
     local NEAR ranking, bm25 over whole documents where a pair's words count only where they stand
     near each other. `prune`: in a big store (as the gate), only the documents that can reach the list
-    are scored (org/bounds.py); the same list either way."""
+    are scored (org/bounds.py); the same list either way. `leave_common`: a big store reads it without
+    the pairs of two common words, and counts no common word's coverage (_common)."""
     terms = terms_of(text)
     index = {word: n for n, word in enumerate(terms.words)}
     pairs = [(index[a], index[b]) for a, b in word_pairs(text) if a in index and b in index]
@@ -366,9 +398,19 @@ def lexical_pairs(peer: OrgPeer, repos: Sequence[str], text: str, *, include_ina
     weights = weights_of(peer, repos, terms, totals)
     idfs = weights.documents
     big = is_big(totals)
+    left_out = _common(terms, weights, totals) if leave_common and big else frozenset()
+    covered: dict[str, Any] = {}
+    if left_out:
+        # As near_expression leaves pairs out: those of two common words, unless every pair is such.
+        words = {terms.words[i] for i in left_out}
+        kept = [(a, b) for a, b in word_pairs(text) if a not in words or b not in words] or word_pairs(text)
+        pairs = [(index[a], index[b]) for a, b in kept if a in index and b in index]
+        if not pairs:
+            return []
+        covered = {"covered": [q for i, q in enumerate(terms.queries) if i not in left_out]}
     # Only a big store is pruned: in a small one the seed's counts cost more than they leave out.
     prune = prune and big
-    if big:  # a big store reads the pairs of weighed words first
+    if big and not left_out:  # a big store reads the pairs of weighed words first
         weightless = _weightless(terms, weights, totals)
         lean = [(a, b) for a, b in pairs if a not in weightless or b not in weightless]
         if lean and lean != pairs:
@@ -377,18 +419,19 @@ def lexical_pairs(peer: OrgPeer, repos: Sequence[str], text: str, *, include_ina
             if len(rows) >= limit:
                 return rows
     return _pairs(peer, repos, terms, totals, idfs, pairs, include_inactive=include_inactive, limit=limit,
-                  prune=prune)
+                  prune=prune, **covered)
 
 
 def _pairs(peer: OrgPeer, repos: Sequence[str], terms: Terms, totals: LexicalTotals, idfs: Sequence[float],
-           pairs: Sequence[tuple[int, int]], *, include_inactive: bool, limit: int, prune: bool) -> list[LexicalRow]:
+           pairs: Sequence[tuple[int, int]], *, include_inactive: bool, limit: int, prune: bool,
+           **covered: Any) -> list[LexicalRow]:
     """The pairs list over `pairs`. Pruned, it scores only the documents whose own bound can reach it
     (_pair_bound: a pair whose words never stand near each other adds nothing, and one that does adds at
     most each word's whole-document share). Of up to SEED_ROWS² x limit documents holding the
     best-bounded pairs together (the seed, org/bounds.py), the SEED_ROWS x limit of the highest bound are
     scored first; their limit-th score is the floor every other document's bound must reach."""
     params = _params(terms, totals, peer.scope(repos), limit=limit, idfs=list(idfs),
-                     firsts=[a + 1 for a, _ in pairs], seconds=[b + 1 for _, b in pairs])
+                     firsts=[a + 1 for a, _ in pairs], seconds=[b + 1 for _, b in pairs], **covered)
     both = _both(terms, pairs)
     rows = _pruned_pairs(peer, terms, idfs, pairs, params, both, include_inactive, limit) if prune else None
     if rows is None:

@@ -107,6 +107,46 @@ def test_every_list_and_search_rank_the_published_slice_as_the_local_index(publi
     assert differ == [], "\n".join(differ)
 
 
+def test_a_big_store_reads_a_sketch_without_its_common_words_as_the_local_index_does(
+        published: tuple[Any, Any, Any], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Past GATE_FROM_SECTIONS (forced here on both sides), a sketch's lists leave out the words a quarter of
+    the documents or more hold (need.LEAVES_COMMON): in the organisation store as in the local index, the
+    same documents with the same numbers and coverage, for every CI query's sketch."""
+    from docir.index.fts import CANDIDATES
+    from docir.org import ranking_sql
+    from docir.services.retrieval import lexical
+    from docir.services.retrieval.visibility import Visibility
+
+    local, _, peer = published
+    monkeypatch.setattr(lexical, "GATE_FROM_SECTIONS", 0)
+    monkeypatch.setattr(ranking_sql, "GATE_FROM_SECTIONS", 0)
+    sketches = yaml.safe_load(SKETCHES.read_text(encoding="utf-8"))["sketches"]
+    found = yaml.safe_load(QUERIES.read_text(encoding="utf-8"))["queries"]
+    texts = [str(sketches[q["id"]]) for q in found if q.get("ci") and sketches.get(q["id"])]
+    assert len(texts) >= 10
+    ids = {state.rowid: state.id for state in local.catalog.docs.states()}
+    visibility = Visibility.from_schema(local.schema)
+    differ, left_out, changed = [], 0, 0
+    for text in texts:
+        form = lexical.FormLists(local, text, visibility, leave_common=True)
+        left_out += bool(form.common)
+        mine = form.ranked(local, form.sections(local), form.pairs(local))
+        coverage = {ids[c.rowid]: c.coverage for c in mine}
+        for name in ("sections", "pairs"):
+            ranked = getattr(ranking_sql, f"lexical_{name}")
+            rows = ranked(peer, peer.names, text, include_inactive=False, limit=CANDIDATES, leave_common=True)
+            changed += rows != ranked(peer, peer.names, text, include_inactive=False, limit=CANDIDATES)
+            standing = "section" if name == "sections" else "near"
+            here = sorted((c for c in mine if getattr(c, standing)), key=lambda c: getattr(c, standing).rank)
+            if [r.id for r in rows] != [ids[c.rowid] for c in here] or \
+                    [r.raw for r in rows] != pytest.approx([getattr(c, standing).raw for c in here]) or \
+                    [r.coverage for r in rows] != pytest.approx([coverage[r.id] for r in rows]):
+                differ.append(f"{name} of {text!r}: local {[ids[c.rowid] for c in here]}, "
+                              f"published {[r.id for r in rows]}")
+    assert differ == [], "\n".join(differ)
+    assert left_out >= len(texts) // 2 and changed >= len(texts) // 2  # the lists do leave words out
+
+
 def _floors_left_out(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
     """A big store's lists, forced on the small slice (the gate, seeds of 2 x k), and for each floor a
     list reached, whether it left documents out (bounds.reaching found a narrower tsquery)."""

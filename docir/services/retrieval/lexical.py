@@ -99,16 +99,26 @@ class FormLists:
     """One text's two lexical lists, each read on its own, then joined (`ranked`): the same documents in the
     same order as read one after the other. `sections` and `pairs` may run at once on two sessions of one
     index (their own connections), so that the lists of several forms share the cores
-    (local_ranking._lexical_sides)."""
+    (local_ranking._lexical_sides).
 
-    def __init__(self, session: Session, text: str, visibility: Visibility, limit: int = CANDIDATES) -> None:
+    `leave_common`: in a big index, the text's common words (LexicalSearch.common) are left out of both
+    lists and of the coverage, unless every word is common; a pair is kept while one of its words is not
+    common. A sketch's lists are read so (adr-1d4f30c33f26)."""
+
+    def __init__(self, session: Session, text: str, visibility: Visibility, limit: int = CANDIDATES, *,
+                 leave_common: bool = False) -> None:
         self.text, self.visibility = text, visibility
-        self.match = match_expression(text)
-        self.searchable = self.match is not None
         self.wanted = max(limit, CANDIDATES)
+        terms = query_terms(text)
         # Only a big index pays for finding the weightless words: in a small one the lean queries
         # seldom fill their lists, and each then runs twice.
-        self.big = self.searchable and session.catalog.search.section_count() > GATE_FROM_SECTIONS
+        self.big = bool(terms) and session.catalog.search.section_count() > GATE_FROM_SECTIONS
+        self.common: frozenset[str] = frozenset()
+        if leave_common and self.big:
+            self.common = session.catalog.search.common(terms, _COUNTS.get(session.catalog.stamp(), DocumentCounts))
+        self.terms = [term for term in terms if term not in self.common]  # those the coverage counts
+        self.match = match_expression(text, self.common)
+        self.searchable = self.match is not None
         self._weightless: frozenset[str] | None = None
         self._finding = threading.Lock()  # both lists need the weightless words: they are read once
 
@@ -127,8 +137,8 @@ class FormLists:
         documents the gate lets through)."""
         if self.match is None:
             return [], {}
-        gate = (_gate(session, self.match, match_expression(self.text, self.weightless(session)), self.visibility,
-                      self.wanted) if self.big else None)
+        lean = match_expression(self.text, self.common | self.weightless(session)) if self.big else None
+        gate = _gate(session, self.match, lean, self.visibility, self.wanted) if self.big else None
         search = session.catalog.search
         best = {hit.doc: hit for hit in search.best_sections(self.match, self.wanted * SECTIONS_PER_DOCUMENT, gate)}
         order = visible_in_order(session, list(best), self.visibility, self.wanted)
@@ -136,10 +146,11 @@ class FormLists:
 
     def pairs(self, session: Session) -> list[tuple[int, float]]:
         """The documents where the task's adjacent words stand close together, visible ones only, best first."""
-        near = near_expression(self.text)
+        near = near_expression(self.text, weightless=self.common)
         if near is None:
             return []
-        lean = near_expression(self.text, weightless=self.weightless(session))
+        # Leaving common words out, a pair of a weightless word and a common one still weighs: no lean list.
+        lean = near if self.common else near_expression(self.text, weightless=self.weightless(session))
         hits = _filled(session.catalog.search.near_hits, lean, near, self.wanted * 2)
         bm25 = {h.rowid: h.bm25 for h in hits}
         order = visible_in_order(session, [h.rowid for h in hits], self.visibility, self.wanted)
@@ -151,7 +162,7 @@ class FormLists:
         by_doc = candidates(found, pairs)
         for rowid, _ in found:
             by_doc[rowid].best_section = best[rowid]
-        coverage = term_coverage(session, self.text, list(by_doc), "documents_fts")
+        coverage = term_coverage(session, self.terms, list(by_doc), "documents_fts")
         for cand in by_doc.values():
             cand.coverage = coverage.get(cand.rowid, 1.0)
         return in_order(by_doc.values())
@@ -206,14 +217,13 @@ def rank_references(session: Session, text: str, limit: int = CANDIDATES) -> lis
     if match is None:
         return []
     hits = session.catalog.search.ref_lexical_hits(match, max(limit, CANDIDATES))
-    coverage = term_coverage(session, text, [h.rowid for h in hits], "ref_fts")
+    coverage = term_coverage(session, query_terms(text), [h.rowid for h in hits], "ref_fts")
     return [(hits[rank - 1], Standing(rank, -hits[rank - 1].bm25, z), coverage.get(rowid, 1.0))
             for rank, rowid, z in _standings([-h.bm25 for h in hits], [h.rowid for h in hits])]
 
 
-def term_coverage(session: Session, text: str, rowids: list[int], table: str) -> dict[int, float]:
-    """Each row's share of the task's terms (1.0 for every row of a one-term task)."""
-    terms = query_terms(text)
+def term_coverage(session: Session, terms: list[str], rowids: list[int], table: str) -> dict[int, float]:
+    """Each row's share of the task's terms (`query_terms`; 1.0 for every row of a one-term task)."""
     if not rowids or len(terms) < 2:
         return {}
     matches = session.catalog.search.term_rowids(terms, rowids, table)

@@ -37,7 +37,7 @@ from docir.services.retrieval import lending, lexical, lexical_pieces, passage
 from docir.services.retrieval.expansion import Hop, one_hop
 from docir.services.retrieval.fusion import Background
 from docir.services.retrieval.lexical import LexicalCandidate
-from docir.services.retrieval.need import BY_VECTOR, FORMS, TASK, Need, embedded_texts, needs_of
+from docir.services.retrieval.need import BY_VECTOR, FORMS, LEAVES_COMMON, TASK, Need, embedded_texts, needs_of
 from docir.services.retrieval.ranking import (
     Candidate,
     FormLists,
@@ -151,8 +151,9 @@ def _lexical_sides(session: Session, forms: list[tuple[int, str, str]], visibili
     lets go of the GIL: with two forms or more, a thread beside this one, on a connection of its
     own (Session.beside), shares out their lists with it (lexical_pieces.py).
     """
-    pieces = lexical_pieces.Pieces({(index, form): lexical.FormLists(session, text, visibility)
-                                    for index, form, text in forms}, _ref_lexical if refs else None)
+    lists = {(index, form): lexical.FormLists(session, text, visibility, leave_common=form in LEAVES_COMMON)
+             for index, form, text in forms}
+    pieces = lexical_pieces.Pieces(lists, _ref_lexical if refs else None)
     here = threading.get_ident()
 
     def beside(_: None) -> None:

@@ -28,7 +28,7 @@ from docir.services.indexing.session import Session
 from docir.services.retrieval import lending, ranking
 from docir.services.retrieval.expansion import Hop, one_hop
 from docir.services.retrieval.fusion import Background
-from docir.services.retrieval.need import BY_VECTOR, TASK, Need
+from docir.services.retrieval.need import BY_VECTOR, LEAVES_COMMON, TASK, Need
 from docir.services.retrieval.org_reads import Found, lexical_candidates, named, readable, skeleton_of
 from docir.services.retrieval.ranking import Candidate, FormLists, Fused
 from docir.services.retrieval.results import LOCAL_STORE, ContextHit, ContextRow, ExplainedHit, Via
@@ -119,9 +119,11 @@ class _PublishedLists:
         from docir.org import ranking_sql
 
         peer, found, inactive, repos = self.peer, self.found, self.include_inactive, self.repos
+        leave_common = form in LEAVES_COMMON
 
         def pairs_on(on: OrgPeer) -> list[LexicalRow]:
-            return ranking_sql.lexical_pairs(on, repos, text, include_inactive=inactive, limit=CANDIDATES)
+            return ranking_sql.lexical_pairs(on, repos, text, include_inactive=inactive, limit=CANDIDATES,
+                                             leave_common=leave_common)
 
         other = self.beside()
         if other is None:
@@ -130,7 +132,8 @@ class _PublishedLists:
             ranking_sql.weights_of(peer, repos, ranking_sql.terms_of(text), peer.lexical_totals(repos))
             pairs_later = background.start(pairs_on, other, limit=_LISTS_AT_A_TIME)
         try:
-            sections = ranking_sql.lexical_sections(peer, repos, text, include_inactive=inactive, limit=CANDIDATES)
+            sections = ranking_sql.lexical_sections(peer, repos, text, include_inactive=inactive, limit=CANDIDATES,
+                                                    leave_common=leave_common)
             vector = self.query_vectors.get((need, form)) if form in BY_VECTOR else None
             query = None if vector is None else [float(x) for x in vector]
             if query is not None:
