@@ -13,7 +13,7 @@ from docir.worker import identity, paths, protocol
 
 TYPE_CHECKING = False  # not typing's: the warm client imports neither typing nor pathlib (paths.py says why)
 if TYPE_CHECKING:
-    import socket
+    from _socket import socket
     from typing import Any
 
     from docir.worker.paths import Root
@@ -33,7 +33,7 @@ def enabled() -> bool:
     return worker_wanted(os.environ)
 
 
-def connect(root: Root, timeout: float = HANDSHAKE_SECONDS, any_version: bool = False) -> socket.socket | None:
+def connect(root: Root, timeout: float = HANDSHAKE_SECONDS, any_version: bool = False) -> socket | None:
     """A connection to the worker of `root` that has said it is ready, or None.
 
     A stale status file or socket is removed. A worker that does not send its ready
@@ -50,11 +50,12 @@ def connect(root: Root, timeout: float = HANDSHAKE_SECONDS, any_version: bool = 
     if not pid or not paths.pid_alive(pid):
         _remove_stale(root, sock_path)
         return None
-    # Only with a live worker to talk to: a cold command (DOCIR_WORKER=0, or no worker) never loads
-    # socket and selectors (cold start, adr-d5e80517405b).
-    import socket
+    # Only with a live worker to talk to: a cold command (DOCIR_WORKER=0, or no worker) never loads it.
+    # The C module, not socket.py: that one imports selectors, array and more, 2 ms of every warm call on
+    # a machine whose `python -c "import sqlite3, json"` takes 16 (adr-d5e80517405b).
+    import _socket
 
-    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
     sock.settimeout(timeout)
     try:
         sock.connect(sock_path)
@@ -72,15 +73,16 @@ def connect(root: Root, timeout: float = HANDSHAKE_SECONDS, any_version: bool = 
     return sock
 
 
-def _stop_other_version(sock: socket.socket) -> None:
+def _stop_other_version(sock: socket) -> None:
     """Ask a worker of another docir version to stop, and wait for its answer: a request whose client
     has hung up is never run. Best effort: the caller runs its command itself either way."""
-    with sock:
-        try:
-            protocol.send(sock, {"cmd": "stop"})
-            protocol.receive(sock)
-        except (OSError, protocol.ProtocolError, ValueError):
-            pass
+    try:
+        protocol.send(sock, {"cmd": "stop"})
+        protocol.receive(sock)
+    except (OSError, protocol.ProtocolError, ValueError):
+        pass
+    finally:
+        sock.close()
 
 
 def request(root: Root, payload: dict[str, Any], timeout: float = HANDSHAKE_SECONDS,
@@ -94,11 +96,12 @@ def request(root: Root, payload: dict[str, Any], timeout: float = HANDSHAKE_SECO
     if sock is None:
         return None
     try:
-        with sock:
-            protocol.send(sock, payload)
-            return protocol.receive(sock)
+        protocol.send(sock, payload)
+        return protocol.receive(sock)
     except (OSError, protocol.ProtocolError, ValueError):
         return None
+    finally:
+        sock.close()  # _socket's socket is no context manager
 
 
 def run_via_worker(argv: list[str]) -> int | None:

@@ -10,7 +10,7 @@ from docir import terminal
 # Not typing's: importing typing costs the warm client a sixth of the interpreter's own start.
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # the sockets are the caller's: the cold client path never imports socket
-    import socket
+    from _socket import socket  # socket.py's socket too: the client's is the C module's (client.py)
     from collections.abc import Mapping
     from typing import Any
 
@@ -38,12 +38,12 @@ class ProtocolError(Exception):
     pass
 
 
-def send(sock: socket.socket, payload: dict[str, Any]) -> None:
+def send(sock: socket, payload: dict[str, Any]) -> None:
     data = json.dumps(payload, ensure_ascii=False).encode("utf-8")
     sock.sendall(struct.pack(">I", len(data)) + data)
 
 
-def receive(sock: socket.socket) -> dict[str, Any]:
+def receive(sock: socket) -> dict[str, Any]:
     header = _exactly(sock, 4)
     (size,) = struct.unpack(">I", header)
     if size > MAX_FRAME:
@@ -54,7 +54,7 @@ def receive(sock: socket.socket) -> dict[str, Any]:
     return payload
 
 
-def _exactly(sock: socket.socket, size: int) -> bytes:
+def _exactly(sock: socket, size: int) -> bytes:
     chunks = []
     remaining = size
     while remaining:

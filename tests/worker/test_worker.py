@@ -193,13 +193,26 @@ def test_commands_side_by_side_each_see_their_own_folder_environment_and_streams
     assert os.getcwd() != str(tmp_path / "a") and "DOCIR_X" not in os.environ
 
 
+def test_a_warm_call_talks_through_the_socket_module_in_c_alone(warm_store: Path) -> None:
+    """The client's socket is _socket's: socket.py (selectors, array, its own class) is not worth its import
+    on every warm call (worker/client.py)."""
+    docir(warm_store, "worker", "start")
+    probe = ("import sys, runpy; sys.argv = ['docir', 'worker', 'status', '--json']\n"
+             "try: runpy.run_module('docir', run_name='__main__')\n"
+             "except SystemExit: pass\n"
+             "print('--', sorted(m for m in ('_socket', 'socket', 'selectors', 'docir.cli.main') if m in sys.modules))")
+    done = subprocess.run([sys.executable, "-c", probe], cwd=warm_store, capture_output=True, text=True, timeout=120)
+    assert '"running": true' in done.stdout and done.stdout.strip().endswith("-- ['_socket']"), \
+        done.stdout + done.stderr
+
+
 def test_top_level_help_beside_a_warm_worker_never_asks_it(warm_store: Path) -> None:
     """`docir --help` is printed from the caller's kept copy (cli/help_cache.py): no socket, no round trip."""
     docir(warm_store, "worker", "start")
     probe = ("import sys, runpy; sys.argv = ['docir', '--help']\n"
              "try: runpy.run_module('docir', run_name='__main__')\n"
              "except SystemExit: pass\n"
-             "print('--', 'socket' in sys.modules)")
+             "print('--', '_socket' in sys.modules)")
     for _ in range(2):  # the first renders and keeps it
         done = subprocess.run([sys.executable, "-c", probe], cwd=warm_store, capture_output=True, text=True,
                               timeout=120)
