@@ -114,11 +114,12 @@ class LexicalSearch:
             # into the MATCH: bm25 walks every phrase of the expression for every row it scores, and 200
             # phrases of weight 0 made it most of a warm context. A document's phrase only ever added 0.0
             # to a score, so each kept section scores the same, and the sections reach the sort in the same
-            # order (the full-text index's, rowid ascending: CROSS JOIN keeps it the outer loop), so ties
-            # fall the same way too (adr-0d3c41e5a7b9).
-            scored = (f"SELECT sections_fts.rowid, bm25(sections_fts, {weights}) AS score FROM sections_fts"
-                      " CROSS JOIN sections s ON s.rowid = sections_fts.rowid WHERE sections_fts MATCH ?"
-                      " AND s.doc IN (SELECT value FROM json_each(?)) ORDER BY score LIMIT ?")
+            # order (the full-text index's, rowid ascending: the scan is the only loop), so ties fall the
+            # same way too (adr-0d3c41e5a7b9). The kept sections' rowids are looked up in a list built once
+            # from sections_doc; `+` keeps the IN from FTS5, which would run the MATCH once per rowid.
+            scored = (f"SELECT rowid, bm25(sections_fts, {weights}) AS score FROM sections_fts"
+                      " WHERE sections_fts MATCH ? AND +rowid IN (SELECT s.rowid FROM sections s"
+                      " WHERE s.doc IN (SELECT value FROM json_each(?))) ORDER BY score LIMIT ?")
             arguments = (match, json.dumps(list(among)), limit)
         # One row per document, in SQL: SQLite takes a bare column of a min() aggregate from the row
         # holding the minimum, and only the winners' heading paths are parsed.

@@ -131,6 +131,25 @@ def test_a_section_query_among_some_documents_finds_sections_of_those_only(tmp_p
     session.close()
 
 
+def test_the_section_query_among_some_documents_scans_the_match_once(tmp_path: Path) -> None:
+    """The kept documents' sections reach FTS5 as no constraint of its own: given a rowid IN, FTS5 would run the
+    MATCH once per rowid."""
+    session = open_session(_store(tmp_path), caller())
+    conn = session.catalog.conn
+    statements: list[str] = []
+    conn.set_trace_callback(statements.append)
+    try:
+        found = session.catalog.search.best_sections(match_expression(BROAD_TASK) or "", 1000, [1, 2, 3])
+    finally:
+        conn.set_trace_callback(None)
+    (sql,) = [s for s in statements if "sections_fts MATCH" in s]
+    plan = [str(row[3]) for row in conn.execute("EXPLAIN QUERY PLAN " + sql)]
+    session.close()
+    assert found and {h.doc for h in found} <= {1, 2, 3}
+    scans = [step for step in plan if "sections_fts" in step]
+    assert scans == ["SCAN sections_fts VIRTUAL TABLE INDEX 0:M5"], plan  # the MATCH alone: no "=" (a rowid) before M
+
+
 def test_sections_among_some_documents_score_and_order_as_a_match_naming_those_documents_would(
         tmp_path: Path) -> None:
     session = open_session(_store(tmp_path), caller())
