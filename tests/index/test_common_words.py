@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -53,3 +54,30 @@ def test_a_sketch_leaves_its_common_words_out_of_its_lists_in_a_big_index_only(
     assert found[0].coverage == 1.0  # of the words it kept: one
     assert len(everything) == 6 and found[0].rowid in {c.rowid for c in everything}
     assert next(c for c in everything if c.rowid == found[0].rowid).coverage < 1.0
+
+
+def test_context_reads_a_sketch_leaving_its_common_words_out_and_its_task_whole(
+        store: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from docir.services.retrieval import local_ranking
+    from docir.services.retrieval.need import Need
+    from docir.services.vectors.query_source import NoModel
+
+    monkeypatch.setattr(lexical, "GATE_FROM_SECTIONS", 0)
+    made: list[tuple[str, frozenset[str]]] = []
+    lists = lexical.FormLists
+
+    class Recorded(lists):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            made.append((self.text, self.common))
+
+    monkeypatch.setattr(lexical, "FormLists", Recorded)
+    session = open_session(_store(store), caller())
+    try:
+        local_ranking.context(session, [Need("why did the upload stop", SKETCH)], NoModel("not needed here"), limit=3,
+                              expand=False, mode="lexical")
+    finally:
+        session.close()
+    assert sorted(made) == [("The gateway webhook fires after retrying the upload.",
+                             frozenset({"gateway", "webhook", "fires", "retrying"})),
+                            ("why did the upload stop", frozenset())]

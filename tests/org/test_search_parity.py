@@ -147,6 +147,31 @@ def test_a_big_store_reads_a_sketch_without_its_common_words_as_the_local_index_
     assert left_out >= len(texts) // 2 and changed >= len(texts) // 2  # the lists do leave words out
 
 
+def test_context_reads_a_sketch_of_the_organisation_store_leaving_its_common_words_out_and_a_task_whole(
+        published: tuple[Any, Any, Any], monkeypatch: pytest.MonkeyPatch) -> None:
+    """`context` asks each list of a sketch with its common words left out (need.LEAVES_COMMON), of a task
+    with every word: the rule above is the one a context takes."""
+    from docir.org import ranking_sql
+    from docir.services.retrieval import org_ranking
+    from docir.services.retrieval.need import Need
+
+    _, reader, peer = published
+    task, sketch = _tasks()[0], "the base fee per gas is burned and the priority fee goes to the block producer"
+    asked: list[tuple[str, str, bool]] = []
+    for name in ("lexical_sections", "lexical_pairs"):
+        read = getattr(ranking_sql, name)
+
+        def recorded(*args: Any, _read: Any = read, _name: str = name, **kwargs: Any) -> Any:
+            asked.append((_name, args[2], kwargs.get("leave_common", False)))
+            return _read(*args, **kwargs)
+
+        monkeypatch.setattr(ranking_sql, name, recorded)
+    org_ranking.context(reader, peer, [Need(task, sketch)], {}, None, limit=5, expand=False, explain=False,
+                        include_inactive=False)
+    assert sorted(asked) == sorted((name, text, text == sketch) for name in ("lexical_sections", "lexical_pairs")
+                                   for text in (task, sketch))
+
+
 def _floors_left_out(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
     """A big store's lists, forced on the small slice (the gate, seeds of 2 x k), and for each floor a
     list reached, whether it left documents out (bounds.reaching found a narrower tsquery)."""
