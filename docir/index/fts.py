@@ -7,7 +7,10 @@ User text is never FTS5 syntax: every term is quoted, so `"`, `*`, `NEAR(`,
 from __future__ import annotations
 
 import re
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
+from typing import TypeVar
+
+K = TypeVar("K")
 
 # Words, identifiers with '_' or '-' inside, and --flags.
 _TOKEN_RE = re.compile(r"-{0,2}[^\W_](?:[\w-]*\w)?", re.UNICODE)
@@ -55,6 +58,19 @@ def weightless(holding: int, rows: int) -> bool:
 def common(holding: int, rows: int) -> bool:
     """Whether a word held by `holding` of `rows` documents is common (COMMON_SHARE or more of them)."""
     return holding >= COMMON_SHARE * rows
+
+
+def common_words(holding: Mapping[K, int | None], rows: int) -> frozenset[K]:
+    """The common ones of some words, each with the documents holding it (None: a word of several terms,
+    never common: the organisation store counts single words); none when every word is. Both stores
+    leave them out of a sketch's lists in a big index (LexicalSearch.common, org/ranking_sql.py)."""
+    found = frozenset(word for word, held in holding.items() if held is not None and common(held, rows))
+    return found if len(found) < len(holding) else frozenset()
+
+
+def kept_pairs(pairs: list[tuple[K, K]], left_out: Collection[K]) -> list[tuple[K, K]]:
+    """The pairs that are not of two `left_out` words (weightless, or common), unless every pair is."""
+    return [(a, b) for a, b in pairs if a not in left_out or b not in left_out] or pairs
 
 
 def identifier_parts(token: str) -> list[str]:
@@ -115,8 +131,7 @@ def near_expression(text: str, distance: int = NEAR_DISTANCE, weightless: Collec
     where they stand together is closer to it than one that has each word somewhere. A pair of two
     `weightless` words is left out unless every pair is such (see `match_expression`).
     """
-    pairs = word_pairs(text)
-    pairs = [(a, b) for a, b in pairs if a not in weightless or b not in weightless] or pairs
+    pairs = kept_pairs(word_pairs(text), weightless)
     if not pairs:
         return None
     return " OR ".join(f"NEAR({quoted(a)} {quoted(b)}, {distance})" for a, b in pairs)

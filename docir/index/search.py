@@ -7,7 +7,7 @@ import sqlite3
 from collections.abc import Sequence
 
 from docir.index import tokens
-from docir.index.fts import BM25_WEIGHTS, SECTION_BM25_WEIGHTS, SECTION_TEXT_COLUMNS, common, quoted, weightless
+from docir.index.fts import BM25_WEIGHTS, SECTION_BM25_WEIGHTS, SECTION_TEXT_COLUMNS, common_words, quoted, weightless
 from docir.index.records import Hit, SectionHit
 
 
@@ -44,8 +44,7 @@ class LexicalSearch:
         leaves out in a big index; none when every word that has a term is. A word of several terms is
         never common, as in the organisation store, whose counts are of single words (org/ranking_sql.py)."""
         terms, holding, rows = self._holding(words, known)
-        found = frozenset(word for word, held in terms.items() if len(held) == 1 and common(holding[held[0]], rows))
-        return found if len(found) < len(terms) else frozenset()
+        return common_words({word: holding[held[0]] if len(held) == 1 else None for word, held in terms.items()}, rows)
 
     def _holding(self, words: Sequence[str], known: DocumentCounts | None) -> tuple[dict[str, list[str]],
                                                                                      dict[str, int], int]:

@@ -22,7 +22,7 @@ holding the same documents (adr-8a976b997594):
 
 In a big store, the lists of a form that leaves its common words out (a sketch, need.LEAVES_COMMON)
 read them without the words that COMMON_SHARE or more of the documents hold, as a big local index
-does (lexical.FormLists).
+does (lexical.LexicalLists).
 
 The whole-document lists (the gate, pairs) score only the documents that can still reach them
 (org/bounds.py, adr-f28942173e60): the same rows in the same order as scoring every candidate.
@@ -43,7 +43,8 @@ from docir.index.fts import (
     NEAR_DISTANCE,
     SECTION_GATE,
     SECTIONS_PER_DOCUMENT,
-    common,
+    common_words,
+    kept_pairs,
     query_terms,
     weightless,
     word_pairs,
@@ -214,9 +215,9 @@ def _weightless(terms: Terms, weights: Weights, totals: LexicalTotals) -> frozen
 def _common(terms: Terms, weights: Weights, totals: LexicalTotals) -> frozenset[int]:
     """The single-word terms that COMMON_SHARE or more of the documents read hold (fts.common), none when
     every term is: what a form that leaves its common words out leaves out (LexicalSearch.common)."""
-    found = frozenset(i for i, (phrase, held) in enumerate(zip(terms.phrases, weights.held, strict=True))
-                      if not phrase and common(held, totals.documents))
-    return found if len(found) < len(terms.queries) else frozenset()
+    return common_words({i: None if phrase else held
+                         for i, (phrase, held) in enumerate(zip(terms.phrases, weights.held, strict=True))},
+                        totals.documents)
 
 
 def _read(peer: OrgPeer, sql: str, params: dict[str, Any]) -> list[Any]:
@@ -401,9 +402,8 @@ def lexical_pairs(peer: OrgPeer, repos: Sequence[str], text: str, *, include_ina
     left_out = _common(terms, weights, totals) if leave_common and big else frozenset()
     covered: dict[str, Any] = {}
     if left_out:
-        # As near_expression leaves pairs out: those of two common words, unless every pair is such.
-        words = {terms.words[i] for i in left_out}
-        kept = [(a, b) for a, b in word_pairs(text) if a not in words or b not in words] or word_pairs(text)
+        # As near_expression leaves them out: by the text's words, before those of no term are dropped.
+        kept = kept_pairs(word_pairs(text), {terms.words[i] for i in left_out})
         pairs = [(index[a], index[b]) for a, b in kept if a in index and b in index]
         if not pairs:
             return []
@@ -412,8 +412,8 @@ def lexical_pairs(peer: OrgPeer, repos: Sequence[str], text: str, *, include_ina
     prune = prune and big
     if big and not left_out:  # a big store reads the pairs of weighed words first
         weightless = _weightless(terms, weights, totals)
-        lean = [(a, b) for a, b in pairs if a not in weightless or b not in weightless]
-        if lean and lean != pairs:
+        lean = kept_pairs(pairs, weightless)
+        if lean != pairs:
             rows = _pairs(peer, repos, terms, totals, idfs, lean, include_inactive=include_inactive, limit=limit,
                           prune=prune)
             if len(rows) >= limit:

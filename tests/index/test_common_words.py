@@ -35,12 +35,12 @@ def test_a_sketch_leaves_its_common_words_out_of_its_lists_in_a_big_index_only(
     session = open_session(_store(store), caller())
     visibility = Visibility.from_schema(session.schema)
     try:
-        small = lexical.FormLists(session, SKETCH, visibility, leave_common=True)
+        small = lexical.LexicalLists(session, SKETCH, visibility, leave_common=True)
         assert small.common == frozenset() and small.match == match_expression(SKETCH)
         monkeypatch.setattr(lexical, "GATE_FROM_SECTIONS", 0)  # this small index is read as a big one
-        task = lexical.FormLists(session, SKETCH, visibility)
+        task = lexical.LexicalLists(session, SKETCH, visibility)
         assert task.common == frozenset() and task.match == match_expression(SKETCH)
-        sketch = lexical.FormLists(session, SKETCH, visibility, leave_common=True)
+        sketch = lexical.LexicalLists(session, SKETCH, visibility, leave_common=True)
         assert sketch.common == {"gateway", "webhook", "fires", "retrying"}
         assert sketch.match == '"upload"' and sketch.terms == ["upload"]
         assert near_expression(SKETCH, weightless=sketch.common) == 'NEAR("retrying" "upload", 10)'
@@ -64,14 +64,14 @@ def test_context_reads_a_sketch_leaving_its_common_words_out_and_its_task_whole(
 
     monkeypatch.setattr(lexical, "GATE_FROM_SECTIONS", 0)
     made: list[tuple[str, frozenset[str]]] = []
-    lists = lexical.FormLists
+    lists = lexical.LexicalLists
 
     class Recorded(lists):
         def __init__(self, *args: Any, **kwargs: Any) -> None:
             super().__init__(*args, **kwargs)
             made.append((self.text, self.common))
 
-    monkeypatch.setattr(lexical, "FormLists", Recorded)
+    monkeypatch.setattr(lexical, "LexicalLists", Recorded)
     session = open_session(_store(store), caller())
     try:
         local_ranking.context(session, [Need("why did the upload stop", SKETCH)], NoModel("not needed here"), limit=3,

@@ -128,7 +128,7 @@ def test_a_big_store_reads_a_sketch_without_its_common_words_as_the_local_index_
     visibility = Visibility.from_schema(local.schema)
     differ, left_out, changed = [], 0, 0
     for text in texts:
-        form = lexical.FormLists(local, text, visibility, leave_common=True)
+        form = lexical.LexicalLists(local, text, visibility, leave_common=True)
         left_out += bool(form.common)
         mine = form.ranked(local, form.sections(local), form.pairs(local))
         coverage = {ids[c.rowid]: c.coverage for c in mine}

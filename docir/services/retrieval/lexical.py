@@ -88,14 +88,14 @@ class LexicalCandidate:
 def rank_documents(session: Session, text: str, visibility: Visibility,
                    limit: int = CANDIDATES) -> list[LexicalCandidate]:
     """Visible documents by their lexical evidence, best first (at most about 2 x `limit`)."""
-    form = FormLists(session, text, visibility, limit)
+    form = LexicalLists(session, text, visibility, limit)
     return form.ranked(session, form.sections(session), form.pairs(session)) if form.searchable else []
 
 
 Sections = tuple[list[tuple[int, float]], dict[int, SectionHit]]  # (rowid, raw) best first; each one's best section
 
 
-class FormLists:
+class LexicalLists:
     """One text's two lexical lists, each read on its own, then joined (`ranked`): the same documents in the
     same order as read one after the other. `sections` and `pairs` may run at once on two sessions of one
     index (their own connections), so that the lists of several forms share the cores
@@ -116,7 +116,8 @@ class FormLists:
         self.common: frozenset[str] = frozenset()
         if leave_common and self.big:
             self.common = session.catalog.search.common(terms, _COUNTS.get(session.catalog.stamp(), DocumentCounts))
-        self.terms = [term for term in terms if term not in self.common]  # those the coverage counts
+        self.words = terms  # every word of the text, those its NEAR pairs are made of too
+        self.terms = [term for term in terms if term not in self.common]  # those the lists and coverage count
         self.match = match_expression(text, self.common)
         self.searchable = self.match is not None
         self._weightless: frozenset[str] | None = None
@@ -128,8 +129,7 @@ class FormLists:
         with self._finding:
             if self._weightless is None:
                 counts = _COUNTS.get(session.catalog.stamp(), DocumentCounts) if self.big else None
-                self._weightless = (session.catalog.search.weightless(query_terms(self.text), counts) if self.big
-                                    else frozenset())
+                self._weightless = session.catalog.search.weightless(self.words, counts) if self.big else frozenset()
             return self._weightless
 
     def sections(self, session: Session) -> Sections:

@@ -4,7 +4,7 @@ A sketch's many terms make its lists take longer than a task's: when each form w
 a thread of its own, the task's thread was done long before the sketch's, and one core idled for a
 third of a warm `context --sketch`. Each form's lists are pieces instead (its sections, its word
 pairs, its reference chunks), taken in one order, the longest first, by whichever thread is free;
-the thread that reads a form's last list joins it (`FormLists.ranked`). Every list is read as it
+the thread that reads a form's last list joins it (`LexicalLists.ranked`). Every list is read as it
 would be on one connection alone, so the candidates are the same whatever thread read them; a write
 that lands between two reads is seen by the later ones, as between two statements of one connection.
 """
@@ -15,9 +15,8 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from docir.index.fts import query_terms
 from docir.services.indexing.session import Session
-from docir.services.retrieval.lexical import FormLists, LexicalCandidate
+from docir.services.retrieval.lexical import LexicalCandidate, LexicalLists
 from docir.services.retrieval.ranking import Candidate
 
 Key = tuple[int, str]  # need index, form
@@ -28,12 +27,12 @@ SECTIONS, PAIRS, REFERENCES = "sections", "pairs", "references"
 class Pieces:
     """Every form's lists, to be read by `work` on one or more sessions of one index at once."""
 
-    def __init__(self, forms: dict[Key, FormLists], references: References | None) -> None:
+    def __init__(self, forms: dict[Key, LexicalLists], references: References | None) -> None:
         self.forms, self.references = forms, references
         kinds = (SECTIONS, PAIRS, REFERENCES) if references is not None else (SECTIONS, PAIRS)
-        # Sections cost the most and a form's cost grows with its terms: the longest pieces go first,
-        # so the last ones taken are short and both threads finish close together.
-        longest = sorted(forms, key=lambda key: -len(query_terms(forms[key].text)))
+        # Sections cost the most and a form's cost grows with the terms it reads: the longest pieces go
+        # first, so the last ones taken are short and both threads finish close together.
+        longest = sorted(forms, key=lambda key: -len(forms[key].terms))
         self._waiting = [(key, kind) for kind in kinds for key in longest]
         self._kinds = len(kinds)
         self._read: dict[Key, dict[str, Any]] = {key: {} for key in forms}

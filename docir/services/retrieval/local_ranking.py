@@ -151,7 +151,7 @@ def _lexical_sides(session: Session, forms: list[tuple[int, str, str]], visibili
     lets go of the GIL: with two forms or more, a thread beside this one, on a connection of its
     own (Session.beside), shares out their lists with it (lexical_pieces.py).
     """
-    lists = {(index, form): lexical.FormLists(session, text, visibility, leave_common=form in LEAVES_COMMON)
+    lists = {(index, form): lexical.LexicalLists(session, text, visibility, leave_common=form in LEAVES_COMMON)
              for index, form, text in forms}
     pieces = lexical_pieces.Pieces(lists, _ref_lexical if refs else None)
     here = threading.get_ident()

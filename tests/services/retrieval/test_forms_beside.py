@@ -27,13 +27,13 @@ def seen(monkeypatch: pytest.MonkeyPatch) -> list[tuple[int, sqlite3.Connection,
     """Each list of a form read: its thread, its connection, its form's text, which list."""
     found: list[tuple[int, sqlite3.Connection, str, str]] = []
     for kind in ("sections", "pairs"):
-        read = getattr(lexical.FormLists, kind)
+        read = getattr(lexical.LexicalLists, kind)
 
-        def recorded(form: lexical.FormLists, session: Any, *, _read: Any = read, _kind: str = kind) -> Any:
+        def recorded(form: lexical.LexicalLists, session: Any, *, _read: Any = read, _kind: str = kind) -> Any:
             found.append((threading.get_ident(), session.catalog.conn, form.text, _kind))
             return _read(form, session)
 
-        monkeypatch.setattr(lexical.FormLists, kind, recorded)
+        monkeypatch.setattr(lexical.LexicalLists, kind, recorded)
     return found
 
 
@@ -69,9 +69,9 @@ def test_a_list_that_fails_beside_fails_the_command_and_closes_its_connection(se
     here = threading.get_ident()
     taken = threading.Event()
     failed_on: list[sqlite3.Connection] = []
-    sections = lexical.FormLists.sections
+    sections = lexical.LexicalLists.sections
 
-    def failing_beside(form: lexical.FormLists, on: Any) -> Any:
+    def failing_beside(form: lexical.LexicalLists, on: Any) -> Any:
         if threading.get_ident() != here:
             failed_on.append(on.catalog.conn)
             taken.set()
@@ -79,7 +79,7 @@ def test_a_list_that_fails_beside_fails_the_command_and_closes_its_connection(se
         taken.wait(10)  # this thread holds its first piece until the thread beside has taken one
         return sections(form, on)
 
-    monkeypatch.setattr(lexical.FormLists, "sections", failing_beside)
+    monkeypatch.setattr(lexical.LexicalLists, "sections", failing_beside)
     with pytest.raises(sqlite3.OperationalError, match="disk I/O error"):
         local_ranking.context(session, [Need(TASK, SKETCH), Need(OTHER)], source, limit=5)
     assert len(failed_on) == 1 and failed_on[0] is not session.catalog.conn

@@ -48,7 +48,7 @@ def test_the_index_is_ranked_by_its_words_while_the_model_loads(semantic_session
     session, loaded = semantic_session
     ranking = threading.Event()
     seen: list[bool] = []
-    sections = lexical.FormLists.sections
+    sections = lexical.LexicalLists.sections
 
     def ranked_by_words(*args: Any, **kwargs: Any) -> Any:
         ranking.set()
@@ -58,7 +58,7 @@ def test_the_index_is_ranked_by_its_words_while_the_model_loads(semantic_session
         seen.append(ranking.wait(60))  # a load that held up the ranking would wait here in vain
         return loaded.embedder
 
-    monkeypatch.setattr(lexical.FormLists, "sections", ranked_by_words)
+    monkeypatch.setattr(lexical.LexicalLists, "sections", ranked_by_words)
     monkeypatch.setattr(load, "load_embedder", slow_load)
     beside = local_ranking.context(session, [TASK], LoadingModel(choice), limit=5)
     assert seen == [True]
