@@ -5,34 +5,44 @@ attention-masked mean, L2 norm); owning the session lets docir set what fastembe
 expose. ONNX Runtime's memory pattern keeps an allocation plan per input shape, and a drain's
 batches, sorted by length, come in dozens of widths: with it on, a first flush of 150 EIPs
 peaked at 1.9 GB, without it at 1.1 GB, as fast. Not importing fastembed saves about a second.
+
+Runs side by side, one core each (adr-7c1d5e2f9a36): this model's matrices are small (a few
+hundred tokens by 384 or 1,536), and one run split over two cores spends much of its time handing
+work between them. Two runs at once, each on one core, on 600 real paragraphs on 2 cores: 1.37x
+the texts per second of 16 texts a run on both cores, the vectors the same; the integer build,
+one text a run, 2.6x instead of 1.4x. A query, one text, runs on its caller's thread, one core:
+as fast as on two (2.9 ms against 3.2 for a short query).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import threading
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
+from docir import cores
 from docir.embed import folded
 from docir.embed.protocol import Vectors
 from docir.embed.resolve import MODEL_FILE, ModelChoice
 from docir.embed.tokens import TokenCounter
 
-# Texts per session run of the file as shipped. On 2 cores, over the 150-EIP texts sorted by tokens:
-# 32 (what the bare benchmark session uses) 23.8-24.4 s and 1.1 GB peak, 16 22.5-23.0 s and 0.7 GB,
-# 64 24.2-25.8 s and 1.9 GB. 4 and 8 were faster still on a quiet machine, slower with neighbours.
-BATCH = 16
+# Texts per session run of the file as shipped, at most: a call's texts are shared out so that every
+# run side by side has some (a worker's slice of a few texts still uses every core). On 2 cores, over
+# 600 EIP paragraphs sorted by tokens, two runs side by side: 2 a run 1.37x, 4 1.38x, 1 1.26x.
+BATCH = 4
 # The built file quantizes each MatMul's input per run, over the whole batch (quantized.py): one
 # scale for every text and every pad in it, so a batch-mate would move a text's vector (a word
 # alone against the same word beside a long text: cosine 0.987). Each text runs alone, which
-# keeps a vector a function of its text (the vault and every reuse by text hash rely on that), pads
-# nothing, and measured as fast as 16 a run: 800 paragraphs, 2 cores, 2.14x the shipped file.
+# keeps a vector a function of its text (the vault and every reuse by text hash rely on that) and
+# pads nothing.
 BUILT_BATCH = 1
 
 
 class OnnxEmbedder(TokenCounter):
-    def __init__(self, choice: ModelChoice, threads: int | None = None) -> None:
+    def __init__(self, choice: ModelChoice, runs: int | None = None) -> None:
+        """`runs`: how many session runs go side by side, one core each; by default one per usable core."""
         if choice.name is None or choice.path is None:
             raise ValueError(f"no model to load ({choice.source})")
         import onnxruntime as ort
@@ -44,14 +54,15 @@ class OnnxEmbedder(TokenCounter):
         # short run among other commands' work, that spinning took CPU from the other commands at no
         # gain in wall time, and a large batch ran as fast either way (adr-bf5a3f3b4a55).
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-        if threads is not None:
-            options.intra_op_num_threads = threads
+        options.intra_op_num_threads = 1  # one core a run; runs go side by side (the module docstring)
+        self._runs = max(1, runs or cores.usable())
         # docir's own model folders load their graph folded once beforehand (folded.py).
         path = folded.model_file(choice.path / MODEL_FILE, ort) if choice.packaged else choice.path / MODEL_FILE
         self._session: Any = ort.InferenceSession(str(path), sess_options=options, providers=["CPUExecutionProvider"])
         self._inputs = {node.name for node in self._session.get_inputs()}
         self._batch = BATCH if choice.build is None else BUILT_BATCH
-        self._dim = int(self.embed(["probe"]).shape[1])
+        probe = self._window(self.tokenizer.encode("probe").ids)
+        self._dim = int(self._run([probe], len(probe)).shape[1])
 
     @property
     def dim(self) -> int:
@@ -59,17 +70,18 @@ class OnnxEmbedder(TokenCounter):
 
     def embed(self, texts: Sequence[str], batch_size: int | None = None) -> Vectors:
         """Unit vectors in the order of `texts`; run fewest tokens first, so each batch pads little."""
-        batch_size = batch_size or self._batch
         encodings = [self._window(encoding.ids) for encoding in self.tokenizer.encode_batch(list(texts))]
         lengths = [len(ids) for ids in encodings]
         order = sorted(range(len(texts)), key=lengths.__getitem__)
-        vectors: Vectors = np.zeros((len(texts), getattr(self, "_dim", 0)), dtype=np.float32)
-        for start in range(0, len(order), batch_size):
-            picks = order[start : start + batch_size]
-            pooled = self._run([encodings[i] for i in picks], max(lengths[i] for i in picks))
-            if vectors.shape[1] != pooled.shape[1]:  # the probe, before the width is known
-                vectors = np.zeros((len(texts), pooled.shape[1]), dtype=np.float32)
-            vectors[picks] = pooled
+        size = batch_size or max(1, min(self._batch, -(-len(order) // self._runs)))  # every run some texts
+        batches = [order[start : start + size] for start in range(0, len(order), size)]
+        vectors: Vectors = np.zeros((len(texts), self.dim), dtype=np.float32)
+
+        def run(picks: list[int]) -> None:
+            vectors[picks] = self._run([encodings[i] for i in picks], max(lengths[i] for i in picks))
+
+        # Longest first: the last batches to start are the short ones, so the runs end together.
+        _side_by_side(batches[::-1], run, self._runs)
         return vectors
 
     def _window(self, ids: list[int]) -> list[int]:
@@ -97,3 +109,37 @@ class OnnxEmbedder(TokenCounter):
         norms = np.linalg.norm(pooled, axis=1, keepdims=True)
         normalised: Vectors = (pooled / np.maximum(norms, 1e-12)).astype(np.float32, copy=False)
         return normalised
+
+
+def _side_by_side(batches: list[list[int]], run: Callable[[list[int]], None], runs: int) -> None:
+    """`run` over every batch, on this thread and up to `runs - 1` beside it, each taking the next batch
+    as it is free; the first failure is raised here once every thread has stopped (no run outlives
+    the call). ONNX Runtime lets go of the GIL while it runs, so the runs use a core each."""
+    helpers = min(runs, len(batches)) - 1
+    if helpers <= 0:
+        for batch in batches:
+            run(batch)
+        return
+    taking = threading.Lock()
+    pending = iter(batches)
+    failures: list[BaseException] = []
+
+    def take() -> None:
+        while not failures:
+            with taking:
+                batch = next(pending, None)
+            if batch is None:
+                return
+            try:
+                run(batch)
+            except BaseException as exc:  # handed to the caller's thread, which raises it
+                failures.append(exc)
+
+    threads = [threading.Thread(target=take, name=f"embed-{n}", daemon=True) for n in range(helpers)]
+    for thread in threads:
+        thread.start()
+    take()
+    for thread in threads:
+        thread.join()
+    if failures:
+        raise failures[0]

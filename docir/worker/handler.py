@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from docir import cores
 from docir.embed.protocol import Embedder, WrappedEmbedder
 from docir.errors import EXIT_INTERRUPTED
 from docir.index import changes
@@ -300,13 +301,16 @@ REPLACED_RETRIES = 3  # drains in a row that may find their index replaced befor
 class _Locked(WrappedEmbedder):
     """The embedder behind the gate, the drain's texts in small slices, so a query waits for one slice at most."""
 
-    SUB_BATCH = 16
-    SUB_BATCH_CHARS = 2048  # about 500 tokens: a tenth of a second of model time on 2 idle cores
+    # Per usable core: the embedder runs a slice's texts side by side, a core each (onnx_model.py), so a
+    # slice takes about as long on any number of cores, and every core has some of it.
+    SUB_BATCH = 8
+    SUB_BATCH_CHARS = 1024  # about 250 tokens, the most a text is read for: 0.1 s of a core's model time
 
     def __init__(self, embedder: Embedder, gate: _ModelGate, *, query: bool) -> None:
         super().__init__(embedder)
         self._gate = gate
         self._query = query
+        self._cores = cores.usable()
 
     def embed(self, texts: Any) -> Any:
         texts = list(texts)
@@ -314,7 +318,7 @@ class _Locked(WrappedEmbedder):
             with self._gate.query():
                 return self._inner.embed(texts)
         parts = []
-        for part in _slices(texts, self.SUB_BATCH, self.SUB_BATCH_CHARS):
+        for part in _slices(texts, self.SUB_BATCH * self._cores, self.SUB_BATCH_CHARS, self._cores):
             with self._gate.background():
                 parts.append(self._inner.embed(part))
         if not parts:
@@ -322,16 +326,18 @@ class _Locked(WrappedEmbedder):
         return np.vstack(parts)
 
 
-def _slices(texts: list[str], most: int, chars: int) -> Iterator[list[str]]:
-    """Consecutive runs of at most `most` texts and about `chars` characters (one long text alone)."""
+def _slices(texts: list[str], most: int, each: int, cores: int) -> Iterator[list[str]]:
+    """Consecutive runs of at most `most` texts and about `each` characters a core, a text counted at most
+    `each` (the model reads no further than its window, so a long text costs what one at the window costs)."""
     part: list[str] = []
     size = 0
     for text in texts:
-        if part and (len(part) >= most or size + len(text) > chars):
+        chars = min(len(text), each)
+        if part and (len(part) >= most or size + chars > each * cores):
             yield part
             part, size = [], 0
         part.append(text)
-        size += len(text)
+        size += chars
     if part:
         yield part
 

@@ -11,7 +11,7 @@ from tokenizers import Tokenizer
 from docir.embed.fastembed_model import FastembedEmbedder
 from docir.embed.load import load_embedder
 from docir.embed.model_ids import BUILD
-from docir.embed.onnx_model import OnnxEmbedder
+from docir.embed.onnx_model import BATCH, OnnxEmbedder
 from docir.embed.resolve import DEFAULT_MODEL, ModelChoice, resolve
 from tests.caller import settings
 
@@ -105,3 +105,83 @@ def test_one_tokenizer_cuts_each_text_where_the_tokenizers_own_truncation_does(p
     texts = [" ".join(words[:n]) for n in range(0, len(words), 7)] + [LONG + " tokenizer_json CamelCase"]
     assert max(mine.count_tokens(t) for t in texts) > mine.max_tokens > min(mine.count_tokens(t) for t in texts)
     assert [mine._window(mine.tokenizer.encode(t).ids) for t in texts] == [truncating.encode(t).ids for t in texts]
+
+
+class _Watched:
+    """A session whose runs are recorded: which thread ran them, and how many ran at once."""
+
+    def __init__(self, session: object, meet: int = 0, fail_on: int = -1) -> None:
+        import threading
+
+        self._session = session
+        self._lock = threading.Lock()
+        self._meet = threading.Barrier(meet) if meet else None
+        self._met: set[int] = set()
+        self._fail_on = fail_on
+        self.threads: list[int] = []
+        self.running = 0
+        self.most = 0
+
+    def get_inputs(self) -> object:
+        return self._session.get_inputs()  # type: ignore[attr-defined]
+
+    def run(self, names: object, feeds: object) -> object:
+        import threading
+
+        me = threading.get_ident()
+        with self._lock:
+            self.threads.append(me)
+            self.running += 1
+            self.most = max(self.most, self.running)
+            first, count = me not in self._met, len(self.threads)
+            self._met.add(me)
+        try:
+            if self._meet is not None and first:
+                self._meet.wait(timeout=60)  # each thread's first run waits for the other's: both run at once
+            if count == self._fail_on:
+                raise MemoryError("the runtime's arena could not grow")
+            return self._session.run(names, feeds)  # type: ignore[attr-defined]
+        finally:
+            with self._lock:
+                self.running -= 1
+
+
+MIXED = [LONG, "cache", "How does a contract signal which token interfaces it supports?", "A\n\n" + LONG[:600],
+         "deploy rollback", LONG[:200], *(f"Entry {n} is stored under its checksum." for n in range(12))]
+
+
+def test_a_calls_texts_run_side_by_side_one_core_a_run(packaged: ModelChoice, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The runs share one session, each on one core; the vectors are those of one run after another."""
+    alone = OnnxEmbedder(packaged, runs=1)
+    beside = OnnxEmbedder(packaged, runs=2)
+    assert beside._session.get_session_options().intra_op_num_threads == 1
+    watched = _Watched(beside._session, meet=2)
+    monkeypatch.setattr(beside, "_session", watched)
+    mine, theirs = beside.embed(MIXED), alone.embed(MIXED)
+    assert len(set(watched.threads)) == 2 and watched.most == 2  # the barrier let neither go on alone
+    assert np.allclose(mine, theirs, atol=1e-6)
+    assert float((mine * theirs).sum(axis=1).min()) > 0.99999
+
+
+def test_a_query_runs_on_its_callers_thread(packaged: ModelChoice, monkeypatch: pytest.MonkeyPatch) -> None:
+    import threading
+
+    beside = OnnxEmbedder(packaged, runs=2)
+    watched = _Watched(beside._session)
+    monkeypatch.setattr(beside, "_session", watched)
+    beside.embed(["which decision replaced the cache design?"])
+    assert watched.threads == [threading.get_ident()]
+
+
+def test_a_run_that_fails_beside_fails_the_call_and_no_run_outlives_it(packaged: ModelChoice,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    import threading
+
+    beside = OnnxEmbedder(packaged, runs=2)
+    watched = _Watched(beside._session, meet=2, fail_on=2)  # the second run, on whichever thread
+    monkeypatch.setattr(beside, "_session", watched)
+    with pytest.raises(MemoryError):
+        beside.embed(MIXED)
+    assert watched.running == 0
+    assert not [thread for thread in threading.enumerate() if thread.name.startswith("embed-")]
+    assert len(watched.threads) < -(-len(MIXED) // BATCH)  # the batches still waiting were not started

@@ -168,3 +168,18 @@ def test_a_query_goes_before_the_drains_next_slice() -> None:
     # The slice running when the query asked, and at most the one it had just begun; a plain lock lets the
     # drain take it back slice after slice.
     assert max(passed) <= 2, passed
+
+
+def test_a_drain_slice_gives_every_core_texts_and_counts_a_long_text_as_its_window() -> None:
+    """A slice is about as long on any number of cores (the embedder runs its texts a core each), and a
+    text past the model's window costs what one at the window costs: it does not take a slice alone."""
+    from docir.worker.handler import _Locked, _slices
+
+    long, short = "x" * 20_000, "y" * 40
+    for cores in (1, 2, 8):
+        most, each = _Locked.SUB_BATCH * cores, _Locked.SUB_BATCH_CHARS
+        parts = list(_slices([long] * 20, most, each, cores))
+        assert [len(part) for part in parts] == [cores] * (20 // cores) + ([20 % cores] if 20 % cores else [])
+        shorts = list(_slices([short] * 100, most, each, cores))
+        assert max(len(part) for part in shorts) == most and sum(len(part) for part in shorts) == 100
+    assert [len(part) for part in _slices([short, long, short, long, long], 16, 1024, 2)] == [3, 2]

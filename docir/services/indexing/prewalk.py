@@ -26,6 +26,7 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from docir import cores
 from docir.documents.ownership import Ownership
 from docir.documents.scan import FileStat, scan_docs
 
@@ -59,7 +60,7 @@ def start(root: Path, docs_dir: Path) -> None:
     """
     if _PENDING or not hasattr(os, "fork") or sys.platform == "darwin" or threading.active_count() != 1:
         return
-    if _cores() < 2:
+    if cores.usable() < 2:
         return  # one core: the child would only take turns with the imports, and add its own
     try:
         read_end, write_end = os.pipe()
@@ -81,10 +82,6 @@ def start(root: Path, docs_dir: Path) -> None:
             os._exit(code)
     os.close(write_end)
     _PENDING.append(_Child((str(root), str(docs_dir)), pid, read_end))
-
-
-def _cores() -> int:
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
 def take(root: Path, docs_dir: Path, owned: Ownership) -> Begun | None:
