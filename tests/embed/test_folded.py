@@ -46,7 +46,7 @@ def ort() -> Any:
     return onnxruntime
 
 
-def test_the_folded_file_gives_the_shipped_files_vectors_to_the_bit(packaged: ModelChoice) -> None:
+def test_the_folded_file_gives_the_shipped_files_vectors_within_a_millionth(packaged: ModelChoice) -> None:
     assert packaged.path is not None
     mine = load_embedder(packaged)
     assert isinstance(mine, OnnxEmbedder)
@@ -54,8 +54,12 @@ def test_the_folded_file_gives_the_shipped_files_vectors_to_the_bit(packaged: Mo
     as_is = load_embedder(ModelChoice(packaged.name, packaged.path, "explicit"))
     assert as_is._session._model_path == str(packaged.path / MODEL_FILE)
     assert mine._session._model_path == str(packaged.path.parent / f"{packaged.path.name}{folded.SUFFIX}" / MODEL_FILE)
-    assert np.array_equal(mine.embed(TEXTS), as_is.embed(TEXTS))
-    assert np.array_equal(mine.embed(TEXTS[:1]), as_is.embed(TEXTS[:1]))  # alone, unpadded
+    assert np.abs(mine.embed(TEXTS) - as_is.embed(TEXTS)).max() <= 1e-6
+    assert np.abs(mine.embed(TEXTS[:1]) - as_is.embed(TEXTS[:1])).max() <= 1e-6  # alone, unpadded
+    import onnx  # the semantic extra's: the edits were made (graph_edits.py)
+
+    ops = [node.op_type for node in onnx.load(mine._session._model_path, load_external_data=False).graph.node]
+    assert ops.count("Gelu") == 6 and "IsNaN" not in ops and "Erf" not in ops
 
 
 def test_a_folded_file_is_made_once_and_again_once_when_its_source_changes(own_copy: Path) -> None:
@@ -75,17 +79,19 @@ def test_a_folded_file_is_made_once_and_again_once_when_its_source_changes(own_c
     assert not list(own_copy.parent.glob(".staging-*"))
 
 
-def test_a_fold_that_moves_one_bit_is_not_used_and_not_tried_again(own_copy: Path,
-                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_fold_that_moves_an_output_past_the_tolerance_is_not_used_and_not_tried_again(
+        own_copy: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     probed: list[str] = []
     real = folded._probe
 
-    def off_by_a_bit(session: Any, np_: Any) -> list[Any]:
+    def moved(session: Any, np_: Any) -> list[Any]:
         probed.append(session._model_path)
         outputs = real(session, np_)
-        return [np_.nextafter(outputs[0], np_.inf), *outputs[1:]] if len(probed) % 2 == 0 else outputs
+        past = outputs[0].copy()
+        past.flat[0] += 2 * folded.TOLERANCE * np_.abs(past).max()  # one value of one output
+        return [past, *outputs[1:]] if len(probed) % 2 == 0 else outputs
 
-    monkeypatch.setattr(folded, "_probe", off_by_a_bit)
+    monkeypatch.setattr(folded, "_probe", moved)
     source = own_copy / MODEL_FILE
     assert folded.model_file(source, ort()) == source
     assert len(probed) == 2 and folded.model_file(source, ort()) == source and len(probed) == 2
