@@ -163,6 +163,13 @@ def timed(call: Callable[[], T]) -> tuple[T, float]:
     return result, (time.perf_counter() - started) * 1000
 
 
+def user_cache(tree: Path) -> Path:
+    """A user cache (XDG_CACHE_HOME) of its own for the docir of `tree`. What docir keeps there is stamped
+    with the code that made it (kept `--help` text, the folded model's recipe), and two trees sharing one
+    would replace each other's at every call."""
+    return CACHE / f"user-cache-{'this' if tree == REPO else tree.name}"
+
+
 def docir_argv(*args: str) -> list[str]:
     """`python -m docir ARGS` with this interpreter: what every benchmark times."""
     return [sys.executable, "-m", "docir", *args]

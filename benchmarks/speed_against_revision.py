@@ -29,7 +29,17 @@ import sys
 import time
 from pathlib import Path
 
-from benchmarks._harness import CACHE, FLOOR_ARGV, REPO, SEED, child_env, machine_info, results_path, write_json
+from benchmarks._harness import (
+    CACHE,
+    FLOOR_ARGV,
+    REPO,
+    SEED,
+    child_env,
+    machine_info,
+    results_path,
+    user_cache,
+    write_json,
+)
 from benchmarks.against_revision import quartiles, unpacked
 from benchmarks.speed import Store, prepare_store
 
@@ -39,10 +49,7 @@ SIDES = ("this", "rev")
 
 
 def run(tree: Path, argv: list[str], *, warm: bool) -> float:
-    # A user cache of its own per tree: `--help` keeps its text there, stamped with the code that made it,
-    # and the two trees would otherwise replace each other's at every call.
-    cache = CACHE / f"user-cache-{'this' if tree == REPO else tree.name}"
-    environment = {**child_env(worker=warm), "PYTHONPATH": str(tree), "XDG_CACHE_HOME": str(cache)}
+    environment = {**child_env(worker=warm), "PYTHONPATH": str(tree), "XDG_CACHE_HOME": str(user_cache(tree))}
     began = time.perf_counter()
     # From the store's folder: `python -m` puts the working folder first on the import path.
     proc = subprocess.run(argv, capture_output=True, stdin=subprocess.DEVNULL, env=environment, cwd=argv_root(argv),

@@ -29,7 +29,17 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks._harness import CACHE as BENCH_CACHE
-from benchmarks._harness import REPO, arguments, docir_argv, machine_info, report, run, table, tree_module_argv
+from benchmarks._harness import (
+    REPO,
+    arguments,
+    docir_argv,
+    machine_info,
+    report,
+    run,
+    table,
+    tree_module_argv,
+    user_cache,
+)
 from benchmarks.against_revision import unpacked
 
 CACHE = BENCH_CACHE / "template-embed"
@@ -58,7 +68,8 @@ def side_store(source: Path, side: str, corpus: str) -> Path:
 def child(tree: Path, argv: list[str]) -> tuple[float, bytes]:
     """One process of `tree`'s code (PYTHONPATH and cwd the tree): its seconds and stdout."""
     # No per-user vector vault: a first embed is timed, and a vault would hand the second round its vectors.
-    env = {**os.environ, "PYTHONPATH": str(tree), "DOCIR_WORKER": "0", "DOCIR_VECTORS": "off"}
+    env = {**os.environ, "PYTHONPATH": str(tree), "DOCIR_WORKER": "0", "DOCIR_VECTORS": "off",
+           "XDG_CACHE_HOME": str(user_cache(tree))}  # each tree's own folded model
     ran = run(argv, what=f"template_embed.py: {' '.join(argv[1:])}", env=env, cwd=tree)
     return ran.ms / 1000, ran.stdout
 
