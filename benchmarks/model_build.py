@@ -1,4 +1,7 @@
-"""The packaged model as docir builds it (adr-5b1e0c7d2a94) against a revision that ran it as shipped.
+"""The packaged model as this tree runs it against a revision: its ranking and its first embed.
+
+This tree's file is what its docir loads: the shipped file folded and edited, run side by side
+(adr-b2e4ea87c5b3), or its integer build where DOCIR_MODEL_BUILD=int8 asks for it (adr-5b1e0c7d2a94).
 
     python -m benchmarks.model_build [--rev 1ee4b49] [--corpora quality,docir,madr,eips] [--no-cranfield]
                                      [--time madr,eips] [--repeat 1]
@@ -8,9 +11,10 @@ Two questions, each answered in one run, this tree beside the revision:
 1. quality    quality/run.py over every judged corpus (and Cranfield unless --no-cranfield), run
               once with the revision's docir and once with this tree's (PYTHONPATH picks the tree;
               the corpora, queries and scoring are this tree's, so only the code and its model
-              differ). Each side has its own cache of indexes; the per-user vector vault keeps both
-              models' vectors, each under its own id. Reported per corpus: nDCG@10, recall@10 and
-              answer@1 of fused ranking, and nDCG@10 of the vector ranking alone, with the change.
+              differ). Each side has its own cache of indexes and computes its own vectors (no
+              vector vault: two files under one model id would share them). Reported per corpus:
+              nDCG@10, recall@10 and answer@1 of fused ranking, and nDCG@10 of the vector ranking
+              alone, with the change.
 2. first embed template_embed.py's timed first `docir embed --flush` of the corpora of --time on a
               fresh index and no vault, the sides alternating round by round: seconds, texts
               embedded, and the speed-up (revision seconds / this tree's).
@@ -39,6 +43,7 @@ from benchmarks._harness import (
     report,
     table,
     target,
+    user_cache,
 )
 from benchmarks.against_revision import unpacked
 from benchmarks.template_embed import build, listing, side_store, timed_flush
@@ -53,7 +58,10 @@ def quality(tree: Path, side: str, corpora: str, cranfield: bool) -> dict[str, d
     cache = WORK / f"{side}-{tree.name}" / "quality"  # each tree its own indexes
     argv = module_argv("quality.run", "--corpus", corpora, "--cache", str(cache), "--out", str(out),
                        *(["--benchdata"] if cranfield else []))
-    env = {**os.environ, "PYTHONPATH": str(tree), "DOCIR_WORKER": "0"}
+    # No vector vault: each side computes its own vectors (two files under one model id would otherwise
+    # share them), and its user cache holds the model folders its own code made.
+    env = {**os.environ, "PYTHONPATH": str(tree), "DOCIR_WORKER": "0", "DOCIR_VECTORS": "off",
+           "XDG_CACHE_HOME": str(user_cache(tree))}
     print(f"model_build.py: quality with {side}'s docir ...", file=sys.stderr, flush=True)
     with benchmarks_alone() as folder:  # this checkout's benchmarks, the tree's docir
         subprocess.run(argv, env=env, cwd=folder, check=True, stdout=subprocess.DEVNULL)

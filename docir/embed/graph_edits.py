@@ -1,4 +1,4 @@
-"""Two edits to the folded graph of the packaged model, each the same arithmetic in fewer steps (adr-b2e4ea87c5b3).
+"""Two edits to the folded graph of the packaged model: the same arithmetic in fewer steps (adr-37283e0641c6).
 
 The packaged all-MiniLM-L6-v2 was exported step by step, and ONNX Runtime's own fusions at load
 time do not recognise two of its patterns, so every run pays for them (on 600 real paragraphs, one

@@ -6,7 +6,7 @@ expose. ONNX Runtime's memory pattern keeps an allocation plan per input shape, 
 batches, sorted by length, come in dozens of widths: with it on, a first flush of 150 EIPs
 peaked at 1.9 GB, without it at 1.1 GB, as fast. Not importing fastembed saves about a second.
 
-Runs side by side, one core each (adr-7c1d5e2f9a36): this model's matrices are small (a few
+Runs side by side, one core each (adr-37283e0641c6): this model's matrices are small (a few
 hundred tokens by 384 or 1,536), and one run split over two cores spends much of its time handing
 work between them. Two runs at once, each on one core, on 600 real paragraphs on 2 cores: 1.37x
 the texts per second of 16 texts a run on both cores, the vectors the same; the integer build,
