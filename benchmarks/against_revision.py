@@ -46,6 +46,7 @@ from benchmarks._harness import (
     report,
     run,
     tree_module_argv,
+    user_cache,
 )
 from benchmarks.speed import parse_sizes, picks
 
@@ -76,8 +77,9 @@ def unpacked(rev: str) -> tuple[str, Path]:
 
 
 def env(tree: Path) -> dict[str, str]:
-    """speed.py's warm environment with the model, running the docir of `tree`."""
-    return {**model_env(True), "PYTHONPATH": str(tree)}
+    """speed.py's warm environment with the model, running the docir of `tree` with its own user cache (each
+    tree's folded model; sharing one, each cold command folded the other tree's again)."""
+    return {**model_env(True), "PYTHONPATH": str(tree), "XDG_CACHE_HOME": str(user_cache(tree))}
 
 
 def docir(tree: Path, root: Path, *args: str, worker: bool = True) -> tuple[float, bytes]:
