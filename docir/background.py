@@ -9,7 +9,8 @@ the measurements).
 
 Each such thread is limited by a semaphore of its own kind: the query vectors by ONE_AT_A_TIME, a
 sketch's lexical lists by theirs (services/retrieval/local_ranking.py). A cold command's model load
-(services/vectors/query_source.py) is not limited: a one-shot process runs no other command.
+(services/vectors/query_source.py) is not limited: a one-shot process runs no other command. Nor
+are the model's runs side by side (embed/onnx_model.py): they are as many as the cores.
 """
 
 from __future__ import annotations

@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from docir import cores
+from docir import background, cores
 from docir.embed import folded
 from docir.embed.protocol import Vectors
 from docir.embed.resolve import MODEL_FILE, ModelChoice
@@ -112,19 +112,14 @@ class OnnxEmbedder(TokenCounter):
 
 
 def _side_by_side(batches: list[list[int]], run: Callable[[list[int]], None], runs: int) -> None:
-    """`run` over every batch, on this thread and up to `runs - 1` beside it, each taking the next batch
-    as it is free; the first failure is raised here once every thread has stopped (no run outlives
-    the call). ONNX Runtime lets go of the GIL while it runs, so the runs use a core each."""
-    helpers = min(runs, len(batches)) - 1
-    if helpers <= 0:
-        for batch in batches:
-            run(batch)
-        return
+    """`run` over every batch, on this thread and up to `runs - 1` beside it (docir.background), each
+    taking the next batch as it is free; the first failure is raised here once every thread has stopped
+    (no run outlives the call). ONNX Runtime lets go of the GIL while it runs, so the runs use a core each."""
     taking = threading.Lock()
     pending = iter(batches)
     failures: list[BaseException] = []
 
-    def take() -> None:
+    def take(_: None) -> None:
         while not failures:
             with taking:
                 batch = next(pending, None)
@@ -132,14 +127,13 @@ def _side_by_side(batches: list[list[int]], run: Callable[[list[int]], None], ru
                 return
             try:
                 run(batch)
-            except BaseException as exc:  # handed to the caller's thread, which raises it
+            except BaseException as exc:  # the other threads stop after their batch; the caller raises it
                 failures.append(exc)
 
-    threads = [threading.Thread(target=take, name=f"embed-{n}", daemon=True) for n in range(helpers)]
-    for thread in threads:
-        thread.start()
-    take()
-    for thread in threads:
-        thread.join()
+    # Unlimited: the runs are sized by the cores, not by other commands' threads (docir/background.py).
+    helpers = [background.start(take, None, limit=None) for _ in range(min(runs, len(batches)) - 1)]
+    take(None)
+    for helper in helpers:
+        helper()
     if failures:
         raise failures[0]
