@@ -318,7 +318,7 @@ class _Locked(WrappedEmbedder):
             with self._gate.query():
                 return self._inner.embed(texts)
         parts = []
-        for part in _slices(texts, self.SUB_BATCH * self._cores, self.SUB_BATCH_CHARS, self._cores):
+        for part in _slices(texts, self._cores):
             with self._gate.background():
                 parts.append(self._inner.embed(part))
         if not parts:
@@ -326,14 +326,16 @@ class _Locked(WrappedEmbedder):
         return np.vstack(parts)
 
 
-def _slices(texts: list[str], most: int, each: int, cores: int) -> Iterator[list[str]]:
-    """Consecutive runs of at most `most` texts and about `each` characters a core, a text counted at most
-    `each` (the model reads no further than its window, so a long text costs what one at the window costs)."""
+def _slices(texts: list[str], runs: int) -> Iterator[list[str]]:
+    """Consecutive runs of at most SUB_BATCH texts and about SUB_BATCH_CHARS characters for each of `runs`
+    cores, a text counted at most SUB_BATCH_CHARS (the model reads no further than its window, so a long
+    text costs what one at the window costs)."""
+    most, each = _Locked.SUB_BATCH * runs, _Locked.SUB_BATCH_CHARS
     part: list[str] = []
     size = 0
     for text in texts:
         chars = min(len(text), each)
-        if part and (len(part) >= most or size + chars > each * cores):
+        if part and (len(part) >= most or size + chars > each * runs):
             yield part
             part, size = [], 0
         part.append(text)

@@ -177,9 +177,9 @@ def test_a_drain_slice_gives_every_core_texts_and_counts_a_long_text_as_its_wind
 
     long, short = "x" * 20_000, "y" * 40
     for cores in (1, 2, 8):
-        most, each = _Locked.SUB_BATCH * cores, _Locked.SUB_BATCH_CHARS
-        parts = list(_slices([long] * 20, most, each, cores))
+        most = _Locked.SUB_BATCH * cores
+        parts = list(_slices([long] * 20, cores))
         assert [len(part) for part in parts] == [cores] * (20 // cores) + ([20 % cores] if 20 % cores else [])
-        shorts = list(_slices([short] * 100, most, each, cores))
+        shorts = list(_slices([short] * 100, cores))
         assert max(len(part) for part in shorts) == most and sum(len(part) for part in shorts) == 100
-    assert [len(part) for part in _slices([short, long, short, long, long], 16, 1024, 2)] == [3, 2]
+    assert [len(part) for part in _slices([short, long, short, long, long], 2)] == [3, 2]
