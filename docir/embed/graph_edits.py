@@ -46,8 +46,18 @@ def apply(path: Path) -> int:
     return edited
 
 
-def _drop_nan_guards(graph: Any) -> int:
+def _links(graph: Any) -> tuple[dict[str, Any], dict[str, list[Any]]]:
+    """Each value's producing step and the steps that read it, as the graph stands."""
     producer = {output: node for node in graph.node for output in node.output}
+    readers: dict[str, list[Any]] = {}
+    for node in graph.node:
+        for name in node.input:
+            readers.setdefault(name, []).append(node)
+    return producer, readers
+
+
+def _drop_nan_guards(graph: Any) -> int:
+    producer, readers = _links(graph)
     renamed: dict[str, str] = {}
     dropped: set[int] = set()
     for where in graph.node:
@@ -58,7 +68,7 @@ def _drop_nan_guards(graph: Any) -> int:
         if (isnan is None or softmax is None or isnan.op_type != "IsNaN" or softmax.op_type != "Softmax"
                 or isnan.input[0] != softmax.output[0] or _scalar(graph, where.input[1]) != 0.0):
             continue
-        if sum(where.input[0] in node.input for node in graph.node) != 1:
+        if len(readers[where.input[0]]) != 1:
             continue  # the NaN test read elsewhere too: not a guard alone
         renamed[where.output[0]] = softmax.output[0]
         dropped |= {id(where), id(isnan)}
@@ -75,11 +85,7 @@ def _drop_nan_guards(graph: Any) -> int:
 
 
 def _join_gelus(graph: Any, onnx: Any) -> int:
-    producer = {output: node for node in graph.node for output in node.output}
-    readers: dict[str, list[Any]] = {}
-    for node in graph.node:
-        for name in node.input:
-            readers.setdefault(name, []).append(node)
+    producer, readers = _links(graph)
     replaced: dict[int, Any] = {}
     dropped: set[int] = set()
     for erf in graph.node:
