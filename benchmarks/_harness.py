@@ -163,6 +163,19 @@ def timed(call: Callable[[], T]) -> tuple[T, float]:
     return result, (time.perf_counter() - started) * 1000
 
 
+@contextmanager
+def busy_cores(count: int) -> Iterator[None]:
+    """`count` processes that spin on a core each for as long as the block runs: a machine whose cores
+    other work wants too, as a user's machine or a CI runner often is."""
+    loops = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(count)]
+    try:
+        yield
+    finally:
+        for loop in loops:
+            loop.kill()
+            loop.wait()
+
+
 def user_cache(tree: Path) -> Path:
     """A user cache (XDG_CACHE_HOME) of its own for the docir of `tree`. What docir keeps there is stamped
     with the code that made it (kept `--help` text, the folded model's recipe), and two trees sharing one

@@ -4,7 +4,7 @@ This tree's file is what its docir loads: the shipped file folded and edited, ru
 (adr-b2e4ea87c5b3), or its integer build where DOCIR_MODEL_BUILD=int8 asks for it (adr-5b1e0c7d2a94).
 
     python -m benchmarks.model_build [--rev 1ee4b49] [--corpora quality,docir,madr,eips] [--no-cranfield]
-                                     [--time madr,eips] [--repeat 1]
+                                     [--time madr,eips] [--repeat 1] [--worker] [--busy N] [--no-quality]
 
 Two questions, each answered in one run, this tree beside the revision:
 
@@ -17,7 +17,9 @@ Two questions, each answered in one run, this tree beside the revision:
               alone, with the change.
 2. first embed template_embed.py's timed first `docir embed --flush` of the corpora of --time on a
               fresh index and no vault, the sides alternating round by round: seconds, texts
-              embedded, and the speed-up (revision seconds / this tree's).
+              embedded, and the speed-up (revision seconds / this tree's). In one process, or with
+              --worker through a warm worker started for it (its start counted), where a user's
+              first embed runs; with --busy N, N cores spin all the while.
 
 Prints a table and writes benchmarks/results/model_build.json.
 """
@@ -38,6 +40,7 @@ from benchmarks._harness import (
     REPO,
     arguments,
     benchmarks_alone,
+    busy_cores,
     machine_info,
     module_argv,
     report,
@@ -73,7 +76,8 @@ def quality(tree: Path, side: str, corpora: str, cranfield: bool) -> dict[str, d
     return found
 
 
-def first_embeds(trees: dict[str, Path], corpora: list[str], repeat: int) -> list[dict[str, Any]]:
+def first_embeds(trees: dict[str, Path], corpora: list[str], repeat: int, *, worker: bool,
+                 busy: int) -> list[dict[str, Any]]:
     rows = []
     for corpus in corpora:
         source = build(corpus)
@@ -85,7 +89,8 @@ def first_embeds(trees: dict[str, Path], corpora: list[str], repeat: int) -> lis
             for side in (list(trees) if round_ % 2 == 0 else list(trees)[::-1]):
                 print(f"model_build.py: first embed of {corpus} by {side}, round {round_ + 1} ...", file=sys.stderr,
                       flush=True)
-                elapsed, embedded[side] = timed_flush(trees[side], stores[side])
+                with busy_cores(busy):
+                    elapsed, embedded[side] = timed_flush(trees[side], stores[side], worker=worker)
                 seconds[side].append(round(elapsed, 1))
         rev, this = statistics.median(seconds["rev"]), statistics.median(seconds["this"])
         rows.append({"corpus": corpus, "texts": listed, "texts_embedded": embedded, "seconds": seconds,
@@ -101,13 +106,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-cranfield", action="store_true", help="leave Cranfield out of the quality part")
     parser.add_argument("--time", default="madr,eips", help="corpora whose first embed is timed ('' for none)")
     parser.add_argument("--repeat", type=int, default=1, help="timed rounds per side (default 1)")
+    parser.add_argument("--worker", action="store_true", help="time the first embeds through a warm worker")
+    parser.add_argument("--busy", type=int, default=0, help="cores kept busy while a first embed is timed")
+    parser.add_argument("--no-quality", action="store_true", help="time the first embeds only")
     args = parser.parse_args(argv)
     sha, rev_tree = unpacked(args.rev)
     this_sha, this_tree = unpacked(args.this) if args.this else ("working tree", REPO)
     trees = {"rev": rev_tree, "this": this_tree}
     WORK.mkdir(parents=True, exist_ok=True)
     started = time.time()
-    scores = {side: quality(tree, side, args.corpora, not args.no_cranfield) for side, tree in trees.items()}
+    scores = {side: {} if args.no_quality else quality(tree, side, args.corpora, not args.no_cranfield)
+              for side, tree in trees.items()}
     quality_rows = []
     for corpus in scores["this"]:
         before, after = scores["rev"].get(corpus), scores["this"][corpus]
@@ -119,8 +128,10 @@ def main(argv: list[str] | None = None) -> int:
         row["vector ndcg@10"] = {"rev": round(before["vector"]["ndcg@10"], 4),
                                  "this": round(after["vector"]["ndcg@10"], 4)}
         quality_rows.append(row)
-    embeds = first_embeds(trees, [c for c in args.time.split(",") if c], args.repeat)
-    config = {"rev": sha, "this": this_sha, "corpora": args.corpora, "time": args.time, "repeat": args.repeat}
+    embeds = first_embeds(trees, [c for c in args.time.split(",") if c], args.repeat, worker=args.worker,
+                          busy=args.busy)
+    config = {"rev": sha, "this": this_sha, "corpora": "" if args.no_quality else args.corpora, "time": args.time,
+              "repeat": args.repeat, "worker": args.worker, "busy": args.busy}
     payload = {"machine": machine_info(), "config": config,
                "quality": quality_rows, "first_embed": embeds, "duration_s": round(time.time() - started, 1),
                "targets": [
@@ -135,7 +146,8 @@ def main(argv: list[str] | None = None) -> int:
         [("corpus", ""), *[(key, "") for key in keys]],
         [[row["corpus"], *[f"{row[k]['rev']:.4f} -> {row[k]['this']:.4f} ({row[k]['this'] - row[k]['rev']:+.4f})"
                            for k in keys]] for row in quality_rows]),
-        "", "first embed (no vault, fresh index): seconds, revision -> this tree", *table(
+        "", f"first embed (no vault, fresh index{', through a warm worker' if args.worker else ''}"
+            f"{f', {args.busy} cores busy' if args.busy else ''}): seconds, revision -> this tree", *table(
         [("corpus", ""), ("texts", ""), ("revision s", "g"), ("this tree s", "g"), ("speed-up", ".2f")],
         [[row["corpus"], f"{row['texts']['rev']} / {row['texts']['this']}", row["rev_s"], row["this_s"],
           row["speedup"] or 0.0] for row in embeds])]

@@ -65,10 +65,11 @@ def side_store(source: Path, side: str, corpus: str) -> Path:
     return root
 
 
-def child(tree: Path, argv: list[str]) -> tuple[float, bytes]:
-    """One process of `tree`'s code (PYTHONPATH and cwd the tree): its seconds and stdout."""
+def child(tree: Path, argv: list[str], *, worker: bool = False) -> tuple[float, bytes]:
+    """One process of `tree`'s code (PYTHONPATH and cwd the tree): its seconds and stdout. With `worker`,
+    the store's warm worker may answer it."""
     # No per-user vector vault: a first embed is timed, and a vault would hand the second round its vectors.
-    env = {**os.environ, "PYTHONPATH": str(tree), "DOCIR_WORKER": "0", "DOCIR_VECTORS": "off",
+    env = {**os.environ, "PYTHONPATH": str(tree), "DOCIR_WORKER": "1" if worker else "0", "DOCIR_VECTORS": "off",
            "XDG_CACHE_HOME": str(user_cache(tree))}  # each tree's own folded model
     ran = run(argv, what=f"template_embed.py: {' '.join(argv[1:])}", env=env, cwd=tree)
     return ran.ms / 1000, ran.stdout
@@ -93,10 +94,19 @@ def listing(tree: Path, root: Path) -> dict[str, Any]:
             "tokens_read": sum(min(int(t["tokens"]), window) for t in texts)}
 
 
-def timed_flush(tree: Path, root: Path) -> tuple[float, int]:
+def timed_flush(tree: Path, root: Path, *, worker: bool = False) -> tuple[float, int]:
+    """Seconds and texts of a first `embed --flush` on a fresh index: in its own process, or with `worker`
+    through a warm worker started for it (its start and model load counted: its drain begins at once)."""
     fresh_index(tree, root)
-    seconds, out = child(tree, docir_argv("embed", "--flush", "--root", str(root)))
-    return seconds, int(json.loads(out)["texts_embedded"])
+    if not worker:
+        seconds, out = child(tree, docir_argv("embed", "--flush", "--root", str(root)))
+        return seconds, int(json.loads(out)["texts_embedded"])
+    try:
+        started, _ = child(tree, docir_argv("worker", "start", "--root", str(root)), worker=True)
+        seconds, out = child(tree, docir_argv("embed", "--flush", "--root", str(root)), worker=True)
+    finally:
+        child(tree, docir_argv("worker", "stop", "--root", str(root)), worker=True)
+    return started + seconds, int(json.loads(out)["texts_embedded"])
 
 
 def folded(text: str) -> str:
