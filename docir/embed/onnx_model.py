@@ -52,7 +52,8 @@ class OnnxEmbedder(TokenCounter):
         options.enable_mem_pattern = False  # see the module docstring: 0.8 GB less at the same speed
         # Idle pool threads spin after every run by default. In the worker, where each query is one
         # short run among other commands' work, that spinning took CPU from the other commands at no
-        # gain in wall time, and a large batch ran as fast either way (adr-bf5a3f3b4a55).
+        # gain in wall time, and a large batch ran as fast either way (adr-bf5a3f3b4a55). One core a run
+        # leaves no pool to spin; the entry stays so that a session given more threads never spins either.
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         options.intra_op_num_threads = 1  # one core a run; runs go side by side (the module docstring)
         self._runs = max(1, runs or cores.usable())
