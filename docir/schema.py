@@ -22,6 +22,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 import docir
+from docir.documents.records.names import RECORD_FORMATS, RecordFolder
 from docir.errors import SchemaError
 from docir.store import keep_quietly, sources_stamp
 
@@ -44,6 +45,13 @@ class TypeSpec(NamedTuple):
     required: tuple[str, ...]
     optional: tuple[str, ...]
     max_age_days: int | None
+    # Statuses of a document not yet in force (a proposal): as a successor it replaces nothing until it
+    # leaves them (adr-8f1dd17f77a9). Default: those of the type's statuses that PENDING_WORDS names.
+    pending_statuses: frozenset[str] = frozenset()
+
+
+# The statuses that are pending by name, where a type does not list its own `pending_statuses`.
+PENDING_WORDS = ("proposed", "draft")
 
 
 class RelationKind(NamedTuple):
@@ -68,6 +76,8 @@ class Schema(NamedTuple):
     vectors_from: str | None = None
     # Globs relative to docs/ naming files the store does not own (documents/ownership.py, adr-547a50927c6b).
     exclude: tuple[str, ...] = ()
+    # Folders of records read in place, in their format (documents/ownership.py walks them too).
+    records: tuple[RecordFolder, ...] = ()
 
     def type_spec(self, name: str) -> TypeSpec | None:
         return self.types.get(name)
@@ -135,7 +145,7 @@ def parsed_schema(text: str, cache: Path | None = None) -> tuple[Schema | None, 
 
 # --- the parsed schema kept across commands ------------------------------------------------------
 
-CACHE_FORMAT = 2  # bump when the JSON below changes shape
+CACHE_FORMAT = 3  # bump when the JSON below changes shape
 
 
 def _parser_stamp() -> list[list[int]]:
@@ -176,11 +186,13 @@ def _to_json(schema: Schema) -> dict[str, Any]:
 def _from_json(data: dict[str, Any]) -> Schema:
     types = {name: TypeSpec(**{**spec, "statuses": tuple(spec["statuses"]),
                                "inactive_statuses": frozenset(spec["inactive_statuses"]),
-                               "required": tuple(spec["required"]), "optional": tuple(spec["optional"])})
+                               "required": tuple(spec["required"]), "optional": tuple(spec["optional"]),
+                               "pending_statuses": frozenset(spec["pending_statuses"])})
              for name, spec in data["types"].items()}
     relations = {name: RelationKind(**kind) for name, kind in data["relations"].items()}
     return Schema(**{**data, "types": types, "relations": relations, "lint": LintSettings(**data["lint"]),
-                     "exclude": tuple(data["exclude"])})
+                     "exclude": tuple(data["exclude"]),
+                     "records": tuple(RecordFolder(*entry) for entry in data.get("records", ()))})
 
 
 def _write_cache(cache: Path, text: str, schema: Schema) -> None:
@@ -250,7 +262,7 @@ class _Checker:
         if not isinstance(data, dict):
             self.problem((), "the schema must be a mapping with 'types' and 'relations'")
             return Schema({}, {}, LintSettings(), None)
-        known = {"version", "types", "relations", "lint", "embedding", "exclude"}
+        known = {"version", "types", "relations", "lint", "embedding", "exclude", "records"}
         for key in data:
             if key not in known:
                 self.problem((str(key),), f"unknown top-level key '{key}' (expected one of {', '.join(sorted(known))})")
@@ -269,7 +281,8 @@ class _Checker:
         if vectors_from is not None and not isinstance(vectors_from, str):
             self.problem(("embedding", "vectors_from"), "embedding.vectors_from must be a file or folder path or null")
             vectors_from = None
-        return Schema(types, relations, lint, model_path, vectors_from, self._exclude(data.get("exclude")))
+        return Schema(types, relations, lint, model_path, vectors_from, self._exclude(data.get("exclude")),
+                      self._records(data.get("records"), types))
 
     def _named(self, raw: Any, section: str, what: str, noun: str,
                *, empty_ok: bool) -> Iterator[tuple[str, Any, tuple[str, ...]]]:
@@ -302,7 +315,7 @@ class _Checker:
         return types
 
     def _type(self, name: str, body: dict[str, Any], path: tuple[str, ...]) -> TypeSpec | None:
-        allowed = {"prefix", "folder", "statuses", "default_status", "inactive_statuses",
+        allowed = {"prefix", "folder", "statuses", "default_status", "inactive_statuses", "pending_statuses",
                    "required", "optional", "max_age_days", "description"}
         for key in body:
             if key not in allowed:
@@ -327,6 +340,13 @@ class _Checker:
             if status not in statuses:
                 self.problem(path + ("inactive_statuses",),
                              f"inactive status '{status}' is not one of {name}'s statuses")
+        named_pending = [status for status in statuses if status in PENDING_WORDS]
+        pending = self._str_list(body.get("pending_statuses", named_pending), path + ("pending_statuses",),
+                                 f"type '{name}': pending_statuses")
+        for status in pending:
+            if status not in statuses or status in inactive:
+                self.problem(path + ("pending_statuses",),
+                             f"pending status '{status}' is not one of {name}'s active statuses")
         required = self._str_list(body.get("required", []), path + ("required",), f"type '{name}': required")
         optional = self._str_list(body.get("optional", []), path + ("optional",), f"type '{name}': optional")
         max_age = body.get("max_age_days")
@@ -338,7 +358,7 @@ class _Checker:
             self.problem(path + ("folder",), "folder must be a relative path inside docs/")
             folder = name
         return TypeSpec(name, prefix, folder, tuple(statuses), str(default), frozenset(inactive),
-                        tuple(required), tuple(optional), max_age)
+                        tuple(required), tuple(optional), max_age, frozenset(pending))
 
     def _relations(self, raw: Any) -> dict[str, RelationKind]:
         kinds: dict[str, RelationKind] = {}
@@ -400,6 +420,37 @@ class _Checker:
                 self.problem(("exclude", str(index)), f"exclude: {why}")
                 continue
             kept.append(glob)
+        return tuple(kept)
+
+    def _records(self, raw: Any, types: dict[str, TypeSpec]) -> tuple[RecordFolder, ...]:
+        """The folders of records read in place: a list of {path, type, format} (empty or null: none)."""
+        if raw is None:
+            return ()
+        if not isinstance(raw, list):
+            self.problem(("records",), "records must be a list of {path: doc/adr, type: decision, format: adr-tools}")
+            return ()
+        kept: list[RecordFolder] = []
+        for index, entry in enumerate(raw):
+            where = ("records", str(index))
+            if not isinstance(entry, dict):
+                self.problem(where, "each records entry is a mapping: "
+                                    "{path: doc/adr, type: decision, format: adr-tools}")
+                continue
+            for key in entry:
+                if key not in ("path", "type", "format"):
+                    self.problem(where + (str(key),), f"unknown key '{key}' in a records entry (path, type, format)")
+            path, doc_type, form = entry.get("path"), entry.get("type", "decision"), entry.get("format")
+            if not isinstance(path, str) or not path.strip("/") or path.startswith("/") or "\\" in path \
+                    or ".." in path.split("/") or any(part.startswith(".") for part in path.split("/")):
+                self.problem(where + ("path",), f"records path {path!r} must be a folder relative to the store root")
+                continue
+            if doc_type not in types:
+                self.problem(where + ("type",), f"records type {doc_type!r} is not a type of this schema")
+                continue
+            if form not in RECORD_FORMATS:
+                self.problem(where + ("format",), f"records format {form!r}: use one of {', '.join(RECORD_FORMATS)}")
+                continue
+            kept.append(RecordFolder(path.strip("/"), str(doc_type), str(form)))
         return tuple(kept)
 
     def _str_list(self, raw: Any, path: tuple[str, ...], what: str) -> list[str]:

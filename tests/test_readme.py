@@ -98,7 +98,9 @@ def check(ran: Ran, root: Path) -> None:
         if words[1] == "commit":  # the pre-commit hook docir init --hooks installed linted the staged document
             assert "All checks passed" in ran.out + ran.err, ran.out + ran.err
         return
-    assert words[0] == "docir", f"the README's shell blocks run docir and git only: {ran.command}"
+    if words[0] == "adr":  # the team's own tool, in the repository that keeps records with it
+        return
+    assert words[0] == "docir", f"the README's shell blocks run docir, git and adr only: {ran.command}"
     verb = words[1]
     if verb in ("context", "get", "search", "query") and "--json" not in words:
         check_text(ran, verb)
@@ -190,7 +192,7 @@ def test_using_it_in_a_new_repository(tmp_path: Path, monkeypatch: pytest.Monkey
     root.mkdir()
     assert run("git init -q -b main", root).code == 0
     for block in shell_blocks(ADOPT):
-        if "docir adopt" in block.text:
+        if "docir adopt" in block.text or "adr new" in block.text:
             continue  # run in a repository that keeps decision records, below
         for command in commands(block.text):
             check(run(command, root), root)
@@ -215,6 +217,27 @@ def test_adopting_the_decision_records_a_repository_keeps(tmp_path: Path, monkey
     for command in commands(block.text):
         check(run(command, root), root)
     assert run("git add -A && git commit -q -m 'Adopt our ADRs'", root).code == 0  # the hook's lint passes
+
+
+@pytest.mark.skipif(shutil.which("adr") is None and os.environ.get("DOCIR_REQUIRE_TOOLS") != "1",
+                    reason="adr-tools is not installed ('apt-get install adr-tools'): its README flow is not run")
+def test_reading_the_records_a_repository_keeps_where_they_lie(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    git_identity(monkeypatch)
+    monkeypatch.setenv("EDITOR", "true")
+    monkeypatch.setenv("VISUAL", "true")
+    root = tmp_path / "repo"
+    root.mkdir()
+    for command in ("git init -q -b main", "adr init doc/adr", "adr new Implement as shell scripts",
+                    "git add -A && git commit -q -m records"):
+        assert run(command, root).code == 0, command
+    (block,) = [b for b in shell_blocks(ADOPT) if "adr new" in b.text]
+    ran = [run(command, root) for command in commands(block.text)]
+    for result in ran:
+        check(result, root)
+    heads = [line for line in ran[-1].out.splitlines() if re.match(r"^\d+\. \w+-[0-9a-f]{12} \(", line)]
+    assert any(head.endswith(" Implement in Python") for head in heads), heads
+    assert not any("Implement as shell scripts" in head or "superseded" in head for head in heads), heads
+    assert run("git status --porcelain", root).out == ""  # committed through the hook, nothing left
 
 
 def test_installs_come_from_docir_s_git_repository() -> None:

@@ -40,6 +40,9 @@ def command(
     created = report.created
     hook_changes = (githooks.install(githooks.repo_root(home), githooks.interpreter_command(sys.executable))
                     if hooks else [])
+    for found in report.records:
+        invocation.note(f"reads {found.records} record(s) in {found.path}/ where they lie, as {found.format} "
+                        f"(records: in {SCHEMA_FILE}, from {found.source}); they stay as they are")
     if report.excluded_files:
         invocation.note(f"left {_files(len(report.excluded_files))} under docs/ out of the store "
                         f"(exclude: in {SCHEMA_FILE}); 'docir adopt PATH' brings ADRs in")
@@ -48,7 +51,8 @@ def command(
                         f"under exclude: in {SCHEMA_FILE}, or bring them in with 'docir adopt PATH'")
     if invocation.wants_json():
         payload: dict[str, object] = {"root": str(home), "created": created, "exclude": report.excluded,
-                                      "excluded": report.excluded_files, "plain_markdown": report.plain}
+                                      "excluded": report.excluded_files, "plain_markdown": report.plain,
+                                      "records": [found._asdict() for found in report.records]}
         if hooks:
             payload["hooks"] = [{"name": c.name, "action": c.action} for c in hook_changes]
         render.emit_json(payload, invocation)

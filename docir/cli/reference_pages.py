@@ -335,7 +335,7 @@ def docs_index(repo: Path) -> str:
 
     parsed, _problems = parse_schema((repo / SCHEMA_FILE).read_text(encoding="utf-8"))
     assert parsed is not None, f"{SCHEMA_FILE} is invalid: run docir lint"
-    owned = Ownership(parsed.exclude)
+    owned = Ownership.of(parsed)
     docs = repo / DOCS_DIR
     rows: dict[tuple[str, str], list[tuple[str, str, str]]] = {}
     archived: list[tuple[str, str, str]] = []

@@ -167,6 +167,8 @@ def scan_docs(root: Path, docs_dir: Path, on_folder: Callable[[str], None] | Non
     own path with (LINK_* code, 0) as its stat.
     """
     found: dict[str, FileStat] = {}
+    if owned.records:
+        _scan_records(root, docs_dir, owned, found, on_folder)
     if not docs_dir.is_dir():
         return found
     # String slicing, not Path objects, and one prefix per folder: this runs for every file on every command.
@@ -188,9 +190,35 @@ def scan_docs(root: Path, docs_dir: Path, on_folder: Callable[[str], None] | Non
             if entry.name.endswith(".md"):
                 if excluding and owned.excluded(inside[len(prefix) + 1:] + entry.name):
                     continue
+                if owned.records and owned.in_records(inside + entry.name) and not owned.owns(inside + entry.name):
+                    continue  # a folder of records' README or template
                 try:
                     st = entry.stat()  # the lstat already made for a regular file; the target's for a link
                 except OSError:  # a link's target removed since the walk judged it: gone, as the next walk says
                     continue
                 found[inside + entry.name] = (st.st_size, st.st_mtime_ns)
     return found
+
+
+def _scan_records(root: Path, docs_dir: Path, owned: Ownership, found: dict[str, FileStat],
+                  on_folder: Callable[[str], None] | None) -> None:
+    """The records of each folder of records outside docs/ (those inside are walked with it), into `found`.
+    Symlinks there are not followed: a team's tool writes its records as plain files."""
+    docs = docs_dir.relative_to(root).as_posix() + "/"
+    for folder in owned.records:
+        if (folder.path + "/").startswith(docs):
+            continue
+        base = root / folder.path
+        if not base.is_dir():
+            continue
+        for current, files in walk_folders(base, on_folder=on_folder):
+            inside = folder.path + current[len(str(base)):].replace(os.sep, "/") + "/"
+            for entry in files:
+                relpath = inside + entry.name
+                if owned.record_folder(relpath) is None:
+                    continue
+                try:
+                    st = entry.stat()
+                except OSError:
+                    continue
+                found[relpath] = (st.st_size, st.st_mtime_ns)

@@ -114,6 +114,13 @@ class DocsTable:
             (state.size, state.mtime_ns, state.path),
         )
 
+    def mark_unread(self, prefixes: Sequence[str]) -> None:
+        """Forget the stat and hash of every document whose path starts with one of `prefixes`: the next
+        walk reads each again, and one that reads differently is updated."""
+        for prefix in prefixes:
+            self.conn.execute("UPDATE documents SET size = -1, mtime_ns = -1, sha256 = '' "
+                              "WHERE substr(path, 1, ?) = ?", (len(prefix), prefix))
+
     def remove(self, path: str) -> int | None:
         """Delete the document at `path` with its FTS and relation rows (same transaction)."""
         found = self.conn.execute("SELECT rowid FROM documents WHERE path = ?", (path,)).fetchone()
@@ -153,7 +160,8 @@ class DocsTable:
         )
         self.conn.executemany(
             "INSERT INTO relations (doc, src, kind, dst) VALUES (?, ?, ?, ?)",
-            [(rowid, row.id, kind, target) for kind, target in row.related],
+            [(rowid, row.id, kind, target) for kind, target in row.related]
+            + [(rowid, source, kind, target) for source, kind, target in row.stated],
         )
         # Every section carries what its document is about: a section is found by the words of its
         # document's title, description and tags as well as by its own.

@@ -38,6 +38,9 @@ class DocRow(NamedTuple):
     # None when that is the body itself, so a store without comments stores no second copy.
     shown: str | None = None
     hidden: int = 0  # bytes of the body a reader does not see (HTML comments): `size` counts them, and says so
+    # (source id, kind, target id): edges this file states that another document is the source of, as a
+    # record read in place says "Superseded by [3. X](0003-x.md)" (adr-0c5e2d8f1a47). Kept with this row.
+    stated: "tuple[tuple[str, str, str], ...]" = ()
 
     @property
     def searched(self) -> str:

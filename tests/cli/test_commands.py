@@ -202,7 +202,7 @@ def test_write_commands_json_shapes(store: Path, cli) -> None:  # type: ignore[n
     added = cli("add", "decision", "--title", "Use SQLite", "--description", "One file, no server, good enough here.",
                 "--owner", "@team", "--root", root, "--json")
     assert added.code == 0, added.err
-    assert set(core(added.json())) == {"id", "path", "superseded"}
+    assert set(core(added.json())) == {"id", "path", "superseded", "replaces_when_accepted"}
     assert added.json()["superseded"] == []
     doc_id, path = added.json()["id"], added.json()["path"]
     assert path == "docs/decisions/use-sqlite.md"
@@ -210,7 +210,8 @@ def test_write_commands_json_shapes(store: Path, cli) -> None:  # type: ignore[n
 
     updated = cli("update", doc_id, "--status", "accepted", "--root", root, "--json")
     assert updated.code == 0, updated.err
-    assert core(updated.json()) == {"id": doc_id, "path": path, "changed": ["status"], "superseded": []}
+    assert core(updated.json()) == {"id": doc_id, "path": path, "changed": ["status"], "superseded": [],
+                                     "replaces_when_accepted": []}
 
     archived = cli("archive", doc_id, "--root", root, "--json")
     assert archived.code == 0, archived.err
@@ -231,7 +232,7 @@ def test_write_commands_json_shapes(store: Path, cli) -> None:  # type: ignore[n
     init = cli("init", "--root", root, "--json")
     assert init.code == 0
     assert core(init.json()) == {"root": str(store.resolve()), "created": [], "exclude": [], "excluded": [],
-                                 "plain_markdown": []}
+                                 "plain_markdown": [], "records": []}
 
 
 def test_add_prints_id_and_path_and_indexes_at_once(store: Path, cli) -> None:  # type: ignore[no-untyped-def]

@@ -16,8 +16,10 @@ DESCRIPTION = "Session records move to a key-value store shared by every web nod
 
 
 def add_successor(cli, root: Path, *extra: str):  # type: ignore[no-untyped-def]
+    """An accepted decision (unless `extra` gives its status): a replacement in force at once."""
+    status = () if "--status" in extra else ("--status", "accepted")
     return cli("add", "decision", "--title", "Keep sessions in a key-value store", "--description", DESCRIPTION,
-               "--owner", "@platform", "--root", str(root), "--json", *extra)
+               "--owner", "@platform", "--root", str(root), "--json", *status, *extra)
 
 
 def lint_codes(cli, root: Path) -> list[tuple[str, str]]:  # type: ignore[no-untyped-def]
@@ -80,6 +82,29 @@ def test_a_document_already_closed_or_an_inactive_successor_changes_nothing(samp
     assert frontmatter_of(sample_store / PATHS[A1])["status"] == "accepted"
 
 
+def test_a_proposed_successor_replaces_nothing_until_it_is_accepted(sample_store: Path, cli) -> None:  # type: ignore[no-untyped-def]
+    root = str(sample_store)
+    replaced = sample_store / PATHS[A1]
+    before = replaced.read_bytes()
+    proposed = add_successor(cli, sample_store, "--status", "proposed", "--related", f"supersedes:{A1}")
+    assert proposed.code == 0, proposed.err
+    new_id = proposed.json()["id"]
+    assert (proposed.json()["superseded"], proposed.json()["replaces_when_accepted"]) == ([], [A1])
+    assert one_line(proposed.err, "warning") == (
+        f"docir: warning: {A1} stays in force while this decision is proposed; "
+        f"'docir update {new_id} --status accepted' marks it superseded then")
+    assert replaced.read_bytes() == before
+    # The decision in force is still what a default read shows, and lint does not ask to close it.
+    assert A1 in ids(cli("query", "--type", "decision", "--root", root, "--json").json())
+    assert ("DOC015", PATHS[A1]) not in lint_codes(cli, sample_store)
+    # Accepted: the replacement takes effect, in the same write.
+    accepted = cli("update", new_id, "--status", "accepted", "--root", root, "--json")
+    assert accepted.code == 0, accepted.err
+    assert accepted.json()["superseded"] == [A1]
+    assert frontmatter_of(replaced)["status"] == "superseded"
+    assert A1 not in ids(cli("query", "--type", "decision", "--root", root, "--json").json())
+
+
 def test_only_successor_edges_mark_anything(sample_store: Path, cli) -> None:  # type: ignore[no-untyped-def]
     added = add_successor(cli, sample_store, "--related", f"relates-to:{A1}", "--related", f"depends-on:{B1}")
     assert added.code == 0, added.err
@@ -93,14 +118,15 @@ def test_a_type_without_a_superseded_status_is_one_error_and_nothing_is_written(
     before = {p.name: p.read_bytes() for p in folder.iterdir()}
     made = cli("add", "architecture", "--title", "Session service, second edition", "--description",
                "The session service rewritten around a key-value store.", "--owner", "@platform",
-               "--related", f"supersedes:{B1}", "--root", str(sample_store), "--json")
+               "--related", f"supersedes:{B1}", "--status", "current", "--root", str(sample_store), "--json")
     assert made.code == 2
     line = one_line(made.err, "error")
     assert B1 in line and "--keep-status" in line and f"docir update {B1} --status deprecated" in line
     assert {p.name: p.read_bytes() for p in folder.iterdir()} == before
     kept = cli("add", "architecture", "--title", "Session service, second edition", "--description",
                "The session service rewritten around a key-value store.", "--owner", "@platform",
-               "--related", f"supersedes:{B1}", "--keep-status", "--root", str(sample_store), "--json")
+               "--related", f"supersedes:{B1}", "--status", "current", "--keep-status", "--root", str(sample_store),
+               "--json")
     assert kept.code == 0, kept.err
     assert kept.json()["superseded"] == []
 
@@ -118,7 +144,7 @@ def test_a_terminal_gets_one_line_on_stderr(sample_store: Path, cli,  # type: ig
     monkeypatch.setattr("docir.invocation.Invocation.wants_json", lambda call: call.json)  # as on a terminal
     added = cli("add", "decision", "--title", "Keep sessions in a key-value store", "--description", DESCRIPTION,
                 "--owner", "@platform", "--related", f"supersedes:{A1}", "--body", "## Decision\n\nKV.",
-                "--root", str(sample_store))
+                "--status", "accepted", "--root", str(sample_store))
     assert added.code == 0, added.err
     new_id = added.out.split()[0]
     assert added.err == (f"docir: marked {A1} superseded: {new_id} replaces it "

@@ -17,28 +17,14 @@ from typing import Any
 
 from docir.documents import frontmatter, line_endings
 from docir.documents.ids import is_valid_id
+from docir.documents.records import describe, meaning, reading, statuses
+from docir.documents.records.reading import Foreign
 from docir.errors import UsageError
 from docir.schema import Schema, TypeSpec
-from docir.services.adoption import describe, reading, statuses
-from docir.services.adoption.reading import Foreign
 from docir.store import DOCS_DIR, Store
 
 REVIEW_FIELD = "review"
 SUFFIXES = (".md", ".markdown")
-# A normalised status -> the statuses a type may call it, best first.
-STATUS_TARGETS = {
-    "accepted": ("accepted", "approved", "current", "active", "final"),
-    "proposed": ("proposed", "draft", "open"),
-    "rejected": ("rejected", "wontfix", "declined"),
-    "deprecated": ("deprecated", "obsolete", "retired"),
-    "superseded": ("superseded", "replaced", "deprecated"),
-}
-# Directions a record names another in -> the relation it becomes (kind, whether the other holds it).
-DIRECTIONS = {
-    "superseded-by": ("successor", True), "supersedes": ("successor", False),
-    "amended-by": ("amends", True), "amends": ("amends", False),
-    "depends-on": ("depends-on", False), "relates-to": ("relates-to", False),
-}
 
 
 @dataclass
@@ -199,10 +185,8 @@ def _title_key(title: str) -> str:
 def _link(result: Plan, spec: TypeSpec, options: Options) -> None:
     """Every record's references resolved into edges, each held by the record the schema wants it on."""
     schema = result.schema
-    successor = "supersedes" if "supersedes" in schema.successor_kinds else next(iter(sorted(schema.successor_kinds)),
-                                                                                   None)
-    kinds = {"successor": successor, "amends": _first(schema, "amends", "depends-on", "relates-to"),
-             "depends-on": _first(schema, "depends-on", "relates-to"), "relates-to": _first(schema, "relates-to")}
+    kinds = meaning.relation_kinds(schema)
+    successor = kinds["successor"]
     names = _Names(result.documents, options.key)
     # The links records hold already (a second adopt reads docir's own fields, not the wording they came from).
     seen = {(item.doc_id, str(target), str(kind)) for item in result.documents
@@ -225,7 +209,7 @@ def _link(result: Plan, spec: TypeSpec, options: Options) -> None:
                 if ref.direction in ("superseded-by", "supersedes"):
                     item.review["related"] = f"names a record adopt cannot find: {ref.text!r}"
                 continue
-            role, other_holds = DIRECTIONS[ref.direction]
+            role, other_holds = meaning.DIRECTIONS[ref.direction]
             kind = kinds.get(role)
             if other_holds:
                 add(other, kind, item)
@@ -255,29 +239,16 @@ def _superseded_by_successors(result: Plan, successor: str | None) -> None:
         return
     by_id = {item.doc_id: item for item in result.documents}
     for item in result.documents:
-        word = _word(item.foreign)
+        word = meaning.word(item.foreign)
         if word not in ("accepted", None):
             continue
         for kind, target in item.edges:
             older = by_id.get(target)
-            if kind != successor or older is None or _word(older.foreign) not in ("accepted", None):
+            if kind != successor or older is None or meaning.word(older.foreign) not in ("accepted", None):
                 continue
             older.foreign.superseded_in_links = True
             said = older.foreign.status.original if older.foreign.status else "no status"
             older.review["status"] = f"{item.target} says it supersedes this record, which says {said!r}"
-
-
-def _word(src: Foreign) -> str | None:
-    if src.superseded_in_links:
-        return "superseded"
-    word = src.status.word if src.status is not None else None
-    if src.title_status is not None and word in (None, "accepted", "proposed"):
-        return src.title_status  # "[superseded] Title": the title says what became of it, the status went stale
-    return word
-
-
-def _first(schema: Schema, *kinds: str) -> str | None:
-    return next((kind for kind in kinds if kind in schema.relations), None)
 
 
 def _values(raw: Any) -> list[str]:
@@ -367,7 +338,7 @@ def _original(src: Foreign, key: str) -> Any:
 
 def _status(item: Planned, spec: TypeSpec, unstated: str, *, chosen: bool) -> str:
     src = item.foreign
-    word = _word(src)
+    word = meaning.word(src)
     if src.status is not None and src.status.unknown:
         item.review["status"] = f"{src.status.original!r} is not a status adopt knows; set to {spec.default_status}"
         _keep_written_status(item)
@@ -377,7 +348,7 @@ def _status(item: Planned, spec: TypeSpec, unstated: str, *, chosen: bool) -> st
         if not chosen:  # the type's default, not a status a person asked for: a person should look
             item.review.setdefault("status", f"states no status; set to {unstated}")
         return unstated
-    mapped = _map_status(spec, word)
+    mapped = meaning.map_status(spec, word)
     _keep_written_status(item, mapped)
     return mapped
 
@@ -389,17 +360,6 @@ def _keep_written_status(item: Planned, mapped: str | None = None) -> None:
         return
     if src.status.original and src.status.original.casefold() != (mapped or "").casefold():
         item.fields["status_original"] = src.status.original
-
-
-def _map_status(spec: TypeSpec, word: str) -> str:
-    if word in spec.statuses:
-        return word
-    for candidate in STATUS_TARGETS.get(word, ()):
-        if candidate in spec.statuses:
-            return candidate
-    if word in ("superseded", "deprecated", "rejected") and spec.inactive_statuses:
-        return sorted(spec.inactive_statuses)[0]
-    return spec.default_status
 
 
 def _relate(item: Planned) -> None:

@@ -48,14 +48,14 @@ def write(session: Session, plan: Plan) -> Written:
         if excluded:
             schema_edit.exclude_more(session.store, excluded)
         for item in changes:
-            sync.index_file(root, session.catalog, item.target)
+            sync.index_file(root, session.catalog, item.target, session.schema)
     return Written([item.target for item in changes], included, excluded)
 
 
 def left_out(session: Session, plan: Plan) -> list[str]:
     """Exclude globs for the files adopt left out in docs/ (templates, READMEs, what it cannot read) that the
     store would otherwise own: lint would report them, and they are not the store's documents."""
-    owned = Ownership(load_schema(session.store.schema_path).exclude)
+    owned = Ownership.of(load_schema(session.store.schema_path))
     return [skipped.path[len(PREFIX):] for skipped in plan.skipped
             if plan.inside_docs and owned.owns(skipped.path)]
 

@@ -47,7 +47,7 @@ def outside_checkout(store: Store, env: Mapping[str, str], owned: Ownership | No
     if owned is None:
         from docir.schema import load_schema
 
-        owned = Ownership(load_schema(store.schema_path, cache=store.schema_cache_path).exclude)
+        owned = Ownership.of(load_schema(store.schema_path, cache=store.schema_cache_path))
     root = store.root
     listed = gitio.run(["ls-files", "-s", "-t", "-z", "--", store.docs_dir.relative_to(root).as_posix()], root, env)
     if listed is None:

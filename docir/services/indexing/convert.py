@@ -13,8 +13,11 @@ from docir.documents.conflicts import IN_CONFLICT, conflict_markers
 from docir.documents.files import read_text
 from docir.documents.frontmatter import FrontmatterError
 from docir.documents.model import Document, embedded_text, text_sha
+from docir.documents.ownership import record_folder
 from docir.documents.reader_view import Visible
+from docir.documents.records.names import FORMAT_FIELD, INCOMING_FIELD
 from docir.index.records import DocRow, SectionSpan
+from docir.schema import Schema
 from docir.store import ARCHIVE_DIR, DOCS_DIR
 
 
@@ -23,7 +26,7 @@ def is_archived_path(relpath: str) -> bool:
     return relpath.startswith(f"{DOCS_DIR}/{ARCHIVE_DIR}/")
 
 
-def load_document(root: Path, relpath: str) -> tuple[Document, str, str]:
+def load_document(root: Path, relpath: str, schema: Schema | None = None) -> tuple[Document, str, str]:
     """Read and parse one file: (document, its text, sha256 of its bytes).
 
     Raises InputError (binary, too large, not UTF-8) or FrontmatterError.
@@ -32,8 +35,27 @@ def load_document(root: Path, relpath: str) -> tuple[Document, str, str]:
     markers = conflict_markers(text)
     if markers:
         raise FrontmatterError(IN_CONFLICT, markers[0][0], 1)
-    meta, parts = frontmatter.parse(text)
-    return Document(relpath, meta, parts.body), text, sha
+    return parse_document(root, relpath, text, schema), text, sha
+
+
+def parse_document(root: Path, relpath: str, text: str, schema: Schema | None) -> Document:
+    """One file's text as a Document: its frontmatter, or, for a record in one of the schema's folders of
+    records that is not docir's own document, what its format states (documents/records/in_place.py).
+    Raises FrontmatterError, or NotARecord (an InputError) for a file in such a folder that is no record."""
+    folder = record_folder(schema.records, relpath) if schema is not None and schema.records else None
+    if folder is None:
+        meta, parts = frontmatter.parse(text)
+        return Document(relpath, meta, parts.body)
+    from docir.documents.records import in_place  # only a store with folders of records reads one
+
+    assert schema is not None
+    try:
+        meta, parts = frontmatter.parse(text)
+        if in_place.is_own_document(meta, schema.types[folder.type].prefix):
+            return Document(relpath, meta, parts.body)
+    except FrontmatterError:
+        pass
+    return in_place.read(root, relpath, text, folder, schema)
 
 
 def to_row(doc: Document, sha256: str, size: int, mtime_ns: int) -> DocRow:
@@ -61,7 +83,17 @@ def to_row(doc: Document, sha256: str, size: int, mtime_ns: int) -> DocRow:
         sections=_sections(doc.body, seen),
         shown=seen.masked() if seen.cuts else None,
         hidden=seen.hidden_bytes(),
+        stated=_stated(doc),
     )
+
+
+def _stated(doc: Document) -> tuple[tuple[str, str, str], ...]:
+    """The edges a record read in place states on another's behalf ("Superseded by ..."); none for any other."""
+    if INCOMING_FIELD not in doc.meta or FORMAT_FIELD not in doc.meta:
+        return ()
+    raw = doc.meta[INCOMING_FIELD]
+    return tuple((source, str(kind), doc.id) for entry in (raw if isinstance(raw, list) else [])
+                 if isinstance(entry, dict) for kind, source in entry.items() if isinstance(source, str))
 
 
 def _sections(body: str, seen: Visible) -> tuple[SectionSpan, ...]:

@@ -93,8 +93,8 @@ def take(root: Path, docs_dir: Path, owned: Ownership) -> Begun | None:
     message = _receive(child)
     if message is None:
         return None
-    exclude, files, disk, planned = message
-    if tuple(exclude) != owned.exclude:
+    key, files, disk, planned = message
+    if key != owned.key:
         return None
     if planned is None:
         return Begun(files, disk, None)
@@ -133,10 +133,10 @@ def _child(root: Path, docs_dir: Path, fd: int) -> int:
         disk = scan_docs(root, docs_dir, owned=owned)
         planned = _plan(root, disk)
         if planned is None:
-            message: tuple[Any, ...] = (owned.exclude, len(disk), disk, None)
+            message: tuple[Any, ...] = (owned.key, len(disk), disk, None)
         else:
             index, scan = planned
-            message = (owned.exclude, scan.files, {p: disk[p] for p in scan.plan.to_read},
+            message = (owned.key, scan.files, {p: disk[p] for p in scan.plan.to_read},
                        (index, tuple(scan.plan)))
         view = memoryview(marshal.dumps(message))
         while view:
@@ -161,7 +161,7 @@ def _owned(root: Path) -> Ownership:
     from docir.store import Store
 
     store = Store(root)
-    return Ownership(load_schema(store.schema_path, cache=store.schema_cache_path).exclude)
+    return Ownership.of(load_schema(store.schema_path, cache=store.schema_cache_path))
 
 
 def _plan(root: Path, disk: dict[str, FileStat]) -> tuple[FileIdentity, Scan] | None:

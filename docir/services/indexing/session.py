@@ -81,7 +81,9 @@ class Session:
         """Stat-walk docs/ and apply what changed; cheap when nothing did."""
         if self.read_only:
             raise RuntimeError("a peer store is never refreshed: its index is read-only")
-        current = sync.scan(self.store.root, self.store.docs_dir, self.catalog, Ownership(self.schema.exclude))
+        owned = Ownership.of(self.schema)
+        reread = self._records_reread(owned)
+        current = sync.scan(self.store.root, self.store.docs_dir, self.catalog, owned, fresh=reread)
         unresolved = current.plan.unresolved
         if current.plan.empty:
             report = sync.SyncReport(unchanged=current.files)
@@ -89,13 +91,29 @@ class Session:
             with self.locked():
                 # Re-plan under the lock: another process may have synced meanwhile.
                 current = sync.rescan(self.catalog, current)
-                report = sync.apply(self.store.root, self.catalog, current)
+                report = sync.apply(self.store.root, self.catalog, current, self.schema)
                 self.catalog.check_current()  # a long apply landed in the file that is the index now
         # What was skipped now, and what stays skipped and is said on every read (StatPlan.unresolved).
         newly = {path for path, _ in report.skipped}
         for path, reason in [*report.skipped, *(s for s in unresolved if s[0] not in newly)]:
             self.warnings.append(f"{path} skipped: {reason}")
         return report
+
+    def _records_reread(self, owned: Ownership) -> bool:
+        """Whether the records read in place must be read again although their files did not change: what
+        they are read into follows the schema and docir's readers too (adr-0c5e2d8f1a47). When either
+        changed since the index last read them, their rows are marked unread, under the lock."""
+        if not owned.records:
+            return False
+        from docir.services.indexing.records import READ_WITH, stamp
+
+        now = stamp(self.schema)
+        if self.catalog.vectors.setting(READ_WITH) == now:
+            return False
+        with self.locked(), self.catalog.transaction():
+            self.catalog.docs.mark_unread(tuple(folder.path + "/" for folder in owned.records))
+            self.catalog.vectors.set_setting(READ_WITH, now)
+        return True
 
     def beside(self) -> Session | None:
         """A read-only session of this store on a connection of its own, for reading on another thread
@@ -208,12 +226,12 @@ def _checked_peer(peer: Session) -> Session:
     files, with one warning (adr-9a41c6e2f7d3).
     """
     store = peer.store
-    current = sync.scan(store.root, store.docs_dir, peer.catalog, Ownership(peer.schema.exclude))
+    current = sync.scan(store.root, store.docs_dir, peer.catalog, Ownership.of(peer.schema))
     if current.plan.empty:
         return peer
     copy = Catalog(copy_to_memory(peer.catalog.conn))
     peer.close()
-    report = sync.apply(store.root, copy, sync.rescan(copy, current))
+    report = sync.apply(store.root, copy, sync.rescan(copy, current), peer.schema)
     caught_up = Session(store, peer.schema, copy, peer.today, peer.caller, read_only=True)
     changed = report.added + report.updated + report.moved
     caught_up.warnings.append(f"its index is behind its files ({changed} new or changed, {report.removed} gone); "

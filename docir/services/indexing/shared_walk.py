@@ -22,7 +22,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable
 from pathlib import Path
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from docir.documents.ownership import EVERYTHING, Ownership
 from docir.documents.scan import FileStat, scan_docs
@@ -100,7 +100,7 @@ class WatchedWalk:
 
 # Per docs/ folder. A long-lived process serves one store, or a few (tests): keep the last few.
 _KEEP = 8
-_WALKS: OrderedDict[tuple[str, str, tuple[str, ...]], SharedWalk[dict[str, FileStat]]] = OrderedDict()
+_WALKS: OrderedDict[tuple[str, str, Any], SharedWalk[dict[str, FileStat]]] = OrderedDict()
 _WALKS_LOCK = threading.Lock()
 _WATCHING = [False]  # set once by a long-lived process: keep_watch
 
@@ -123,7 +123,7 @@ def scan_docs_shared(root: Path, docs_dir: Path, owned: Ownership = EVERYTHING) 
     The dict may be handed to several commands at once: read it, never change it. An edited exclude
     list is another walk, begun afresh: the last one's result leaves out other files.
     """
-    key = (str(root), str(docs_dir), owned.exclude)
+    key = (str(root), str(docs_dir), owned.key)
     with _WALKS_LOCK:
         shared = _WALKS.get(key)
         if shared is None:

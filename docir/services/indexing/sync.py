@@ -19,6 +19,7 @@ from docir.errors import InputError
 from docir.index.catalog import Catalog
 from docir.index.changes import Kept
 from docir.index.records import DocRow, FileState, SkippedFile
+from docir.schema import Schema
 from docir.services.indexing import prewalk
 from docir.services.indexing.planning import Scan, plan_changes, plan_scan, plan_stats
 from docir.services.indexing.shared_walk import scan_docs_shared
@@ -35,7 +36,7 @@ class SyncReport(NamedTuple):
     skipped: tuple[tuple[str, str], ...] = ()  # newly skipped (path, reason)
 
 
-def scan(root: Path, docs_dir: Path, catalog: Catalog, owned: Ownership) -> Scan:
+def scan(root: Path, docs_dir: Path, catalog: Catalog, owned: Ownership, *, fresh: bool = False) -> Scan:
     """Walk docs/ for the documents `owned` leaves in and plan against the index as it is now: a file
     newly excluded is gone from the index, one newly taken back is new (adr-547a50927c6b).
 
@@ -43,6 +44,8 @@ def scan(root: Path, docs_dir: Path, catalog: Catalog, owned: Ownership) -> Scan
     or is the one a cold command began when it started (prewalk.py, adr-b4d840c5ec82), taken once.
     """
     begun = prewalk.take(root, docs_dir, owned)
+    if fresh:  # the index changed since the forked walk planned against it: plan again
+        return plan_scan(scan_docs_shared(root, docs_dir, owned), catalog.docs)
     if begun is not None and begun.planned is not None:
         index, plan = begun.planned
         if index == catalog.identity:  # planned against this very file; rescan checks it under the lock
@@ -70,7 +73,7 @@ def rescan(catalog: Catalog, current: Scan) -> Scan:
                 plan_stats(disk, stats, {path: (s.size, s.mtime_ns) for path, s in skipped.items()}))
 
 
-def apply(root: Path, catalog: Catalog, current: Scan) -> SyncReport:
+def apply(root: Path, catalog: Catalog, current: Scan, schema: Schema | None = None) -> SyncReport:
     """Read what the stat plan names, classify it, and write the index in one transaction; `current`
     comes from rescan, under the write lock."""
     # Parsing a file (frontmatter, yaml, chunking, hashing) only when one changed: a cold read of an
@@ -91,7 +94,7 @@ def apply(root: Path, catalog: Catalog, current: Scan) -> SyncReport:
                 raise InputError(f"{size // (1024 * 1024)} MB is over the "
                                  f"{MAX_DOCUMENT_BYTES // (1024 * 1024)} MB limit for a document")
             before = indexed.get(path)
-            doc, _text, sha = load_document(root, path)
+            doc, _text, sha = load_document(root, path, schema)
             if not doc.id:
                 raise InputError("no 'id' in the frontmatter")
             hashes[path] = sha
@@ -122,11 +125,11 @@ def apply(root: Path, catalog: Catalog, current: Scan) -> SyncReport:
                       skipped=tuple((s.path, s.reason) for s in skipped))
 
 
-def index_file(root: Path, catalog: Catalog, relpath: str) -> int:
+def index_file(root: Path, catalog: Catalog, relpath: str, schema: Schema | None = None) -> int:
     """Index one file docir itself just wrote (inside the caller's write lock); return its rowid."""
     from docir.services.indexing.convert import load_document, to_row  # see apply
 
-    doc, _text, sha = load_document(root, relpath)
+    doc, _text, sha = load_document(root, relpath, schema)
     st = os.stat(root / relpath)
     with catalog.transaction():
         rowid = catalog.docs.upsert(to_row(doc, sha, st.st_size, st.st_mtime_ns))

@@ -42,8 +42,8 @@ document in one line each (id, status, title, description): reading it is the ch
 to judge them all. Output is text for you; add `--json` only when a program parses it.
 Record a new decision with `docir add decision --title ... --description ...` (and
 `--applies-to GLOB` for the files it governs; `--related supersedes:ID` marks the one it
-replaces superseded); keep a document true with `docir update ID ...`. Run `docir lint`
-before committing docs.
+replaces superseded once the new one is accepted); keep a document true with
+`docir update ID ...`. Run `docir lint` before committing docs.
 {END}
 """
 

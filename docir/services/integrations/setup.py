@@ -6,7 +6,9 @@ from pathlib import Path
 from typing import NamedTuple
 
 from docir.documents.files import atomic_write
-from docir.documents.ownership import PREFIX, Ownership
+from docir.documents.ownership import PREFIX, Ownership, record_folder
+from docir.documents.records import folders
+from docir.documents.records.folders import Found
 from docir.errors import DocirError
 from docir.schema import default_schema_text, load_schema, parse_schema
 from docir.services.integrations import agents
@@ -20,13 +22,16 @@ class InitReport(NamedTuple):
     excluded: list[str]  # the globs written into the new schema's exclude list (relative to docs/)
     excluded_files: list[str]  # the files they name (store-relative)
     plain: list[str]  # in a store set up before: Markdown without docir frontmatter its exclude list leaves in
+    records: list[Found]  # the folders of records the new schema reads in place (adr-0c5e2d8f1a47)
 
 
 def init_store(root: Path) -> InitReport:
     """Create what is missing (docs/, the schema, .docir/ and its .gitignore) and say what was created.
 
-    A new schema lists under `exclude:` the Markdown already in docs/ that docir did not write, so
-    that no command indexes it and no lint blocks a commit for it (adr-547a50927c6b). A schema that
+    A new schema lists under `records:` the folders of decision records the repository keeps (adr-tools',
+    log4brains', MADR's), read where they lie in their format and never rewritten (adr-0c5e2d8f1a47); and
+    under `exclude:` the other Markdown already in docs/ that docir did not write, so that no command
+    indexes it and no lint blocks a commit for it (adr-547a50927c6b). A schema that
     exists is never rewritten: its exclude list may have been edited by hand; the plain Markdown it
     leaves in is only reported.
     """
@@ -40,10 +45,18 @@ def init_store(root: Path) -> InitReport:
     excluded: list[str] = []
     excluded_files: list[str] = []
     plain: list[str] = []
+    records: list[Found] = []
     if not schema.exists():
         text = default_schema_text()
-        markdown, foreign = plain_markdown(root, Ownership())
+        records = folders.find(root)
+        if records:
+            text = with_records(text, records)
         parsed, _problems = parse_schema(text)
+        # A folder of records' records are read in place, and its README or template is no document
+        # (documents/ownership.py): neither is left out by name.
+        markdown, foreign = plain_markdown(root, Ownership.of(parsed) if parsed is not None else Ownership())
+        if parsed is not None:
+            foreign = {path for path in foreign if record_folder(parsed.records, path) is None}
         if foreign and parsed is not None:
             from docir.schema_edit import edited
 
@@ -55,7 +68,7 @@ def init_store(root: Path) -> InitReport:
         created.append(SCHEMA_FILE)
     else:
         try:
-            plain = sorted(plain_markdown(root, Ownership(load_schema(schema).exclude))[1])
+            plain = sorted(plain_markdown(root, Ownership.of(load_schema(schema)))[1])
         except DocirError:  # a broken schema is lint's to report; init says what it made
             pass
     state = root / STATE_DIR
@@ -70,7 +83,13 @@ def init_store(root: Path) -> InitReport:
         created.append(f"{STATE_DIR}/stores.yaml")
     if agents.write_block(root / "AGENTS.md") != "unchanged":
         created.append("AGENTS.md")
-    return InitReport(created, excluded, excluded_files, plain)
+    return InitReport(created, excluded, excluded_files, plain, records)
+
+
+def with_records(text: str, found: list[Found]) -> str:
+    """The schema text with a `records:` list of the folders found, each read as a type of decision."""
+    entries = "".join(f"\n  - {{path: {item.path}, type: decision, format: {item.format}}}" for item in found)
+    return text.replace("\nrecords: []\n", f"\nrecords:{entries}\n", 1)
 
 
 def plain_markdown(root: Path, owned: Ownership) -> tuple[list[str], set[str]]:

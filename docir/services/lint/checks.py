@@ -19,12 +19,12 @@ from docir.documents.conflicts import conflict_markers, ours
 from docir.documents.files import MAX_DOCUMENT_BYTES, decode, read_text
 from docir.documents.frontmatter import FrontmatterError, declared_id
 from docir.documents.model import Document
-from docir.documents.ownership import Ownership
+from docir.documents.ownership import Ownership, record_folder
 from docir.documents.scan import Links, scan_docs
 from docir.errors import InputError
 from docir.index.records import Identity
 from docir.schema import Schema, parsed_schema, readable_exclude
-from docir.services.indexing.convert import is_archived_path
+from docir.services.indexing.convert import is_archived_path, parse_document
 from docir.services.lint.registry import Collector, Facts, Finding, LintReport, Parsed, Subject
 from docir.services.lint.rules import DOCUMENT_RULES, files, links
 from docir.services.lint.rules import frontmatter as frontmatter_rules
@@ -55,10 +55,11 @@ def lint_store(store: Store, caller: Caller, paths: list[str] | None = None, tod
     if paths is None:
         disk = scan_docs(store.root, store.docs_dir, owned=owned)
         out.run(files.unfollowed_symlink, disk)
-        corpus = _load_corpus(store, sorted(p for p, (size, _) in disk.items() if size >= 0), out)
+        corpus = _load_corpus(store, sorted(p for p, (size, _) in disk.items() if size >= 0), out, schema=schema)
         facts = None  # check() takes them from the corpus
     else:
-        corpus = _load_corpus(store, [p for p in sorted(set(paths)) if _is_document(store, p, owned)], out)
+        corpus = _load_corpus(store, [p for p in sorted(set(paths)) if _is_document(store, p, owned)], out,
+                              schema=schema)
         facts = None if schema is None else _facts_from_index(store, caller, schema, corpus)
     if schema is not None:
         out.found.extend(check(schema, corpus, today, out.severities, facts, _outside_lookup(store, owned, caller)))
@@ -74,7 +75,7 @@ def ownership(schema: Schema | None, schema_text: str | None) -> Ownership:
     what can be read of that list (its one error is then not buried under the findings of files the
     store does not own)."""
     if schema is not None:
-        return Ownership(schema.exclude)
+        return Ownership.of(schema)
     return Ownership(readable_exclude(schema_text) if schema_text is not None else ())
 
 
@@ -114,7 +115,7 @@ def _lint_staged(store: Store, caller: Caller, staged: Staged,
     schema, out = _schema_checked(store, schema_text)
     owned = ownership(schema, schema_text)
     texts = {p: data for p, data in staged.texts.items() if owned.owns(p)}
-    corpus = _load_corpus(store, sorted(texts), out, texts)
+    corpus = _load_corpus(store, sorted(texts), out, texts, schema)
     gone = {declared_id(data) for data in staged.deleted.values()} - {None}
     linkers: set[str] = set()
     if schema is not None:
@@ -123,7 +124,7 @@ def _lint_staged(store: Store, caller: Caller, staged: Staged,
         if linkers:
             found = {p: staged.read(p) for p in sorted(linkers)}
             corpus.update(_load_corpus(store, sorted(p for p, d in found.items() if d is not None), Collector({}),
-                                       {p: d for p, d in found.items() if d is not None}))
+                                       {p: d for p, d in found.items() if d is not None}, schema))
         out.found.extend(check(schema, corpus, today, out.severities, facts, _outside_lookup(store, owned, caller)))
     _check_applies_to(store, {p: v for p, v in corpus.items() if p not in linkers}, out)
     wanted = set(texts) | {SCHEMA_FILE}
@@ -202,8 +203,9 @@ def facts_of(schema: Schema, documents: list[Identity]) -> Facts:
         if doc.id:
             by_id.setdefault(doc.id, []).append(doc.path)
         spec = schema.type_spec(doc.type)
-        if doc.archived or (spec is not None and doc.status in spec.inactive_statuses):
-            continue
+        if doc.archived or (spec is not None and (doc.status in spec.inactive_statuses
+                                                  or doc.status in spec.pending_statuses)):
+            continue  # a closed document replaces nothing, nor does a proposal until it is accepted
         for kind, target in doc.related:
             if kind in kinds:
                 successors.setdefault(target, []).append(doc.id)
@@ -242,9 +244,10 @@ def _read(path: Path) -> str | None:
         return None
 
 
-def _load_corpus(store: Store, paths: list[str], out: Collector,
-                 texts: Mapping[str, bytes] | None = None) -> dict[str, Parsed]:
-    """Parse the documents at `paths`: read from disk, or taken from `texts` (staged bytes) when given."""
+def _load_corpus(store: Store, paths: list[str], out: Collector, texts: Mapping[str, bytes] | None = None,
+                 schema: Schema | None = None) -> dict[str, Parsed]:
+    """Parse the documents at `paths`: read from disk, or taken from `texts` (staged bytes) when given; a record
+    in one of the schema's folders of records by its format, where it is not docir's own document."""
     corpus: dict[str, Parsed] = {}
     for path in paths:
         try:
@@ -257,6 +260,20 @@ def _load_corpus(store: Store, paths: list[str], out: Collector,
             out.run(files.conflict_markers_left, path, text)
             corpus[path] = Parsed(path, text, _first_side(path, text), {}, conflicted=True)
             continue
+        if schema is not None and record_folder(schema.records, path) is not None:
+            from docir.documents.records import in_place  # only a store with folders of records reads one
+
+            try:
+                doc = parse_document(store.root, path, text, schema)
+            except in_place.NotARecord:
+                continue
+            except FrontmatterError as exc:
+                out.run(frontmatter_rules.invalid_frontmatter, path, exc)
+                corpus[path] = Parsed(path, text, None, {})
+                continue
+            if in_place.folder_read_in_place(doc, schema) is not None:
+                corpus[path] = Parsed(path, text, doc, {}, _body_line(text), in_place=True)
+                continue
         try:
             meta, parts = frontmatter.parse(text)
         except FrontmatterError as exc:
@@ -267,6 +284,14 @@ def _load_corpus(store: Store, paths: list[str], out: Collector,
         corpus[path] = Parsed(path, text, Document(path, meta, parts.body), frontmatter.field_lines(text, parts),
                               parts.body_line)
     return corpus
+
+
+def _body_line(text: str) -> int:
+    """The line a file's body starts on: after its frontmatter, where it has one."""
+    try:
+        return frontmatter.parse(text)[1].body_line
+    except FrontmatterError:
+        return 1
 
 
 def _first_side(path: str, text: str) -> Document | None:

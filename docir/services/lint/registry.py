@@ -155,16 +155,19 @@ class Collector:
 class Parsed:
     """One file as lint sees it: its text, and its document if it parsed."""
 
-    __slots__ = ("path", "text", "doc", "lines", "body_line", "conflicted")
+    __slots__ = ("path", "text", "doc", "lines", "body_line", "conflicted", "in_place")
 
     def __init__(self, path: str, text: str, doc: Document | None, lines: dict[str, int], body_line: int = 1,
-                 conflicted: bool = False) -> None:
+                 conflicted: bool = False, in_place: bool = False) -> None:
         self.path = path
         self.text = text
         self.doc = doc
         self.lines = lines  # top-level key -> file line
         self.body_line = body_line  # the file line the body starts on
         self.conflicted = conflicted  # `doc` is the first side of a merge conflict: known to the others, not checked
+        # `doc` is a record read in place (adr-0c5e2d8f1a47): its id, title, description and status are derived
+        # from what its format states, so the rules on fields the format has no place for leave it alone.
+        self.in_place = in_place
 
 
 class Facts:

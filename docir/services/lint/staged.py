@@ -82,9 +82,11 @@ def staged_store(store: Store, repo: Path, changes: list[Change], reader: BlobRe
     owned: list[Ownership] = []  # read from the staged schema at the first Markdown path under docs/
 
     def document(path: str) -> bool:  # by name: checks decides which of them the walk would take
-        if not (path.startswith(docs) and path.endswith(".md")):
+        if not (path.startswith(prefix) and path.endswith(".md")):
             return False
-        if not owned:
+        if not owned:  # a Markdown file outside docs/ may be a record in a folder of records (adr-0c5e2d8f1a47)
+            if not path.startswith(docs) and not store.schema_path.is_file():
+                return False
             owned.append(staged_ownership(store, reader.read(f":{schema_path}")))
         return owned[0].owns(path[len(prefix):])
 
@@ -139,4 +141,4 @@ def staged_ownership(store: Store, schema: bytes | None) -> Ownership:
     except (OSError, UnicodeDecodeError):
         return Ownership()
     parsed, _problems = parsed_schema(text, store.schema_cache_path)
-    return Ownership(parsed.exclude if parsed is not None else readable_exclude(text))
+    return Ownership.of(parsed) if parsed is not None else Ownership(readable_exclude(text))

@@ -39,6 +39,8 @@ class AddResult(TypedDict):
     path: str
     embedding: Literal["scheduled"]
     superseded: list[str]  # the documents it replaces that were marked superseded by this write
+    # The documents it replaces once it is accepted: a pending successor (proposed) replaces nothing yet.
+    replaces_when_accepted: list[str]
 
 
 class UpdateResult(TypedDict):
@@ -47,6 +49,7 @@ class UpdateResult(TypedDict):
     changed: list[str]  # the names of what changed: title, status, body, ...
     embedding: Literal["scheduled", "unchanged"]
     superseded: list[str]  # the documents it now replaces that were marked superseded by this write
+    replaces_when_accepted: list[str]  # as for AddResult
 
 
 class ArchiveResult(TypedDict):
@@ -162,9 +165,10 @@ def add(session: Session, doc_type: str, *, title: str, description: str, status
         relpath = _new_path(session, spec, title, path)
         target = session.store.root / relpath
         atomic_write(target, text)
-        sync.index_file(session.store.root, session.catalog, relpath)
+        sync.index_file(session.store.root, session.catalog, relpath, session.schema)
         superseded = _mark_superseded(session, meta["id"], replaced)
-    return {"id": meta["id"], "path": relpath, "embedding": "scheduled", "superseded": superseded}
+    return {"id": meta["id"], "path": relpath, "embedding": "scheduled", "superseded": superseded,
+            "replaces_when_accepted": _awaiting(session, meta["id"], spec, status, related, keep_status)}
 
 
 def update(session: Session, doc_id: str, changes: Changes, *, keep_status: bool = False) -> UpdateResult:
@@ -180,14 +184,47 @@ def update(session: Session, doc_id: str, changes: Changes, *, keep_status: bool
         original = line_endings.read(text)
         edited, changed = _apply(session, spec, original.lf_text, changes)
         status = changes.status if changes.status is not None else row.status
-        replaced = [] if keep_status else _replacements(session, doc_id, spec, status, changes.add_related)
+        edges = changes.add_related
+        if spec is not None and row.status in spec.pending_statuses and status not in spec.pending_statuses:
+            edges = (*row.related, *edges)  # accepted at last: what it replaces is replaced now
+        replaced = [] if keep_status else _replacements(session, doc_id, spec, status, edges)
         if edited != original.lf_text:
             atomic_write(file, line_endings.restore(original, edited))
-            sync.index_file(session.store.root, session.catalog, row.path)
+            sync.index_file(session.store.root, session.catalog, row.path, session.schema)
         superseded = _mark_superseded(session, doc_id, replaced)
     scheduled = bool(set(EMBEDDED_FIELDS).intersection(changed))
     return {"id": doc_id, "path": row.path, "changed": changed, "embedding": "scheduled" if scheduled else "unchanged",
-            "superseded": superseded}
+            "superseded": superseded,
+            "replaces_when_accepted": _awaiting(session, doc_id, spec, status,
+                                                (*row.related, *changes.add_related), keep_status)}
+
+
+def _awaiting(session: Session, successor: str, spec: TypeSpec | None, status: str,
+              edges: tuple[tuple[str, str], ...], keep_status: bool) -> list[str]:
+    """The documents a pending successor names through a successor edge: replaced once it is accepted, as
+    one warning says (with the status that accepts it: the type's first active status not pending)."""
+    if keep_status or spec is None or status not in spec.pending_statuses:
+        return []
+    found = [target for target in dict.fromkeys(t for kind, t in edges if kind in session.schema.successor_kinds)
+             if _in_force(session, target)]
+    in_force = next((s for s in spec.statuses if s not in spec.pending_statuses and s not in spec.inactive_statuses),
+                    None)
+    if found and in_force is not None:
+        them = "it" if len(found) == 1 else "them"
+        session.warnings.append(f"{', '.join(found)} stay{'s' if len(found) == 1 else ''} in force while this "
+                                f"{spec.name} is {status}; 'docir update {successor} --status {in_force}' marks {them} "
+                                "superseded then")
+    return found
+
+
+def _in_force(session: Session, doc_id: str) -> bool:
+    """Whether the document is one a successor could replace: indexed, not archived, not closed."""
+    rows = session.catalog.docs.by_id(doc_id)
+    if not rows:
+        return False
+    row = rows[0][1]
+    spec = session.schema.type_spec(row.type)
+    return not row.archived and not (spec is not None and row.status in spec.inactive_statuses)
 
 
 class _Replacement(NamedTuple):
@@ -202,9 +239,11 @@ def _replacements(session: Session, successor: str, spec: TypeSpec | None, statu
     """The documents that `successor`, of this type and status, replaces through `edges` of a successor
     kind and that are still active, each with its edit prepared: everything that can refuse is checked
     before either file is written. An inactive successor (rejected, say) replaces nothing, as for lint's
-    DOC015; an archived or already closed target is left as it is. UsageError when a target's type has
-    no inactive `superseded` status (or the edge points at `successor` itself)."""
-    if spec is not None and status in spec.inactive_statuses:
+    DOC015, nor does a pending one (proposed): a replacement takes effect when it is accepted, and until
+    then the decision it would replace stays in force; an archived or already closed target is left as it
+    is. UsageError when a target's type has no inactive `superseded` status (or the edge points at
+    `successor` itself)."""
+    if spec is not None and (status in spec.inactive_statuses or status in spec.pending_statuses):
         return []
     kinds = session.schema.successor_kinds
     out: list[_Replacement] = []
@@ -248,7 +287,7 @@ def _mark_superseded(session: Session, successor: str, replaced: list[_Replaceme
             raise StorageError(f"wrote {successor}{marked}, but could not mark {item.row.id} superseded "
                                f"({item.row.path}: {cause}); then run: docir update {item.row.id} "
                                f"--status {SUPERSEDED}") from None
-        sync.index_file(session.store.root, session.catalog, item.row.path)
+        sync.index_file(session.store.root, session.catalog, item.row.path, session.schema)
         done.append(item.row.id)
     return done
 
@@ -416,7 +455,7 @@ def _new_path(session: Session, spec: TypeSpec, title: str, path: str | None) ->
         if candidate.exists():
             raise UsageError(f"--path {path} already exists; docir never overwrites a file")
         relpath = f"{DOCS_DIR}/{inside.as_posix()}"
-        if not Ownership(session.schema.exclude).owns(relpath):  # a document no command would ever see
+        if not Ownership.of(session.schema).owns(relpath):  # a document no command would ever see
             raise UsageError(f"--path {path} is left out of the store by exclude: in {SCHEMA_FILE}; choose "
                              "another --path, or take it off that list")
         return relpath

@@ -137,18 +137,20 @@ def test_a_second_adopt_changes_nothing(cli, store: Path) -> None:  # type: igno
     assert not any(doc["changed"] for doc in again["documents"])  # type: ignore[index]
 
 
-def test_a_folder_init_left_out_is_taken_back_and_its_furniture_stays_out(cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_a_folder_init_reads_in_place_is_adopted_and_its_furniture_stays_out(cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     root = tmp_path / "repo"
     shutil.copytree(FORMATS / "log4brains", root / "docs" / "adr")
     assert cli("init", "--root", str(root)).code == 0
-    assert "adr/**" in yaml.safe_load((root / "docs-schema.yaml").read_text())["exclude"]
-    report = cli("adopt", str(root / "docs" / "adr"), "--owner", "@arch", "--root", str(root), "--json").json()
-    exclude = yaml.safe_load((root / "docs-schema.yaml").read_text())["exclude"]
-    assert "adr/**" not in exclude
-    assert sorted(exclude) == sorted(f"adr/{name}" for name in ("README.md", "index.md", "template.md"))
-    assert report["exclude"]["added"] == exclude  # type: ignore[index]
+    schema = yaml.safe_load((root / "docs-schema.yaml").read_text())
+    # Its README, index page and template are no records of the folder: nothing to leave out by name.
+    assert (schema["exclude"], [r["path"] for r in schema["records"]]) == ([], ["docs/adr"])
+    count = FOLDERS["log4brains"]["adr_count"]  # type: ignore[index]
+    assert cli("query", "--include-inactive", "--root", str(root), "--json").json()["count"] == count
+    cli("adopt", str(root / "docs" / "adr"), "--owner", "@arch", "--root", str(root), "--json").json()
+    assert yaml.safe_load((root / "docs-schema.yaml").read_text())["exclude"] == []
     listed = cli("query", "--include-inactive", "--root", str(root), "--json").json()
-    assert listed["count"] == FOLDERS["log4brains"]["adr_count"]  # type: ignore[index]
+    assert listed["count"] == count
+    assert all("format" not in doc for doc in listed["results"])  # docir's own frontmatter now
 
 
 def test_unstated_statuses_take_the_status_asked_for(cli, store: Path) -> None:  # type: ignore[no-untyped-def]

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from docir.services.adoption import dates, describe, reading, statuses
+from docir.documents.records import dates, describe, reading, statuses
 
 
 @pytest.mark.parametrize(("written", "word", "links"), [

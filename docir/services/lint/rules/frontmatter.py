@@ -45,11 +45,15 @@ def missing_frontmatter(path: str, error: FrontmatterError) -> Iterator[Hit]:
 
 @rule("DOC003", "missing-field", "error", "A required field is missing.",
       "id, type, title, description and status are required for every document; a type may require "
-      "more in docs-schema.yaml ('required:'). The finding points at the opening '---'.",
+      "more in docs-schema.yaml ('required:'). The finding points at the opening '---'. A record read in "
+      "place from a folder of records (docs-schema.yaml's 'records:') has no place for them: docir derives "
+      "them from its format, and asks for none.",
       bad="---\nid: adr-4c21693aac55\ntype: decision\ntitle: Use Postgres\nstatus: accepted\n---",
       good="---\nid: adr-4c21693aac55\ntype: decision\ntitle: Use Postgres\n"
            "description: Postgres is the one database of the service, for its transactions.\nstatus: accepted\n---")
 def missing_field(s: Subject) -> Iterator[Hit]:
+    if s.parsed.in_place:
+        return
     doc = s.doc
     required = list(CORE_REQUIRED) + [f for f in (s.spec.required if s.spec else ()) if f not in CORE_REQUIRED]
     for name in required:
@@ -126,7 +130,7 @@ def invalid_date(s: Subject) -> Iterator[Hit]:
       bad="description: Database.",
       good="description: Postgres is the one database of the service, chosen for its transactions.")
 def description_length(s: Subject) -> Iterator[Hit]:
-    if s.doc.description:
+    if s.doc.description and not s.parsed.in_place:  # a record read in place: derived, written to fit
         size = len(s.doc.description)
         low, high = s.schema.lint.description_min, s.schema.lint.description_max
         if size < low or size > high:

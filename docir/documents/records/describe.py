@@ -14,7 +14,7 @@ from typing import NamedTuple
 
 from docir.documents import prose
 from docir.documents.fences import FENCE_RE, closes
-from docir.services.adoption.reading import SECTION_NAMES, Foreign, heading_name
+from docir.documents.records.reading import SECTION_NAMES, Foreign, heading_name
 
 # Sections whose first paragraph says what a record is about, best first.
 SUMMARY_SECTIONS = ("summary", "tl;dr", "tldr", "abstract", "simple summary", "executive summary", "what's proposed",

@@ -25,8 +25,9 @@ from docir.documents.fences import FENCE_RE, closes
 from docir.documents.files import decode
 from docir.documents.headings import Heading, find_headings
 from docir.documents.reader_view import hidden_spans
+from docir.documents.records import dates, statuses
+from docir.documents.records.names import FURNITURE_RE, TEMPLATE_NAME_RE
 from docir.errors import InputError
-from docir.services.adoption import dates, statuses
 
 Kind = Literal["adr", "other", "unreadable"]
 
@@ -43,11 +44,6 @@ SECTION_NAMES = frozenset((
     "scope", "description", "solution", "technical story", "validation", "compliance"))
 _SECTION_WORDS = frozenset(" ".join(SECTION_NAMES).split())
 
-# File names that are a folder's furniture, not a decision.
-_FURNITURE_RE = re.compile(r"^(?:readme|index|_index|summary|changelog|contributing|license|licence|toc|"
-                           r"table-of-contents|glossary|nav|sidebar|_sidebar|_toc)(?:\.[a-z]+)?$", re.I)
-_TEMPLATE_NAME_RE = re.compile(r"(?:^|[-_.])template(?:$|[-_.](?:minimal|bare|full|short|long|lite|simple|en|madr|"
-                               r"nygard|adr|example)$)", re.I)
 _PLACEHOLDER_RE = re.compile(r"\{\{[^}]*\}\}|\{[a-z][^}]*\}|\[short title|<title>|\bTITLE\b|^[.…]+$", re.I)
 
 # "**Status:** Accepted", "* Status: accepted", "- Start Date: 2018-01-02", "Date: 2021-05-11".
@@ -652,9 +648,9 @@ def file_name(target: str) -> str:
 
 def _judge_kind(src: Foreign) -> None:
     name = src.path.name
-    if _FURNITURE_RE.match(name):
+    if FURNITURE_RE.match(name):
         _other(src, "an index or README page, not a decision")
-    elif _TEMPLATE_NAME_RE.search(src.path.stem):
+    elif TEMPLATE_NAME_RE.search(src.path.stem):
         _other(src, "a template, not a decision")
     elif src.status is not None and src.status.template:
         _other(src, "a template: its status lists the choices")

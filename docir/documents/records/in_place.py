@@ -1,0 +1,188 @@
+"""A record in a folder of records, read where it lies into a Document, the file untouched (adr-0c5e2d8f1a47).
+
+The team's tool wrote it (adr-tools, MADR, log4brains) and keeps writing its siblings; docir writes
+nothing into it to read it. What the format states is read by the same readers `docir adopt` uses
+(reading.py), meant the same way (meaning.py): status, title, number, date, and the links its status
+lines, Links list and summary give. What the format has no place for is derived: the id from the file's
+folder and name (`record_id`), so that a link naming the file names the id with no other file read; a
+description from the record's own sentences. The derived fields are the Document's `meta`, beside the
+frontmatter the file has (MADR 3/4), whose replaced values are kept as `<key>_original`; `format` says
+the record is read in place. A file there that carries a docir id of its type (an adopted record, one
+docir wrote with its frontmatter) is read as any document is.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+from docir.documents.frontmatter import FrontmatterError
+from docir.documents.model import Document
+from docir.documents.records import describe, meaning, reading, statuses
+from docir.documents.records.names import FORMAT_FIELD, INCOMING_FIELD, RecordFolder, is_record_name
+from docir.errors import InputError
+from docir.schema import Schema
+
+# A record that states no status is in force: a folder of decisions records the decisions made (MADR's
+# status is optional, and most of its records leave it out).
+UNSTATED = "accepted"
+
+
+class NotARecord(InputError):
+    """A file in a folder of records that is none: a template, an index page. Not indexed, never an error."""
+
+
+def record_id(prefix: str, folder: RecordFolder, relpath: str) -> str:
+    """The id of the record at `relpath` (store-relative) in `folder`: drawn from its folder and file name,
+    so that it never changes while the file keeps its name, and any link to the file gives it."""
+    inside = relpath[len(folder.path) + 1:]
+    stem = inside[:-3] if inside.endswith(".md") else inside
+    digest = hashlib.sha256(f"record\0{folder.path}\0{stem}".encode()).hexdigest()
+    return f"{prefix}-{digest[:12]}"
+
+
+def folder_read_in_place(doc: Document, schema: Schema) -> RecordFolder | None:
+    """The folder of records `doc` was read in place from, by its format; None for a document read from its
+    frontmatter (docir's own, wherever it lies)."""
+    from docir.documents.ownership import record_folder
+
+    folder = record_folder(schema.records, doc.path)
+    spec = schema.types.get(folder.type) if folder is not None else None
+    if folder is None or spec is None or doc.id != record_id(spec.prefix, folder, doc.path):
+        return None
+    return folder
+
+
+def is_own_document(meta: dict[str, Any], prefix: str) -> bool:
+    """Whether frontmatter makes a file docir's own document: a docir id of the folder's type's prefix."""
+    from docir.documents.ids import is_valid_id
+
+    doc_id = meta.get("id")
+    return isinstance(doc_id, str) and is_valid_id(doc_id) and doc_id.startswith(f"{prefix}-")
+
+
+def read(root: Path, relpath: str, text: str, folder: RecordFolder, schema: Schema) -> Document:
+    """The record at `relpath` with text `text`, as a Document. Raises NotARecord for a file that is no
+    record, and FrontmatterError for one whose frontmatter cannot be read."""
+    spec = schema.types[folder.type]
+    src = reading.parse(Path(relpath), text)
+    if src.kind == "unreadable":
+        raise FrontmatterError(src.reason, 1, 1)
+    if src.kind == "other":
+        raise NotARecord(src.reason)
+    own = dict(src.meta)
+    derived: dict[str, Any] = {
+        "id": record_id(spec.prefix, folder, relpath),
+        "type": spec.name,
+        "title": src.title or Path(relpath).stem,
+        "description": describe.describe(src, schema.lint.description_min, schema.lint.description_max).text,
+        "status": meaning.map_status(spec, meaning.word(src) or UNSTATED),
+    }
+    if src.number is not None:
+        derived["number"] = src.number
+    if src.date is not None:
+        derived["date"] = src.date.isoformat()
+    related, incoming = _related(root, relpath, src, folder, schema)
+    if related:
+        derived["related"] = related
+    if incoming:
+        derived[INCOMING_FIELD] = incoming
+    meta: dict[str, Any] = {}
+    for key, value in derived.items():
+        if key in own and own[key] != value and f"{key}_original" not in own:
+            meta[f"{key}_original"] = own[key]
+        meta[key] = value
+    if src.status is not None and src.status.original and "status" not in own \
+            and src.status.original.casefold() != derived["status"]:
+        meta["status_original"] = src.status.original
+    for key, value in own.items():
+        meta.setdefault(key, value)
+    meta[FORMAT_FIELD] = folder.format
+    return Document(relpath, meta, src.body)
+
+
+def _related(root: Path, relpath: str, src: reading.Foreign, folder: RecordFolder,
+             schema: Schema) -> tuple[list[dict[str, str]], list[dict[str, str]]]:
+    """The links the record states, as `related` entries: the successor and amend links it states from its
+    own side ("Supersedes", "Amends"), then plain links to sibling records as relates-to; and, as `incoming`
+    entries, those it states from the other side ("Superseded by"), whose source is the other record
+    (adr-tools writes both sides, a team by hand often only this one)."""
+    kinds = meaning.relation_kinds(schema)
+    names = _Siblings(root, relpath, folder, schema)
+    own_id = record_id(schema.types[folder.type].prefix, folder, relpath)
+    edges: list[tuple[str, str]] = []
+    incoming: list[tuple[str, str]] = []
+    for ref in src.references:
+        role, other_holds = meaning.DIRECTIONS[ref.direction]
+        kind = kinds.get(role)
+        target = names.find(ref) if kind is not None else None
+        if kind is None or target is None or target == own_id:
+            continue
+        held = incoming if other_holds else edges
+        if (kind, target) not in held:
+            held.append((kind, target))
+    plain = kinds["relates-to"]
+    if plain is not None:  # a record a typed link names, either way, is not also plainly related
+        typed = {names.find(ref) for ref in src.references}
+        for link in src.sibling_links:
+            target = names.find(reading.Reference("relates-to", link, reading.file_name(link)))
+            if target is not None and target != own_id and target not in typed and (plain, target) not in edges:
+                edges.append((plain, target))
+    return [{kind: target} for kind, target in edges], [{kind: source} for kind, source in incoming]
+
+
+_NUMBER_RE = re.compile(r"^(?:(?:ADR|RFC|DR|decision)[\s#_-]*|#)?0*(\d{1,6})\b", re.I)
+
+
+class _Siblings:
+    """The ids of the records a record names: by file, or by number among its folder's file names."""
+
+    def __init__(self, root: Path, relpath: str, folder: RecordFolder, schema: Schema) -> None:
+        self._root, self._folder, self._schema = root, folder, schema
+        self._here = relpath.rsplit("/", 1)[0]
+        self._numbers: dict[int, list[str]] | None = None
+
+    def find(self, ref: reading.Reference) -> str | None:
+        if ref.file:
+            return self._id_of(f"{self._here}/{ref.file}")
+        text = statuses.clean(ref.text)
+        link = re.match(r"^\[((?:[^\[\]]|\[[^\]]*\])*)\]", text)
+        number = _NUMBER_RE.match(link.group(1) if link else text)
+        if number is None:
+            return None
+        found = self._by_number().get(int(number.group(1)), [])
+        return self._id_of(found[0]) if len(found) == 1 else None
+
+    def _by_number(self) -> dict[int, list[str]]:
+        if self._numbers is None:
+            self._numbers = {}
+            try:
+                names = sorted(os.listdir(self._root / self._here))
+            except OSError:
+                names = []
+            for name in names:
+                number = reading.file_number(Path(name))
+                if number is not None and is_record_name(name):
+                    self._numbers.setdefault(number, []).append(f"{self._here}/{name}")
+        return self._numbers
+
+    def _id_of(self, relpath: str) -> str | None:
+        """The id of the record at `relpath`, when there is one: its own docir id, else the id its name gives."""
+        path = self._root / relpath
+        if not relpath.startswith(self._folder.path + "/") or not is_record_name(path.name):
+            return None
+        prefix = self._schema.types[self._folder.type].prefix
+        try:
+            data = path.read_bytes()
+        except OSError:  # no such record: a link to nothing is lint's to report
+            return None
+        if data.lstrip(b"\xef\xbb\xbf").startswith(b"---"):
+            from docir.documents.frontmatter import declared_id
+
+            declared = declared_id(data)
+            if declared is not None and declared.startswith(f"{prefix}-"):
+                return declared
+        return record_id(prefix, self._folder, relpath)

@@ -1,0 +1,34 @@
+"""What the rows of records read in place were read with: the schema's parts and the code they follow.
+
+A record read in place (adr-0c5e2d8f1a47) becomes a row through its format's readers and the schema (its
+type's statuses and prefix, the relation kinds): change either and the same file reads differently. The
+index keeps the stamp of what its rows were read with; a session whose stamp differs reads them again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import docir
+from docir.schema import Schema
+from docir.store import sources_stamp
+
+READ_WITH = "records_read_with"  # the index setting that holds the stamp
+
+
+def stamp(schema: Schema) -> str:
+    """The stamp of what reads this schema's records: its folders, their types, the relation kinds, and
+    docir's version and readers (an editable checkout changes them without changing the version)."""
+    readers = Path(__file__).resolve().parents[2] / "documents" / "records"
+    parts = {
+        "docir": docir.__version__,
+        "code": sources_stamp(sorted(readers.glob("*.py"))),
+        "records": [list(folder) for folder in schema.records],
+        "types": {folder.type: schema.types[folder.type]._asdict() for folder in schema.records
+                  if folder.type in schema.types},
+        "relations": {name: list(kind) for name, kind in schema.relations.items()},
+        "lint": [schema.lint.description_min, schema.lint.description_max],
+    }
+    return hashlib.sha256(json.dumps(parts, sort_keys=True, default=sorted).encode("utf-8")).hexdigest()
