@@ -3,10 +3,11 @@
     python -m benchmarks.records_speed [--size 1000] [--repeat 7] [--keep]
 
 Two stores of the same `--size` decisions, made from one generated store (generate.py): every document's
-title and body once as docir frontmatter documents in docs/decisions/, once as adr-tools records
-(`# N. Title`, a `Date:` line, a `## Status` section, then the body) in doc/adr/, which the second
-store's schema lists under `records:`. Each command is a whole `python -m docir` process, the two stores
-in alternating rounds after a discarded warm-up round, beside the floor (`python -c "import sqlite3"`):
+title and body as an adr-tools record (`# N. Title`, a `Date:` line, a `## Status` section, then the
+body), once under docir frontmatter in docs/decisions/ (as `docir adopt` leaves it), once as it is in
+doc/adr/, which the second store's schema lists under `records:`. Each command is a whole
+`python -m docir` process, the two stores in alternating rounds after a discarded warm-up round, beside
+the floor (`python -c "import sqlite3"`), with `--busy N` cores kept busy meanwhile:
 
     reindex-full   `docir reindex --full`: every file read and indexed from nothing
     reindex-one    `docir reindex` after one record's body changed (re-touched before every round)
@@ -57,18 +58,19 @@ def build(base: Path, size: int) -> tuple[dict[str, Path], dict[str, str], str]:
         meta, parts = frontmatter.parse(path.read_text(encoding="utf-8"))
         title = title or str(meta["title"])
         slug = f"{number:04d}-{path.stem}"[:80]
-        body = parts.body.strip("\n")
+        record = (f"# {number}. {meta['title']}\n\nDate: 2024-03-01\n\n## Status\n\nAccepted\n\n"
+                  f"{parts.body.strip(chr(10))}\n")
         folder = stores["frontmatter"] / "docs" / "decisions"
         folder.mkdir(parents=True, exist_ok=True)
-        (folder / f"{slug}.md").write_text(
-            "---\n" + "\n".join(frontmatter.render_field(k, v) for k, v in {
-                "id": meta["id"].replace(meta["id"].split("-")[0], "adr", 1), "type": "decision",
-                "title": meta["title"], "description": meta["description"], "status": "accepted",
-                "owner": "@bench", "date": "2024-03-01"}.items()) + f"\n---\n\n{body}\n", encoding="utf-8")
+        fields = {"id": "adr-" + meta["id"].split("-", 1)[1], "type": "decision", "title": meta["title"],
+                  "description": meta["description"], "status": "accepted", "owner": "@bench", "number": number,
+                  "date": "2024-03-01"}
+        (folder / f"{slug}.md").write_text(  # as `docir adopt` writes it: the record's text under frontmatter
+            "---\n" + "\n".join(frontmatter.render_field(k, v) for k, v in fields.items()) + "\n---\n\n" + record,
+            encoding="utf-8")
         folder = stores["in-place"] / "doc" / "adr"
         folder.mkdir(parents=True, exist_ok=True)
-        (folder / f"{slug}.md").write_text(f"# {number}. {meta['title']}\n\nDate: 2024-03-01\n\n## Status\n\n"
-                                           f"Accepted\n\n{body}\n", encoding="utf-8")
+        (folder / f"{slug}.md").write_text(record, encoding="utf-8")
     for root in stores.values():
         harness.run(harness.docir_argv("reindex", "--root", str(root)), what=f"first index of {root.name}")
     ids = {side: harness.run(harness.docir_argv("query", "--limit", "1", "--json", "--root", str(root)),
@@ -135,12 +137,14 @@ def main(argv_: list[str] | None = None) -> int:
     parser = harness.arguments(NAME, __doc__, repeat=7)
     parser.add_argument("--size", type=int, default=1000, help="records in each store (default 1000)")
     parser.add_argument("--keep", action="store_true", help="keep the two stores")
+    parser.add_argument("--busy", type=int, default=0, help="cores kept busy while measuring (default 0)")
     parser.add_argument("--no-check", action="store_true", help="report only: exit 0 even when a target is missed")
     args = parser.parse_args(argv_)
     base = Path(tempfile.mkdtemp(prefix=f"docir-{NAME}-"))
     try:
         stores, ids, words = build(base, args.size)
-        result = measure(stores, ids, words, args.repeat)
+        with harness.busy_cores(args.busy):
+            result = measure(stores, ids, words, args.repeat)
     finally:
         if args.keep:
             print(f"{NAME}: kept {base}", file=sys.stderr)
@@ -150,11 +154,13 @@ def main(argv_: list[str] | None = None) -> int:
                 "limit": TARGET, "detail": f"in-place / frontmatter {row['ratio']:.2f}, target <= {TARGET}"}
                for command, row in result["commands"].items()]
     machine = harness.machine_info()
-    payload = {"size": args.size, "repeat": args.repeat, **result, "targets": checked, "machine": machine}
+    payload = {"size": args.size, "repeat": args.repeat, "busy": args.busy, **result, "targets": checked,
+               "machine": machine}
     rows = [[command, row["frontmatter_ms"], row["in-place_ms"], row["ratio"]]
             for command, row in result["commands"].items()]
     title = [f"{args.size} records with frontmatter against the same read in place (adr-tools); median of "
-             f"{args.repeat} alternating rounds; floor {result['floor_ms']} ms; docir {machine.get('git_head', '?')}"]
+             f"{args.repeat} alternating rounds, {args.busy} busy cores; floor {result['floor_ms']} ms; "
+             f"docir {machine.get('git_head', '?')}"]
     harness.report(NAME, payload, title=title, columns=[("command", ""), ("frontmatter ms", ".1f"),
                                                         ("in place ms", ".1f"), ("ratio", ".2f")],
                    rows=rows, out=args.out)

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Literal
 
 from docir.documents.ownership import EVERYTHING, Ownership
+from docir.documents.records.names import is_record_name
 
 # A file's (size, mtime_ns): what tells a changed file from an unchanged one. A plain tuple, not a
 # NamedTuple: one is made for every file on every command, and making NamedTuples shows in a cold
@@ -213,10 +214,10 @@ def _scan_records(root: Path, docs_dir: Path, owned: Ownership, found: dict[str,
             continue
         for current, files in walk_folders(base, on_folder=on_folder):
             inside = folder.path + current[len(str(base)):].replace(os.sep, "/") + "/"
-            for entry in files:
-                relpath = inside + entry.name
-                if owned.record_folder(relpath) is None:
+            for entry in files:  # walk_folders leaves out dot-files and dot-folders already
+                if not is_record_name(entry.name):
                     continue
+                relpath = inside + entry.name
                 try:
                     st = entry.stat()
                 except OSError:

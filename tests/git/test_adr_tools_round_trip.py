@@ -103,3 +103,53 @@ def test_adr_link_is_read_as_a_typed_link(repo: Path) -> None:
     ok(repo, "adr", "link", "3", "Amends", "1", "Amended by")
     found = {d["path"].rsplit("/", 1)[-1][:4]: d for d in docir(repo, "query")["results"]}
     assert found["0003"]["related"] == [{"kind": "amends", "id": found["0001"]["id"]}]
+
+
+def ids_by_number(repo: Path) -> dict[int, dict[str, Any]]:
+    return {int(d["path"].rsplit("/", 1)[-1][:4]): d for d in docir(repo, "query", "--include-inactive")["results"]}
+
+
+def test_docir_add_writes_a_record_adr_tools_reads_and_marks_the_old_one_in_its_words(repo: Path) -> None:
+    docir(repo, "init", "--hooks")
+    old = ids_by_number(repo)[2]["id"]
+    added = docir(repo, "add", "decision", "--title", "Implement in Python", "--description",
+                  "The commands are reimplemented in Python, which is easier to test than shell.",
+                  "--status", "accepted", "--related", f"supersedes:{old}")
+    assert (added["path"], added["superseded"]) == ("doc/adr/0004-implement-in-python.md", [old])
+    record = (repo / added["path"]).read_text(encoding="utf-8")
+    assert record.startswith("# 4. Implement in Python\n\nDate: ")
+    assert "\n## Status\n\nAccepted\n\nSupersedes [2. Implement as shell scripts]" \
+           "(0002-implement-as-shell-scripts.md)\n" in record
+    replaced = (repo / "doc/adr/0002-implement-as-shell-scripts.md").read_text(encoding="utf-8")
+    assert "\n## Status\n\nSuperseded by [4. Implement in Python](0004-implement-in-python.md)\n\n## Context" \
+           in replaced  # as `adr new -s 2` leaves it: "Accepted" gone, the link line in its place
+    # adr-tools reads docir's record as its own: title, list, and its links.
+    assert titles(ok(repo, "adr", "generate", "toc"))[-1] == "4. Implement in Python"
+    assert "doc/adr/0004-implement-in-python.md" in ok(repo, "adr", "list").split()
+    assert "Implement_in_Python" in ok(repo, "adr", "generate", "graph") or "Implement in Python" in ok(
+        repo, "adr", "generate", "graph")
+    # ... and docir reads it back as it wrote it, the replaced record hidden, lint clean, commit through the hook.
+    found = ids_by_number(repo)
+    assert (found[2]["status"], found[4]["status"], found[4]["id"]) == ("superseded", "accepted", added["id"])
+    ok(repo, "git", "add", "-A")
+    commit = run(repo, "git", "commit", "-qm", "Implement in Python")
+    assert commit.returncode == 0, commit.stdout + commit.stderr
+    # adr-tools keeps numbering after docir's record.
+    ok(repo, "adr", "new", "Use argparse")
+    assert (repo / "doc/adr/0005-use-argparse.md").is_file()
+
+
+def test_a_proposed_record_replaces_its_predecessor_when_accepted(repo: Path) -> None:
+    docir(repo, "init")
+    old = ids_by_number(repo)[3]["id"]
+    added = docir(repo, "add", "decision", "--title", "Subcommands as plugins", "--description",
+                  "Each subcommand is a plugin found on the PATH, so teams can add their own.",
+                  "--related", f"supersedes:{old}")
+    assert (added["superseded"], added["replaces_when_accepted"]) == ([], [old])
+    assert ids_by_number(repo)[3]["status"] == "accepted"
+    assert "\n## Status\n\nProposed\n" in (repo / added["path"]).read_text(encoding="utf-8")
+    accepted = docir(repo, "update", added["id"], "--status", "accepted")
+    assert accepted["superseded"] == [old]
+    assert "\n## Status\n\nAccepted\n" in (repo / added["path"]).read_text(encoding="utf-8")
+    assert ids_by_number(repo)[3]["status"] == "superseded"
+    assert titles(ok(repo, "adr", "generate", "toc"))[-1] == "4. Subcommands as plugins"

@@ -10,6 +10,7 @@ to a length a listing can show; a lead-in that ends in ":" is left out, since wh
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from typing import NamedTuple
 
 from docir.documents import prose
@@ -122,10 +123,11 @@ def _after_preamble(src: Foreign) -> str:
     return src.analysis[start:]
 
 
-def _prose(text: str, max_length: int = 400) -> list[str]:
+def _prose(text: str, max_length: int = 400) -> Iterator[str]:
     """The plain paragraphs of `text`, in order, Markdown taken out. A lead-in that ends in ":" and the
     short list it introduces make one sentence ("We need to decide X: a; b; or c."); a lead-in whose list
-    is too long to say in a description is left out."""
+    is too long to say in a description is left out. Each is given as soon as it is known: a description
+    takes the first that makes a sentence, and a long body is not read to its end for it."""
     found: list[str] = []
     block: list[str] = []
     items: list[list[str]] = []  # the list after a lead-in, item by item
@@ -158,7 +160,11 @@ def _prose(text: str, max_length: int = 400) -> list[str]:
         items.clear()
 
     in_list = False  # inside a list: an item's wrapped lines and indented paragraphs are the list's
+    given = 0
     for line in text.split("\n"):
+        while given < len(found):
+            yield found[given]
+            given += 1
         stripped = line.strip()
         if fence is None and in_list:
             item = _LIST_ITEM_RE.match(line)
@@ -201,7 +207,7 @@ def _prose(text: str, max_length: int = 400) -> list[str]:
         block.append(line)
     close()
     end_list()
-    return found
+    yield from found[given:]
 
 
 def _links_only(paragraph: str) -> bool:

@@ -110,7 +110,8 @@ def _foreign_records(folder: Path) -> list[str]:
         if not is_record_name(name) or not path.is_file():
             continue
         src = reading.read(path)
-        if src.kind != "adr" or ("id" in src.meta and "type" in src.meta):
+        unfilled = src.kind == "other" and src.status is not None and src.status.template  # just made by its tool
+        if (src.kind != "adr" and not unfilled) or ("id" in src.meta and "type" in src.meta):
             continue
         sections = {reading.heading_name(h.text) for h in src.headings}
         if src.status is None and src.date is None and not sections & RECORD_SECTIONS:

@@ -71,7 +71,8 @@ def read(root: Path, relpath: str, text: str, folder: RecordFolder, schema: Sche
     src = reading.parse(Path(relpath), text)
     if src.kind == "unreadable":
         raise FrontmatterError(src.reason, 1, 1)
-    if src.kind == "other":
+    unfilled = src.kind == "other" and src.status is not None and src.status.template
+    if src.kind == "other" and not unfilled:
         raise NotARecord(src.reason)
     own = dict(src.meta)
     derived: dict[str, Any] = {
@@ -79,7 +80,9 @@ def read(root: Path, relpath: str, text: str, folder: RecordFolder, schema: Sche
         "type": spec.name,
         "title": src.title or Path(relpath).stem,
         "description": describe.describe(src, schema.lint.description_min, schema.lint.description_max).text,
-        "status": meaning.map_status(spec, meaning.word(src) or UNSTATED),
+        # A record its tool just made still lists the template's choices ("[draft | proposed | ...]"): not yet
+        # decided, so the type's default status, as log4brains lists it (draft).
+        "status": spec.default_status if unfilled else meaning.map_status(spec, meaning.word(src) or UNSTATED),
     }
     if src.number is not None:
         derived["number"] = src.number

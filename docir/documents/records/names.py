@@ -40,5 +40,7 @@ def is_record_name(name: str) -> bool:
     README, index page or template."""
     if not name.endswith(".md") or name.startswith("."):
         return False
-    stem = name[:-3]
-    return FURNITURE_RE.match(name) is None and TEMPLATE_NAME_RE.search(stem) is None
+    # The walk asks this of every file of a folder of records: the plain cases first, no pattern run.
+    if "emplat" in name.lower() and TEMPLATE_NAME_RE.search(name[:-3]) is not None:
+        return False
+    return name[0].isdigit() or FURNITURE_RE.match(name) is None

@@ -15,6 +15,7 @@ document's status. What the file is not (a template, a README, an index page) is
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -299,6 +300,8 @@ def _read_title(src: Foreign) -> None:
     bare = re.match(r"^0*(\d{1,6})\s+(\S.*)$", clean)
     if bare and int(bare.group(1)) == file_number(src.path):
         clean = bare.group(2)  # "# 34 EKS Fargate" in 034-EKS-Fargate.md: the number, without its stop
+    if len(clean) > 2 and clean[0] == clean[-1] and clean[0] in "\"'“”":
+        clean = clean[1:-1].strip()  # '# "Use Log4brains to manage the ADRs"', as log4brains' first record has it
     src.title = clean or _title_from_name(src.path)
     marker = _STATUS_MARKER_RE.search(written)
     if marker:  # "ADR013: [superseded] Title": the title says what became of it
@@ -356,6 +359,7 @@ def file_number(path: Path) -> int | None:
     return int(match.group(1)) if match else None
 
 
+@functools.lru_cache(maxsize=4096)  # asked of each heading for every section looked for; folders repeat them
 def heading_name(text: str) -> str:
     """A heading as a section name: no decoration, no trailing colon, lower case ("**Status:**" -> status)."""
     text = statuses.clean(text)
@@ -606,13 +610,17 @@ def _read_summary_links(src: Foreign) -> None:
 _NOTICE_RE = re.compile(r"\b(?:has\s+been|is|was|got)\s+(?:now\s+)?(superseded|superceded|replaced|obsoleted)\s+"
                        r"(?:by|with|in\s+favou?r\s+of)\s+(\[(?:[^\[\]]|\[[^\]]*\])*\]\([^)]*\)|(?:ADR|RFC)[\s#-]*\d+)",
                        re.I)
+_NOTICE_WORD_RE = re.compile(r"supersed|supercede|replaced|obsoleted", re.I)
 NOTICE_LINES = 25  # a notice stands at the top: a Docusaurus admonition, a "> [!NOTE]" callout, a first line
 
 
 def _read_notice(src: Foreign) -> None:
     """A notice at the top that the record was replaced ("This ADR has been superseded by [ADR014](...)"), as
     Docusaurus and GitHub callouts put it where a reader sees it first."""
-    top = _without_fences("\n".join(src.analysis.split("\n")[:NOTICE_LINES]))
+    top = "\n".join(src.analysis.split("\n", NOTICE_LINES)[:NOTICE_LINES])
+    if _NOTICE_WORD_RE.search(top) is None:  # most records: no word of a notice at all, nothing to clean
+        return
+    top = _without_fences(top)
     for match in _NOTICE_RE.finditer(" ".join(statuses.clean(line) for line in top.split("\n"))):
         src.references.append(_reference("superseded-by", match.group(2)))
         if src.status is None or src.status.word != "superseded":

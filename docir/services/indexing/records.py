@@ -7,7 +7,6 @@ index keeps the stamp of what its rows were read with; a session whose stamp dif
 
 from __future__ import annotations
 
-import hashlib
 import json
 from pathlib import Path
 
@@ -31,4 +30,5 @@ def stamp(schema: Schema) -> str:
         "relations": {name: list(kind) for name, kind in schema.relations.items()},
         "lint": [schema.lint.description_min, schema.lint.description_max],
     }
-    return hashlib.sha256(json.dumps(parts, sort_keys=True, default=sorted).encode("utf-8")).hexdigest()
+    # The text itself, not a hash of it: a cold command need not load hashlib to compare a few hundred bytes.
+    return json.dumps(parts, sort_keys=True, default=sorted, separators=(",", ":"))

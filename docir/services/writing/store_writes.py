@@ -21,12 +21,14 @@ from docir.documents.files import atomic_write, read_text
 from docir.documents.ids import check_ids, new_id
 from docir.documents.model import EMBEDDED_FIELDS
 from docir.documents.ownership import Ownership
+from docir.documents.records.names import RecordFolder
 from docir.errors import InputError, NotFound, StorageError, UsageError, refusal
 from docir.index.records import DocRow, FileState
 from docir.schema import TypeSpec
 from docir.services.indexing import sync
 from docir.services.indexing.convert import is_archived_path
 from docir.services.indexing.session import Session
+from docir.services.writing import record_writes
 from docir.store import ARCHIVE_DIR, DOCS_DIR, SCHEMA_FILE
 
 # The status a document takes when an active one replaces it through a successor edge (supersedes), where
@@ -136,6 +138,23 @@ def add(session: Session, doc_type: str, *, title: str, description: str, status
     _check_status(spec, status)
     title, description = _required_text("title", title), _required_text("description", description)
     _check_related(session, related)
+    folder = record_writes.folder_for(session, spec, path)
+    if folder is not None:  # the type's records live in a team's folder: written there, in its format
+        unwritten = [name for name, given in (("owner", owner), ("tags", tags), ("applies_to", applies_to),
+                                              ("fields", fields)) if given]
+        with session.locked():
+            record = record_writes.new(session, spec, folder, title=title, description=description, status=status,
+                                       body=body, related=related, unwritten=unwritten)
+            replaced = [] if keep_status else _replacements(session, record.doc_id, spec, status, related,
+                                                            record.successor)
+            atomic_write(session.store.root / record.relpath, record.text)
+            sync.index_file(session.store.root, session.catalog, record.relpath, session.schema)
+            superseded = _mark_superseded(session, record.doc_id, replaced)
+        if unwritten and warn is not None:
+            warn(f"not written: {', '.join(unwritten)} (the records in {folder.path}/ are {folder.format} records, "
+                 "with no place for them)")
+        return {"id": record.doc_id, "path": record.relpath, "embedding": "scheduled", "superseded": superseded,
+                "replaces_when_accepted": _awaiting(session, record.doc_id, spec, status, related, keep_status)}
     if "owner" in spec.required and not owner:
         owner = git_user(session.store.root)
         if owner is None:
@@ -161,8 +180,9 @@ def add(session: Session, doc_type: str, *, title: str, description: str, status
     body_text = sections.replace_body(body) if body.strip() else ""
     text = "---\n" + "\n".join(lines) + "\n---\n" + body_text
     with session.locked():
-        replaced = [] if keep_status else _replacements(session, meta["id"], spec, status, related)
         relpath = _new_path(session, spec, title, path)
+        replaced = [] if keep_status else _replacements(session, meta["id"], spec, status, related,
+                                                        record_writes.Successor(relpath, title))
         target = session.store.root / relpath
         atomic_write(target, text)
         sync.index_file(session.store.root, session.catalog, relpath, session.schema)
@@ -182,7 +202,11 @@ def update(session: Session, doc_id: str, changes: Changes, *, keep_status: bool
         text, _sha = read_text(file)
         # Edits run on LF text; the file keeps its CRLF lines and BOM (adr-3e8b51d07a4c).
         original = line_endings.read(text)
-        edited, changed = _apply(session, spec, original.lf_text, changes)
+        folder = record_writes.folder_of(session, row)
+        if folder is not None:
+            edited, changed = _apply_to_record(session, spec, row, folder, original.lf_text, changes)
+        else:
+            edited, changed = _apply(session, spec, original.lf_text, changes)
         status = changes.status if changes.status is not None else row.status
         edges = changes.add_related
         if spec is not None and row.status in spec.pending_statuses and status not in spec.pending_statuses:
@@ -235,7 +259,8 @@ class _Replacement(NamedTuple):
 
 
 def _replacements(session: Session, successor: str, spec: TypeSpec | None, status: str,
-                  edges: tuple[tuple[str, str], ...]) -> list[_Replacement]:
+                  edges: tuple[tuple[str, str], ...],
+                  named: record_writes.Successor | None = None) -> list[_Replacement]:
     """The documents that `successor`, of this type and status, replaces through `edges` of a successor
     kind and that are still active, each with its edit prepared: everything that can refuse is checked
     before either file is written. An inactive successor (rejected, say) replaces nothing, as for lint's
@@ -265,7 +290,12 @@ def _replacements(session: Session, successor: str, spec: TypeSpec | None, statu
                 "inactive_statuses in docs-schema.yaml")
         text, _sha = read_text(session.store.root / row.path)
         original = line_endings.read(text)
-        edited, _changed = _apply(session, target_spec, original.lf_text, Changes(status=SUPERSEDED))
+        folder = record_writes.folder_of(session, row)
+        if folder is not None:  # a record read in place: superseded in its format's words, naming its successor
+            edited = record_writes.superseded_text(row, folder, original.lf_text,
+                                                   named or record_writes.successor_of(session, successor))
+        else:
+            edited, _changed = _apply(session, target_spec, original.lf_text, Changes(status=SUPERSEDED))
         out.append(_Replacement(row, line_endings.restore(original, edited)))
     return out
 
@@ -379,6 +409,24 @@ def _apply(session: Session, spec: TypeSpec | None, text: str, changes: Changes)
         text = frontmatter.set_body(text, new_body)
         changed.append("body")
     return text, changed
+
+
+def _apply_to_record(session: Session, spec: TypeSpec | None, row: DocRow, folder: RecordFolder, text: str,
+                     changes: Changes) -> tuple[str, list[str]]:
+    """`changes` to a record read in place: its status, where it states it; anything else is refused."""
+    asked = [name for name, given in (
+        ("title", changes.title), ("description", changes.description), ("tags", changes.tags),
+        ("related", changes.add_related or changes.remove_related), ("owner", changes.owner),
+        ("verified", changes.verified), ("body", changes.replace_body is not None or changes.replace_section
+                                        or changes.append_section), ("applies_to", changes.applies_to),
+        ("fields", changes.fields)) if given]
+    record_writes.refuse_other_changes(row, folder, asked)
+    if changes.status is None or changes.status == row.status:
+        return text, []
+    if spec is None:
+        raise InputError(f"the document's type '{row.type}' is not in the schema; fix its type first")
+    _check_status(spec, changes.status)
+    return record_writes.status_text(folder, text, changes.status), ["status"]
 
 
 def _edit_related(raw: Any, changes: Changes) -> list[dict[str, str]] | None:
