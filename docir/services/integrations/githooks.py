@@ -36,10 +36,13 @@ fi
 # stays on the same commit.
 POST_CHECKOUT_SHORTCUT = '[ "$3" = "0" ] || [ "$1" = "$2" ] && exit 0\n'
 # Without starting Python: a commit that stages no document and no schema of any store, wherever the
-# stores sit in the repository (adr-a9d6f450a4d1). Deletions count: they can break links.
+# stores sit in the repository (adr-a9d6f450a4d1). A document is Markdown under docs/, or in a folder whose
+# name says it holds decision records (doc/adr, architecture/decisions, ...), as the folders of records
+# read in place outside docs/ are named (adr-0c5e2d8f1a47). Deletions count: they can break links.
 # A path git still quotes (one with '"' or a control character) may carry a quote at either end.
 PRE_COMMIT_SHORTCUT = ("git -c core.quotePath=false diff --cached --name-only --no-renames"
-                       " | grep -qE '(^\"?|/)(docs/.*[.]md|docs-schema[.]yaml)\"?$' || exit 0\n")
+                       " | grep -qE '(^\"?|/)(docs/.*[.]md|docs-schema[.]yaml)\"?$"
+                       "|(^\"?|/)[^/]*([Aa][Dd][Rr]|[Dd]ecision)[^/]*/(.*/)?[^/]*[.]md\"?$' || exit 0\n")
 SHORTCUTS = {"post-checkout": POST_CHECKOUT_SHORTCUT, "pre-commit": PRE_COMMIT_SHORTCUT}
 
 

@@ -331,3 +331,4 @@ def _check_applies_to(store: Store, corpus: Mapping[str, Parsed], out: Collector
     for parsed in corpus.values():
         out.run(files.invalid_applies_to, parsed)
         out.run(files.applies_to_matches_nothing, parsed, repository)
+        out.run(files.broken_body_link, parsed, store.root)

@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING
 from docir.documents.ids import check_ids, is_valid_id
 from docir.errors import UsageError
 from docir.index.records import Filters, Listing
+from docir.services.indexing import numbers
 from docir.services.indexing.session import Session
-from docir.services.retrieval import numbers
 from docir.services.retrieval.results import (
     DocumentSection,
     FullDocument,

@@ -7,6 +7,7 @@ before the index is updated, the next command's stat walk heals the index.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import os
 import re
@@ -25,7 +26,7 @@ from docir.documents.records.names import RecordFolder
 from docir.errors import InputError, NotFound, StorageError, UsageError, refusal
 from docir.index.records import DocRow, FileState
 from docir.schema import TypeSpec
-from docir.services.indexing import sync
+from docir.services.indexing import numbers, sync
 from docir.services.indexing.convert import is_archived_path
 from docir.services.indexing.session import Session
 from docir.services.writing import record_writes
@@ -137,6 +138,7 @@ def add(session: Session, doc_type: str, *, title: str, description: str, status
     status = status or spec.default_status
     _check_status(spec, status)
     title, description = _required_text("title", title), _required_text("description", description)
+    related = resolve_related(session, related)
     _check_related(session, related)
     folder = record_writes.folder_for(session, spec, path)
     if folder is not None:  # the type's records live in a team's folder: written there, in its format
@@ -198,6 +200,10 @@ def update(session: Session, doc_id: str, changes: Changes, *, keep_status: bool
     with session.locked():
         row = _locate(session, doc_id)
         spec = session.schema.type_spec(row.type)
+        changes = dataclasses.replace(changes,
+                                      add_related=resolve_related(session, changes.add_related, "--add-related"),
+                                      remove_related=resolve_related(session, changes.remove_related,
+                                                                     "--remove-related"))
         file = session.store.root / row.path
         text, _sha = read_text(file)
         # Edits run on LF text; the file keeps its CRLF lines and BOM (adr-3e8b51d07a4c).
@@ -379,7 +385,7 @@ def _apply(session: Session, spec: TypeSpec | None, text: str, changes: Changes)
     if changes.tags is not None:
         put("tags", list(changes.tags) if changes.tags else None)
     if changes.add_related or changes.remove_related:
-        _check_related(session, changes.add_related)
+        _check_related(session, changes.add_related, "--add-related")
         put("related", _edit_related(meta.get("related"), changes))
     if changes.owner is not None:
         put("owner", changes.owner or None)
@@ -474,13 +480,21 @@ def _check_status(spec: TypeSpec, status: str) -> None:
         raise UsageError(f"status '{status}' is not allowed for {spec.name}; use one of: {', '.join(spec.statuses)}")
 
 
-def _check_related(session: Session, related: tuple[tuple[str, str], ...]) -> None:
+def resolve_related(session: Session, related: tuple[tuple[str, str], ...],
+                    option: str = "--related") -> tuple[tuple[str, str], ...]:
+    """`related` with each target that is a record's number ("ADR 6", "adr-0006") replaced by its id, as `get`
+    reads them; UsageError, naming `option` as the user typed it, for one that names no document or several."""
+    return tuple((kind, numbers.one_id(session, target, f"{option} {kind}:{target}")) for kind, target in related)
+
+
+def _check_related(session: Session, related: tuple[tuple[str, str], ...], option: str = "--related") -> None:
     for kind, target in related:
         if kind not in session.schema.relations:
-            raise UsageError(f"unknown relation kind '{kind}'; the schema has: {', '.join(session.schema.relations)}")
+            raise UsageError(f"{option} {kind}:{target}: unknown relation kind '{kind}'; the schema has: "
+                             f"{', '.join(session.schema.relations)}")
         check_ids([target])
         if not session.catalog.docs.by_id(target):
-            raise UsageError(f"--related {kind}:{target}: no document has id {target}")
+            raise UsageError(f"{option} {kind}:{target}: no document has id {target}")
 
 
 def _required_text(name: str, value: str) -> str:

@@ -183,6 +183,11 @@ def doc025(root: Path) -> tuple[str, int]:
     return A, 5
 
 
+def doc026(root: Path) -> tuple[str, int]:
+    write(root, A, document(body="## Decision\n\nSee [the plan](missing-plan.md).\n"))
+    return A, 13
+
+
 def doc090(root: Path) -> tuple[str, int]:
     write(root, A, document(body=BODY + "\n<!-- docir: ignore[DOC014] -->\n"))
     return A, 15

@@ -258,3 +258,34 @@ def test_a_records_entry_is_checked(entry: str, message: str) -> None:
     schema, problems = parse_schema(default_schema_text() + f"\nrecords:\n  - {entry}\n")
     assert any(message in p.message for p in problems), [p.message for p in problems]
     assert json.dumps([p.line for p in problems])  # every problem has its line
+
+
+def test_numbers_name_records_in_links_as_they_do_in_get(adr_repo: Path, cli: Any) -> None:
+    cli("init")
+    first = listed(cli)["doc/adr/0001-record-architecture-decisions.md"]["id"]
+    added = cli("add", "decision", "--title", "Keep the records short", "--description",
+                "Each record fits on one screen, so a reviewer reads it whole.", "--related", "relates-to:ADR 1",
+                "--json")
+    assert added.code == 0, added.err
+    assert listed(cli)[added.json()["path"]]["related"] == [{"kind": "relates-to", "id": first}]
+    missing = cli("add", "decision", "--title", "Another", "--description", "A decision that links no record.",
+                  "--related", "relates-to:ADR 99")
+    assert (missing.code, missing.err) == (2, "docir: error: --related relates-to:ADR 99: no document is numbered "
+                                              "so; find ids with 'docir query'\n")
+    wrong = cli("update", added.json()["id"], "--add-related", "relates-to:nope")
+    assert wrong.code == 2 and wrong.err.startswith("docir: error: --add-related relates-to:nope: 'nope' is neither")
+
+
+def test_a_record_read_in_place_takes_only_a_status_from_update(adr_repo: Path, cli: Any) -> None:
+    cli("init")
+    path = "doc/adr/0001-record-architecture-decisions.md"
+    doc_id = listed(cli)[path]["id"]
+    before = (adr_repo / path).read_text(encoding="utf-8")
+    refused = cli("update", doc_id, "--title", "Another title")
+    assert refused.code == 2 and "docir update changes only its status" in refused.err
+    assert (adr_repo / path).read_text(encoding="utf-8") == before
+    done = cli("update", doc_id, "--status", "deprecated", "--json")
+    assert done.code == 0, done.err
+    assert (adr_repo / path).read_text(encoding="utf-8") == before.replace("## Status\n\nAccepted\n",
+                                                                          "## Status\n\nDeprecated\n")
+    assert cli("get", doc_id, "--json").json()["documents"][0]["status"] == "deprecated"

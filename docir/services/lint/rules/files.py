@@ -7,8 +7,9 @@ import os
 import subprocess
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
+from urllib.parse import unquote
 
-from docir.documents import globs
+from docir.documents import body_links, globs
 from docir.documents.conflicts import conflict_markers
 from docir.documents.scan import FileStat, link_reason
 from docir.errors import InputError
@@ -44,6 +45,53 @@ def applies_to_matches_nothing(parsed: Parsed, files: Callable[[], list[str]]) -
         if globs.problem(glob) is None and not any(globs.matches(glob, f) for f in files()):
             yield (parsed.path, line, 1,
                    f"applies_to '{glob}' matches no file in the repository; the code it governed may be gone")
+
+
+@rule("DOC026", "broken-body-link", "error",
+      "A relative link in the body names a file, or a heading of one, that does not exist.",
+      "A link between documents or records (`[ADR 7](0007-use-postgres.md)`, `../guides/setup.md#install`, an "
+      "image) is read relative to the document's folder, and its #anchor as the slug a git host gives a "
+      "heading (lower case, punctuation dropped, spaces as '-'). The finding points at the line. Fix the "
+      "path or the anchor, or add the file. Links with a scheme (https:, mailto:) and site-rooted paths "
+      "(/docs/x) are not checked, nor links in code.",
+      bad="Supersedes [ADR 7](0007-use-postgress.md)", good="Supersedes [ADR 7](0007-use-postgres.md)")
+def broken_body_link(parsed: Parsed, root: Path) -> Iterator[Hit]:
+    doc = parsed.doc
+    if doc is None or parsed.conflicted or is_archived_path(parsed.path):
+        return
+    here = (root / parsed.path).parent
+    for link in body_links.links(doc.body):
+        line = parsed.body_line + link.line - 1
+        target = here / link.target if link.target else root / parsed.path
+        try:
+            inside = target.resolve().is_relative_to(root.resolve())
+        except OSError:
+            continue
+        if not inside:
+            continue  # a link out of the repository: not the store's to check
+        if not target.exists():
+            yield parsed.path, line, 1, f"links to {link.target}, which does not exist"
+            continue
+        if link.anchor and target.is_file() and target.suffix in (".md", ".markdown"):
+            if target == root / parsed.path:
+                body = doc.body
+            else:
+                try:
+                    body = _body_of(target.read_text(encoding="utf-8"))
+                except (OSError, UnicodeDecodeError):
+                    continue
+            if unquote(link.anchor).lower() not in body_links.anchors(body):
+                where = link.target or "this document"
+                yield parsed.path, line, 1, f"links to #{link.anchor} in {where}, which has no such heading"
+
+
+def _body_of(text: str) -> str:
+    from docir.documents import frontmatter
+
+    try:
+        return frontmatter.split(text).body
+    except InputError:
+        return text
 
 
 @rule("DOC021", "invalid-applies-to", "error", "applies_to is not a list of globs inside the repository.",

@@ -1,5 +1,6 @@
-"""A record named by its number ("ADR 21", "adr-0021", "#21"), as teams name decisions they adopted: the
-`number` field `docir adopt` keeps from the title or file name."""
+"""A record named by its number ("ADR 21", "adr-0021", "#21"), as teams name decisions they adopted or read
+in place: the `number` field `docir adopt` keeps from the title or file name, and a record read in place
+is given (adr-0c5e2d8f1a47). Reads (`get`) and writes (`--related supersedes:ADR-21`) take one alike."""
 
 from __future__ import annotations
 
@@ -38,3 +39,22 @@ def _as_int(value: object) -> int | None:
 def _type_of(doc_id: str, session: Session) -> str | None:
     prefix = doc_id.split("-", 1)[0]
     return next((name for name, spec in session.schema.types.items() if spec.prefix == prefix), None)
+
+
+def one_id(session: Session, ref: str, said: str) -> str:
+    """The id `ref` names: itself when it is an id, else the one document its number names. UsageError,
+    quoting `said` (the option as the user typed it), for a reference that names none or several."""
+    from docir.documents.ids import is_valid_id
+    from docir.errors import UsageError
+
+    if is_valid_id(ref):
+        return ref
+    found = numbered(session, ref)
+    if found is None:
+        raise UsageError(f"{said}: '{ref}' is neither a document id (e.g. adr-4c21693aac55) nor a record's "
+                         "number (e.g. ADR 12)")
+    if not found:
+        raise UsageError(f"{said}: no document is numbered so; find ids with 'docir query'")
+    if len(found) > 1:
+        raise UsageError(f"{said}: names {len(found)} documents ({', '.join(found)}); pass one's id")
+    return found[0]
