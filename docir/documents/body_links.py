@@ -10,13 +10,13 @@ links; a link with a scheme (`https:`, `mailto:`) or a site-rooted path (`/docs/
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from typing import NamedTuple
 from urllib.parse import unquote
 
 from docir.documents.fences import FENCE_RE, closes
 from docir.documents.headings import find_headings
-from docir.documents.reader_view import hidden_spans
+from docir.documents.reader_view import Visible
 
 _INLINE_RE = re.compile(r"!?\[(?:[^\[\]]|\[[^\]]*\])*\]\(\s*<?([^)\s>]*)>?(?:\s+(?:\"[^\"]*\"|'[^']*'))?\s*\)")
 _DEFINITION_RE = re.compile(r"^\s{0,3}\[(?!\^)[^\]]+\]:\s*<?(\S+?)>?(?:\s+.*)?$")  # not a footnote: [^1]: ...
@@ -32,7 +32,7 @@ class BodyLink(NamedTuple):
 
 def links(body: str) -> Iterator[BodyLink]:
     """Every relative link of `body` outside code and comments, in order."""
-    text = _blank(body, hidden_spans(body))
+    text = Visible.of(body).masked()  # comments blanked, every line where it was
     fence: str | None = None
     for number, line in enumerate(text.split("\n"), 1):
         if fence is not None:
@@ -81,15 +81,3 @@ def _relative(raw: str) -> tuple[str, str | None] | None:
     path, _, anchor = raw.partition("#")
     path = unquote(path.split("?", 1)[0])
     return path, (anchor or None) if "#" in raw else None
-
-
-def _blank(text: str, spans: Sequence[tuple[int, int]]) -> str:
-    if not spans:
-        return text
-    out, pos = [], 0
-    for start, end in spans:
-        out.append(text[pos:start])
-        out.append(re.sub(r"[^\n]", " ", text[start:end]))
-        pos = end
-    out.append(text[pos:])
-    return "".join(out)

@@ -97,12 +97,18 @@ def test_a_proposed_successor_replaces_nothing_until_it_is_accepted(sample_store
     # The decision in force is still what a default read shows, and lint does not ask to close it.
     assert A1 in ids(cli("query", "--type", "decision", "--root", root, "--json").json())
     assert ("DOC015", PATHS[A1]) not in lint_codes(cli, sample_store)
+    # ... and shows its proposed replacement as such, never as what superseded it.
+    got = cli("get", A1, "--root", root, "--json").json()["documents"][0]
+    assert {"kind": "proposed-replacement", "id": new_id} in got["incoming"]
+    assert {"kind": "superseded-by", "id": new_id} not in got["incoming"]
     # Accepted: the replacement takes effect, in the same write.
     accepted = cli("update", new_id, "--status", "accepted", "--root", root, "--json")
     assert accepted.code == 0, accepted.err
     assert accepted.json()["superseded"] == [A1]
     assert frontmatter_of(replaced)["status"] == "superseded"
     assert A1 not in ids(cli("query", "--type", "decision", "--root", root, "--json").json())
+    got = cli("get", A1, "--root", root, "--json").json()["documents"][0]
+    assert {"kind": "superseded-by", "id": new_id} in got["incoming"]
 
 
 def test_only_successor_edges_mark_anything(sample_store: Path, cli) -> None:  # type: ignore[no-untyped-def]

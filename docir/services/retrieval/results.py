@@ -143,7 +143,8 @@ ContextRow = ContextHit | ReferenceHit | BriefHit | LinkedDoc
 
 class Linked(Skeleton):
     """A skeleton with the links that point at it, each named from its side by the schema's inverse
-    name (`superseded-by`, `dependency-of`), what replaces it first: what `query` lists."""
+    name (`superseded-by`, `dependency-of`), what replaces it first: what `query` lists. A successor
+    that is still a proposal is `proposed-replacement`: it replaces nothing until it is accepted."""
 
     incoming: list[Link]
 

@@ -44,9 +44,33 @@ def get(session: Session, ids: list[str], section: str | None = None) -> GetResu
             paths = ", ".join(row.path for _, row in rows)
             session.warnings.append(f"duplicate id {doc_id} in {paths}; showing {rows[0][1].path} (run 'docir lint')")
         row = rows[0][1]
-        edges = session.catalog.docs.edges_to(doc_id, session.schema.relations)
-        add_fetched(session, result, full_document(row, session.schema, session.today, edges), row.body, section)
+        edges = pending_named(session, {doc_id: session.catalog.docs.edges_to(doc_id, session.schema.relations)})
+        add_fetched(session, result, full_document(row, session.schema, session.today, edges[doc_id]), row.body,
+                    section)
     return result
+
+
+# An incoming successor edge from a document not yet in force (a proposal): it names the document's proposed
+# replacement, which replaces nothing until it is accepted (adr-8f1dd17f77a9).
+PROPOSED_REPLACEMENT = "proposed-replacement"
+
+
+def pending_named(session: Session, edges: dict[str, list[tuple[str, str]]]) -> dict[str, list[tuple[str, str]]]:
+    """`edges` (target -> incoming (kind, source) pairs) with each successor edge whose source is pending named
+    PROPOSED_REPLACEMENT: a decision shows its proposal as such, never as what superseded it."""
+    kinds = session.schema.successor_kinds
+    sources = {source for pairs in edges.values() for kind, source in pairs if kind in kinds}
+    if not sources:
+        return edges
+    pending = set()
+    for doc_id, item in session.catalog.docs.listings_by_ids(sources).items():
+        spec = session.schema.type_spec(item.type)
+        if spec is not None and item.status in spec.pending_statuses:
+            pending.add(doc_id)
+    if not pending:
+        return edges
+    return {target: [(PROPOSED_REPLACEMENT if kind in kinds and source in pending else kind, source)
+                     for kind, source in pairs] for target, pairs in edges.items()}
 
 
 def _by_number(session: Session, refs: list[str], result: GetResult) -> list[str]:
@@ -130,7 +154,8 @@ def query(session: Session, filters: Filters, *, stale: bool | None = None,
         found.append(item)
         if len(found) >= limit:
             break
-    edges = session.catalog.docs.edges_into((item.id for item in found), session.schema.relations)
+    edges = pending_named(session, session.catalog.docs.edges_into((item.id for item in found),
+                                                                   session.schema.relations))
     return [linked(item, session.schema, session.today, edges.get(item.id, ())) for item in found]
 
 
