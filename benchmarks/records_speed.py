@@ -50,7 +50,7 @@ def build(base: Path, size: int) -> tuple[dict[str, Path], dict[str, str], str]:
         root.mkdir()
         schema = (source / "docs-schema.yaml").read_text(encoding="utf-8")
         if side == "in-place":
-            schema = schema.replace("\nrecords: []\n", "\n") + RECORDS_ENTRY
+            schema = schema + RECORDS_ENTRY
         (root / "docs-schema.yaml").write_text(schema, encoding="utf-8")
     paths = sorted(source.glob("docs/*/*.md"))[:size]
     title = ""

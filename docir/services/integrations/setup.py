@@ -86,10 +86,14 @@ def init_store(root: Path) -> InitReport:
     return InitReport(created, excluded, excluded_files, plain, records)
 
 
+# The default schema's example of a records list, commented out: what a list of the folders found replaces.
+RECORDS_EXAMPLE = "# records:\n#   - {path: doc/adr, type: decision, format: adr-tools}\n"
+
+
 def with_records(text: str, found: list[Found]) -> str:
     """The schema text with a `records:` list of the folders found, each read as a type of decision."""
     entries = "".join(f"\n  - {{path: {item.path}, type: decision, format: {item.format}}}" for item in found)
-    return text.replace("\nrecords: []\n", f"\nrecords:{entries}\n", 1)
+    return text.replace(f"\n{RECORDS_EXAMPLE}", f"\nrecords:{entries}\n", 1)
 
 
 def plain_markdown(root: Path, owned: Ownership) -> tuple[list[str], set[str]]:
