@@ -1,7 +1,8 @@
-"""Rewrite the `exclude:` list of docs-schema.yaml in place (adr-547a50927c6b).
+"""Rewrite the `exclude:` and `records:` lists of docs-schema.yaml in place (adr-547a50927c6b).
 
-`docir init` writes the plain Markdown it finds in docs/ into the list, and `docir adopt` takes
-what it adopts off it. Like a frontmatter rewrite (adr-1753d4c0232d), only the list's own lines
+`docir init` writes the plain Markdown it finds in docs/ into the exclude list, and `docir adopt`
+takes what it adopts off it; init and adopt put the folders of records they find or adopt in place
+on the records list (adr-0c5e2d8f1a47). Like a frontmatter rewrite (adr-1753d4c0232d), only the list's own lines
 change: an item taken off loses its line (and the comment on it), an item put on is a new line
 beside the others, and every other byte of the file (comments, order, quoting, line endings, a
 BOM) stays as it was. The result is parsed again and compared with what was meant before it is
@@ -17,11 +18,13 @@ from typing import Any, NamedTuple
 
 from docir.documents import line_endings
 from docir.documents.ownership import PREFIX, Ownership
+from docir.documents.records.names import RecordFolder
 from docir.errors import InputError
 from docir.schema import load_schema
 from docir.store import SCHEMA_FILE, Store
 
 KEY = "exclude"
+RECORDS = "records"
 
 
 class Included(NamedTuple):
@@ -86,8 +89,25 @@ def exclude_more(store: Store, globs: Sequence[str]) -> None:
     _write(store.schema_path, edited(text, (), globs))
 
 
-def edited(text: str, remove: Sequence[int], add: Sequence[str]) -> str:
-    """Schema `text` with the items at the indexes `remove` taken off its exclude list and `add` put at its end.
+def add_record_folders(store: Store, folders: Sequence[RecordFolder]) -> list[RecordFolder]:
+    """Put `folders` on the records list of the store's schema, rewritten in place; a folder it lists already
+    (by its path) is left as it is listed. Returns the ones put on."""
+    text = store.schema_path.read_text(encoding="utf-8")
+    listed = {folder.path for folder in load_schema(store.schema_path).records}
+    new = [folder for folder in folders if folder.path not in listed]
+    if new:
+        _write(store.schema_path, with_record_folders(text, new))
+    return new
+
+
+def with_record_folders(text: str, folders: Sequence[RecordFolder]) -> str:
+    """Schema `text` with `folders` at the end of its records list, each a `{path, type, format}` line."""
+    return edited(text, (), [dict(folder._asdict()) for folder in folders], key=RECORDS)
+
+
+def edited(text: str, remove: Sequence[int], add: Sequence[Any], key: str = KEY) -> str:
+    """Schema `text` with the items at the indexes `remove` taken off its `key` list (exclude, by default)
+    and `add` put at its end.
 
     Raises InputError when the list is not one (the schema is wrong there: a person fixes it) or the
     rewrite would not read back as meant.
@@ -95,21 +115,21 @@ def edited(text: str, remove: Sequence[int], add: Sequence[str]) -> str:
     original = line_endings.read(text)
     lf = original.lf_text
     before = _loaded(lf)
-    current = before.get(KEY) if isinstance(before, dict) else None
+    current = before.get(key) if isinstance(before, dict) else None
     if current is not None and not isinstance(current, list):
-        raise InputError(f"{SCHEMA_FILE}: '{KEY}:' is not a list; fix it by hand")
+        raise InputError(f"{SCHEMA_FILE}: '{key}:' is not a list; fix it by hand")
     meant = [item for index, item in enumerate(current or []) if index not in set(remove)] + list(add)
     if not remove and not add:
         return text
-    result = line_endings.restore(original, _rewritten(lf, set(remove), list(add), meant))
+    result = line_endings.restore(original, _rewritten(lf, set(remove), list(add), meant, key))
     after = _loaded(line_endings.read(result).lf_text)
-    if not (isinstance(after, dict) and (after.get(KEY) or []) == meant
-            and {k: v for k, v in after.items() if k != KEY} == {k: v for k, v in before.items() if k != KEY}):
-        raise InputError(f"cannot rewrite '{KEY}:' in {SCHEMA_FILE} safely; edit it by hand")
+    if not (isinstance(after, dict) and (after.get(key) or []) == meant
+            and {k: v for k, v in after.items() if k != key} == {k: v for k, v in before.items() if k != key}):
+        raise InputError(f"cannot rewrite '{key}:' in {SCHEMA_FILE} safely; edit it by hand")
     return result
 
 
-def _rewritten(lf: str, remove: set[int], add: list[str], meant: list[str]) -> str:
+def _rewritten(lf: str, remove: set[int], add: list[Any], meant: list[Any], key_name: str) -> str:
     import yaml
 
     from docir import yamltext
@@ -119,15 +139,15 @@ def _rewritten(lf: str, remove: set[int], add: list[str], meant: list[str]) -> s
     root = yaml.compose(lf, Loader=yamltext.Loader)
     found = None
     if isinstance(root, yaml.MappingNode):
-        found = next(((k, v) for k, v in root.value if k.value == KEY), None)
+        found = next(((k, v) for k, v in root.value if k.value == key_name), None)
     if found is None:  # no list yet: one at the end of the file
         if not add:
             return lf
         head = lf if not lf or lf.endswith("\n") else lf + "\n"
-        return head + ("\n" if head else "") + f"{KEY}:\n" + "".join(f"  - {_scalar(g)}\n" for g in add)
+        return head + ("\n" if head else "") + f"{key_name}:\n" + "".join(f"  - {_scalar(g)}\n" for g in add)
     key, value = found
     if isinstance(value, yaml.SequenceNode) and not value.flow_style and value.value:
-        return _edited_block(lines, key, value, remove, add)
+        return _edited_block(lines, key, value, remove, add, key_name)
     # An empty or flow list, or null: its key line keeps its comment, and the items follow as a block.
     first, last = key.start_mark.line, max(value.end_mark.line - (value.end_mark.column == 0), key.start_mark.line)
     line = lines[first]
@@ -137,14 +157,14 @@ def _rewritten(lf: str, remove: set[int], add: list[str], meant: list[str]) -> s
     return "".join(lines[:first] + block + lines[last + 1:])
 
 
-def _edited_block(lines: list[str], key: Any, value: Any, remove: set[int], add: list[str]) -> str:
+def _edited_block(lines: list[str], key: Any, value: Any, remove: set[int], add: list[Any], key_name: str) -> str:
     """A block list edited line by line: an item taken off loses its lines, new items follow the last one."""
     spans = []
     for item in value.value:
         start = item.start_mark.line
         end = item.end_mark.line - (1 if item.end_mark.column == 0 and item.end_mark.line > start else 0)
         if not lines[start][:item.start_mark.column].rstrip().endswith("-"):
-            raise InputError(f"cannot rewrite '{KEY}:' in {SCHEMA_FILE} safely; edit it by hand")
+            raise InputError(f"cannot rewrite '{key_name}:' in {SCHEMA_FILE} safely; edit it by hand")
         spans.append((start, end))
     dash = lines[spans[0][0]].index("-")
     new = [f"{' ' * dash}- {_scalar(g)}\n" for g in add]
@@ -175,10 +195,11 @@ def _comment(rest: str) -> str:
     return rest if rest.strip().startswith("#") else ""
 
 
-def _scalar(glob: str) -> str:
+def _scalar(item: Any) -> str:
+    """An item as one line of YAML: a glob as a plain or quoted scalar, a record folder as a flow mapping."""
     import yaml
 
-    dumped: str = yaml.safe_dump(glob, default_flow_style=True, allow_unicode=True, width=1 << 30)
+    dumped: str = yaml.safe_dump(item, default_flow_style=True, allow_unicode=True, width=1 << 30, sort_keys=False)
     return dumped.removesuffix("\n").removesuffix("\n...").rstrip("\n")
 
 

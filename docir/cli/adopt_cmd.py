@@ -64,8 +64,9 @@ def command(
     is taken from its summary or context (flagged for review). The body is never changed.
     Templates, READMEs, index pages and files it cannot read are left out, named with the
     reason, and listed under exclude: in docs-schema.yaml. The whole folder is planned first
-    and written all or nothing. Files under docs/ are adopted in place; others are copied
-    into the type's folder, the originals untouched.
+    and written all or nothing. A folder of the repository is adopted where it lies (one
+    outside docs/ is put under records: in docs-schema.yaml, so the store reads it there); a
+    folder outside the repository is copied into the type's folder, the originals untouched.
 
     Example: docir adopt docs/adr --dry-run, then docir adopt docs/adr
     """

@@ -26,7 +26,7 @@ def test_get_names_each_incoming_link_by_its_inverse_what_replaces_it_first(samp
     assert incoming(cli, sample_store, A1) == [{"kind": "relates-to", "id": C1}]
     target = add_doc(cli, sample_store, "decision", "Keep sessions in a key-value store", DESCRIPTION)
     made = {kind: add_doc(cli, sample_store, "decision", f"A document that {kind} it", DESCRIPTION,
-                          "--related", f"{kind}:{target}", "--keep-status")
+                          "--related", f"{kind}:{target}", "--keep-status", "--status", "accepted")
             for kind in ("resolves", "depends-on", "relates-to", "implements", "supersedes")}
     assert incoming(cli, sample_store, target) == [
         {"kind": "superseded-by", "id": made["supersedes"]},

@@ -120,6 +120,19 @@ def _foreign_records(folder: Path) -> list[str]:
     return texts
 
 
+def format_of(folder: Path) -> str:
+    """The format of the records in `folder`: log4brains where the repository's `.log4brains.yml` names it,
+    else as _format_of tells it from them (MADR for a folder of no record docir did not write)."""
+    for parent in (folder, *folder.parents):
+        if (parent / ".log4brains.yml").is_file():
+            named = {_clean(raw) for raw in log4brains_folders(parent)}
+            if folder.relative_to(parent).as_posix() in named:
+                return "log4brains"
+            break
+    texts = _foreign_records(folder)
+    return _format_of(texts) if texts else "madr"
+
+
 def _format_of(texts: list[str]) -> str:
     """adr-tools where most records open with `# N. Title`, else MADR (bullets or frontmatter alike)."""
     sample = texts[:_SAMPLE]

@@ -17,7 +17,8 @@ from typing import Any
 
 from docir.documents import frontmatter, line_endings
 from docir.documents.ids import is_valid_id
-from docir.documents.records import describe, meaning, reading, statuses
+from docir.documents.records import describe, folders, meaning, reading, statuses
+from docir.documents.records.names import RecordFolder
 from docir.documents.records.reading import Foreign
 from docir.errors import UsageError
 from docir.schema import Schema, TypeSpec
@@ -73,7 +74,15 @@ class Plan:
     skipped: list[Skipped]
     unstated_status: str
     schema: Schema
-    inside_docs: bool = False  # adopted in place, under docs/ (else copied into the type's folder)
+    inside_docs: bool = False  # adopted in place, under docs/
+    # A folder of the repository outside docs/, adopted in place too and put on the schema's records list so
+    # that the store reads it there (adr-0c5e2d8f1a47); None under docs/ or for a folder copied in from
+    # outside the repository, into the type's folder.
+    records: RecordFolder | None = None
+
+    @property
+    def in_place(self) -> bool:
+        return self.inside_docs or self.records is not None
 
 
 def plan(store: Store, schema: Schema, folder: Path, options: Options) -> Plan:
@@ -97,19 +106,23 @@ def plan(store: Store, schema: Schema, folder: Path, options: Options) -> Plan:
     files = sorted(p for p in (folder.rglob("*") if folder.is_dir() else [folder])
                    if p.suffix.lower() in SUFFIXES and p.is_file()
                    and not any(part.startswith(".") for part in p.relative_to(base).parts))
+    _refuse_a_folder_adr_tools_keeps(store, base)
     inside_docs = _within(folder, store.docs_dir.resolve())
     result = Plan(folder, [], [], unstated, schema, inside_docs)
+    if not inside_docs and _within(base, store.root.resolve()) and base != store.root.resolve():
+        # A folder of the repository: its team's tool writes there still; adopt never copies it out of place.
+        result.records = RecordFolder(store.relpath(base), spec.name, folders.format_of(base))
     for path in files:
         rel = path.relative_to(base).as_posix()
-        target = store.relpath(path) if inside_docs else f"{DOCS_DIR}/{spec.folder}/{rel}"
+        target = store.relpath(path) if result.in_place else f"{DOCS_DIR}/{spec.folder}/{rel}"
         src = reading.read(path)
         if src.kind != "adr":
-            result.skipped.append(Skipped(target if inside_docs else str(path), src.reason))
+            result.skipped.append(Skipped(target if result.in_place else str(path), src.reason))
             continue
         existing = src.meta.get("id")
         already = (isinstance(existing, str) and is_valid_id(existing) and existing.startswith(f"{spec.prefix}-")
                    and src.meta.get("type") == spec.name)
-        if not inside_docs and (store.root / target).exists():
+        if not result.in_place and (store.root / target).exists():
             result.skipped.append(Skipped(str(path), f"{target} already exists; adopt never overwrites a file"))
             continue
         doc_id = existing if isinstance(existing, str) and is_valid_id(existing) \
@@ -120,6 +133,26 @@ def plan(store: Store, schema: Schema, folder: Path, options: Options) -> Plan:
         _fill(item, spec, schema, options, unstated)
         item.text = _render(item)
     return result
+
+
+def _refuse_a_folder_adr_tools_keeps(store: Store, base: Path) -> None:
+    """adr-tools takes a record's first line for its title (`adr generate toc`, `adr link`): docir's
+    frontmatter above it would break the team's tool, so a folder it keeps (its `.adr-dir` names it) is read
+    in place, never adopted (adr-0c5e2d8f1a47)."""
+    for parent in (store.root, *store.root.parents):
+        named = parent / ".adr-dir"
+        if not named.is_file():
+            continue
+        try:
+            kept = (parent / named.read_text(encoding="utf-8").strip()).resolve()
+        except (OSError, UnicodeDecodeError):
+            return
+        if kept == base:
+            raise UsageError(f"{store.relpath(base)} is adr-tools' folder (.adr-dir names it), and adr-tools takes a "
+                             "record's first line for its title: docir's frontmatter there would break it. List "
+                             "it under records: in docs-schema.yaml to read it in place (docir init does), or "
+                             "remove .adr-dir first if no one runs adr-tools on it any more")
+        return
 
 
 def adopted_id(prefix: str, target: str, text: str) -> str:

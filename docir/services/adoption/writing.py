@@ -38,6 +38,8 @@ def write(session: Session, plan: Plan) -> Written:
                 raise InputError(f"{item.target} changed while adopt planned it; run adopt again")
             files.append((target, item.text, None if copied else item.foreign.text))
         write_all(files)
+        if plan.records is not None:  # read where it lies from now on, as its team's tool keeps writing there
+            schema_edit.add_record_folders(session.store, [plan.records])
         included: list[str] = []
         # The folder first: a glob naming it goes whole, rather than one '!' glob per record taken back.
         for paths in ([plan.folder] if plan.inside_docs else [], [item.target for item in plan.documents]):

@@ -9,6 +9,7 @@ from docir.documents.files import atomic_write
 from docir.documents.ownership import PREFIX, Ownership, record_folder
 from docir.documents.records import folders
 from docir.documents.records.folders import Found
+from docir.documents.records.names import RecordFolder
 from docir.errors import DocirError
 from docir.schema import default_schema_text, load_schema, parse_schema
 from docir.services.integrations import agents
@@ -50,7 +51,9 @@ def init_store(root: Path) -> InitReport:
         text = default_schema_text()
         records = folders.find(root)
         if records:
-            text = with_records(text, records)
+            from docir.schema_edit import with_record_folders
+
+            text = with_record_folders(text, [RecordFolder(r.path, "decision", r.format) for r in records])
         parsed, _problems = parse_schema(text)
         # A folder of records' records are read in place, and its README or template is no document
         # (documents/ownership.py): neither is left out by name.
@@ -84,16 +87,6 @@ def init_store(root: Path) -> InitReport:
     if agents.write_block(root / "AGENTS.md") != "unchanged":
         created.append("AGENTS.md")
     return InitReport(created, excluded, excluded_files, plain, records)
-
-
-# The default schema's example of a records list, commented out: what a list of the folders found replaces.
-RECORDS_EXAMPLE = "# records:\n#   - {path: doc/adr, type: decision, format: adr-tools}\n"
-
-
-def with_records(text: str, found: list[Found]) -> str:
-    """The schema text with a `records:` list of the folders found, each read as a type of decision."""
-    entries = "".join(f"\n  - {{path: {item.path}, type: decision, format: {item.format}}}" for item in found)
-    return text.replace(f"\n{RECORDS_EXAMPLE}", f"\nrecords:{entries}\n", 1)
 
 
 def plain_markdown(root: Path, owned: Ownership) -> tuple[list[str], set[str]]:

@@ -289,3 +289,28 @@ def test_a_record_read_in_place_takes_only_a_status_from_update(adr_repo: Path, 
     assert (adr_repo / path).read_text(encoding="utf-8") == before.replace("## Status\n\nAccepted\n",
                                                                           "## Status\n\nDeprecated\n")
     assert cli("get", doc_id, "--json").json()["documents"][0]["status"] == "deprecated"
+
+
+def test_adopt_of_a_folder_outside_docs_writes_it_where_it_lies(adr_repo: Path, cli: Any) -> None:
+    """adopt never copies a folder of the repository out of place: its team's tool keeps writing there."""
+    cli("init")
+    before = digests(adr_repo / "doc" / "adr")
+    refused = cli("adopt", "doc/adr", "--owner", "@arch")  # adr-tools keeps it: frontmatter would break its titles
+    assert refused.code == 2 and refused.err.startswith("docir: error: doc/adr is adr-tools' folder (.adr-dir")
+    assert digests(adr_repo / "doc" / "adr") == before
+    (adr_repo / ".adr-dir").unlink()  # no one runs adr-tools on it any more
+    adopted = cli("adopt", "doc/adr", "--owner", "@arch", "--json")
+    assert adopted.code == 0, adopted.err
+    assert not (adr_repo / "docs" / "decisions").exists() or not list((adr_repo / "docs" / "decisions").iterdir())
+    text = (adr_repo / "doc" / "adr" / "0003-implement-in-python.md").read_text(encoding="utf-8")
+    assert text.startswith("---\nid: adr-") and "\n# 3. Implement in Python\n" in text
+    schema, _ = parse_schema((adr_repo / "docs-schema.yaml").read_text(encoding="utf-8"))
+    assert schema is not None and [f.path for f in schema.records] == ["doc/adr"]
+    found = listed(cli, "--include-inactive")
+    assert sorted(found) == [f"doc/adr/000{n}-{s}.md" for n, s in (
+        (1, "record-architecture-decisions"), (2, "implement-as-shell-scripts"), (3, "implement-in-python"))]
+    assert found["doc/adr/0003-implement-in-python.md"]["owner"] == "@arch"  # its frontmatter, read as written
+    again = cli("adopt", "doc/adr", "--owner", "@arch", "--json")
+    assert again.code == 0, again.err
+    schema, _ = parse_schema((adr_repo / "docs-schema.yaml").read_text(encoding="utf-8"))
+    assert schema is not None and [f.path for f in schema.records] == ["doc/adr"]
