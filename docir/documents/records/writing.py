@@ -15,7 +15,7 @@ import datetime as dt
 import os
 import re
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from docir.documents import frontmatter
 from docir.documents.records import reading, statuses
@@ -78,11 +78,18 @@ def status_words(form: str, status: str, successor: Link | None = None) -> str:
     return status.capitalize() if form == "adr-tools" else status
 
 
+# The formats whose records keep a frontmatter block their tools read past: docir's own fields (owner, tags,
+# applies_to, ...) can live there. adr-tools takes a record's first line for its title, and log4brains' records
+# state their facts in bullets, so neither is given one.
+TAKES_FIELDS = frozenset({"madr"})
+
+
 def new_record(form: str, *, number: int | None, title: str, date: dt.date, status: str, description: str,
-               body: str, links: list[Link]) -> str:
+               body: str, links: list[Link], fields: dict[str, Any] | None = None) -> str:
     """The text of a new record in the format: adr-tools' `# N. Title`, `Date:` and `## Status` with its link
-    lines; MADR's frontmatter status and date over its title; log4brains' `- Status:` bullets. The body
-    follows as given, else a Context section saying the description."""
+    lines; MADR's frontmatter status and date over its title, with docir's `fields` (or, given no fields,
+    MADR 2's `* Status:` bullets); log4brains' `- Status:` bullets. The body follows as given, else a Context
+    section saying the description."""
     said = body.strip("\n") if body.strip() else f"## Context\n\n{description}"
     if form == "adr-tools":
         lines = [f"# {shown_title(number, title, form)}", "", f"Date: {date.isoformat()}", "", "## Status", "",
@@ -93,9 +100,29 @@ def new_record(form: str, *, number: int | None, title: str, date: dt.date, stat
     # MADR 2 and log4brains close with a Links list; MADR 3/4 keep one where their template has it.
     related = "".join(f"- {link.verb} [{link.title}]({link.target})\n" for link in links)
     tail = f"\n\n## Links\n\n{related}" if related else "\n"
-    if form == "madr":
-        return f"---\nstatus: {status}\ndate: {date.isoformat()}\n---\n\n# {title}\n\n" + said + tail
-    return f"# {title}\n\n- Status: {status}\n- Date: {date.isoformat()}\n\n" + said + tail
+    if form == "madr" and fields is not None:
+        extra = "".join(f"{frontmatter.render_field(key, value)}\n" for key, value in fields.items())
+        return f"---\nstatus: {status}\ndate: {date.isoformat()}\n{extra}---\n\n# {title}\n\n" + said + tail
+    bullet = "*" if form == "madr" else "-"  # MADR 2's bullets; log4brains' dashes
+    return f"# {title}\n\n{bullet} Status: {status}\n{bullet} Date: {date.isoformat()}\n\n" + said + tail
+
+
+def with_frontmatter(folder: Path) -> bool:
+    """Whether a MADR folder's records state their facts in frontmatter (MADR 3/4), as its newest record does,
+    rather than in bullets under the title (MADR 2)."""
+    try:
+        names = sorted((name for name in os.listdir(folder) if is_record_name(name)), reverse=True)
+    except OSError:
+        return True
+    for name in names:
+        try:
+            head = (folder / name).read_text(encoding="utf-8")[:4096]
+        except (OSError, UnicodeDecodeError):
+            continue
+        src = reading.parse(Path(name), head if head.startswith("---") else head.split("\n## ", 1)[0])
+        if src.status is not None:
+            return src.format == "frontmatter"
+    return True
 
 
 def set_status(form: str, text: str, status: str, successor: Link | None = None) -> str:

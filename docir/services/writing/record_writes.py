@@ -11,11 +11,19 @@ and the caller is told which.
 from __future__ import annotations
 
 import os
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from docir.documents.records import in_place
 from docir.documents.records.names import RecordFolder
-from docir.documents.records.writing import Link, new_name, new_record, set_status, shown_title
+from docir.documents.records.writing import (
+    TAKES_FIELDS,
+    Link,
+    new_name,
+    new_record,
+    set_status,
+    shown_title,
+    with_frontmatter,
+)
 from docir.errors import UsageError
 from docir.index.records import DocRow
 from docir.schema import TypeSpec
@@ -38,7 +46,7 @@ class NewRecord(NamedTuple):
     relpath: str  # store-relative
     text: str
     doc_id: str  # the id its folder and name give it
-    unwritten: list[str]  # docir's fields the format has no place for
+    unwritten: list[str]  # the names of docir's fields the format has no place for
     successor: Successor  # how a record it replaces names it
 
 
@@ -64,14 +72,17 @@ def folder_of(session: Session, row: DocRow) -> RecordFolder | None:
 
 
 def new(session: Session, spec: TypeSpec, folder: RecordFolder, *, title: str, description: str, status: str,
-        body: str, related: tuple[tuple[str, str], ...], unwritten: list[str]) -> NewRecord:
-    """The new record's path and text in `folder`'s format; its links name records of the same folder."""
+        body: str, related: tuple[tuple[str, str], ...], fields: dict[str, Any]) -> NewRecord:
+    """The new record's path and text in `folder`'s format; its links name records of the same folder, and
+    docir's `fields` (owner, tags, ...) go where the format has a place for them, or are named unwritten."""
     where = session.store.root / folder.path
     name, number = new_name(where, folder.format, title, session.today)
     relpath = f"{folder.path}/{name}"
     links = [_link_to(session, folder, relpath, kind, target) for kind, target in related]
+    fits = folder.format in TAKES_FIELDS and with_frontmatter(where)
     text = new_record(folder.format, number=number, title=title, date=session.today, status=status,
-                      description=description, body=body, links=links)
+                      description=description, body=body, links=links, fields=fields if fits else None)
+    unwritten = [] if fits else list(fields)
     return NewRecord(relpath, text, in_place.record_id(spec.prefix, folder, relpath), unwritten,
                      Successor(relpath, shown_title(number, title, folder.format)))
 

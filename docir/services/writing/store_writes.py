@@ -142,19 +142,21 @@ def add(session: Session, doc_type: str, *, title: str, description: str, status
     _check_related(session, related)
     folder = record_writes.folder_for(session, spec, path)
     if folder is not None:  # the type's records live in a team's folder: written there, in its format
-        unwritten = [name for name, given in (("owner", owner), ("tags", tags), ("applies_to", applies_to),
-                                              ("fields", fields)) if given]
+        _check_globs(applies_to)
+        extras: dict[str, Any] = {key: value for key, value in (
+            ("owner", owner), ("tags", list(tags)), (globs.FIELD, list(applies_to))) if value}
+        extras.update(fields)
         with session.locked():
             record = record_writes.new(session, spec, folder, title=title, description=description, status=status,
-                                       body=body, related=related, unwritten=unwritten)
+                                       body=body, related=related, fields=extras)
             replaced = [] if keep_status else _replacements(session, record.doc_id, spec, status, related,
                                                             record.successor)
             atomic_write(session.store.root / record.relpath, record.text)
             sync.index_file(session.store.root, session.catalog, record.relpath, session.schema)
             superseded = _mark_superseded(session, record.doc_id, replaced)
-        if unwritten and warn is not None:
-            warn(f"not written: {', '.join(unwritten)} (the records in {folder.path}/ are {folder.format} records, "
-                 "with no place for them)")
+        if record.unwritten and warn is not None:
+            warn(f"not written: {', '.join(record.unwritten)} (the records in {folder.path}/ are {folder.format} "
+                 "records, with no place for them)")
         return {"id": record.doc_id, "path": record.relpath, "embedding": "scheduled", "superseded": superseded,
                 "replaces_when_accepted": _awaiting(session, record.doc_id, spec, status, related, keep_status)}
     if "owner" in spec.required and not owner:

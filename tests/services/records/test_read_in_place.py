@@ -314,3 +314,43 @@ def test_adopt_of_a_folder_outside_docs_writes_it_where_it_lies(adr_repo: Path, 
     assert again.code == 0, again.err
     schema, _ = parse_schema((adr_repo / "docs-schema.yaml").read_text(encoding="utf-8"))
     assert schema is not None and [f.path for f in schema.records] == ["doc/adr"]
+
+
+def test_docir_s_own_fields_go_where_the_format_has_a_place_for_them(tmp_path: Path, cli: Any,
+                                                                      monkeypatch: pytest.MonkeyPatch,
+                                                                      adr_repo: Path) -> None:
+    cli("init")
+    nygard_add = cli("add", "decision", "--title", "Ship nightly builds", "--description",
+                     "A build is published every night so that testers try what was merged that day.",
+                     "--owner", "@release", "--tags", "builds")
+    assert nygard_add.code == 0, nygard_add.err
+    assert "not written: owner, tags (the records in doc/adr/ are adr-tools records" in nygard_add.err
+    assert (adr_repo / "doc" / "adr" / "0004-ship-nightly-builds.md").read_text(encoding="utf-8").startswith(
+        "# 4. Ship nightly builds\n")
+    repo = tmp_path / "madr"
+    (repo / "docs" / "decisions").mkdir(parents=True)
+    (repo / "docs" / "decisions" / "0001-use-postgres.md").write_text(  # MADR 3: the facts in frontmatter
+        "---\nstatus: accepted\ndate: 2024-05-01\n---\n# Use PostgreSQL\n\n## Context and Problem Statement\n\n"
+        "Orders need one transactional store that the team already runs.\n", encoding="utf-8")
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    monkeypatch.chdir(repo)
+    cli("init")
+    added = cli("add", "decision", "--title", "Use pgbouncer", "--description",
+                "Connections to PostgreSQL go through pgbouncer, which pools them per service.",
+                "--owner", "@data", "--tags", "postgres,pooling", "--status", "accepted", "--json")
+    assert added.code == 0 and "not written" not in added.err, added.err
+    text = (repo / added.json()["path"]).read_text(encoding="utf-8")
+    assert text.startswith("---\nstatus: accepted\ndate: ") and "\nowner: '@data'\ntags: [postgres, pooling]\n" in text
+    found = listed(cli)[added.json()["path"]]
+    assert (found["owner"], found["tags"], found["title"]) == ("@data", ["postgres", "pooling"], "Use pgbouncer")
+    assert added.json()["path"] == "docs/decisions/0002-use-pgbouncer.md"
+    # A MADR 2 folder states its facts in bullets: a new record does too, and docir's fields stay out of it.
+    (repo / "docs" / "decisions" / "0003-use-mysql.md").write_text(MADR2.format(
+        title="Use MySQL", status="rejected", context="A second database was proposed for reports."),
+        encoding="utf-8")
+    bullets = cli("add", "decision", "--title", "Use read replicas", "--description",
+                  "Reports read from a replica, so they never slow the orders database down.", "--owner", "@data",
+                  "--json")
+    assert "not written: owner" in bullets.err
+    assert (repo / bullets.json()["path"]).read_text(encoding="utf-8").startswith(
+        "# Use read replicas\n\n* Status: proposed\n* Date: ")
