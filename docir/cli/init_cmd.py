@@ -30,7 +30,11 @@ def command(
     ] = False,
     json_out: JsonOption = False,
 ) -> int:
-    """Make this folder a docir store: docs/, docs-schema.yaml, .docir/. Safe to run again."""
+    """Make this folder a docir store: docs/, docs-schema.yaml, .docir/. Safe to run again.
+
+    Folders of decision records the repository keeps (adr-tools' .adr-dir, log4brains'
+    .log4brains.yml, MADR's docs/decisions, doc/adr, ...) are listed under records: in the new
+    schema and read where they lie, in their own format; no record is changed."""
     # Like every command, init finds an enclosing store first, so running it from a
     # sub-folder completes that store instead of nesting a new one; --root is explicit.
     invocation = invocation_of(ctx, root, json_out)
