@@ -79,7 +79,9 @@ def command(ctx: typer.Context, root: RootOption = None) -> int:
     invocation = invocation_of(ctx, root)
     home = invocation.store_root()
     caller = caller_of(invocation)
-    server = Server("docir", instructions=INSTRUCTIONS)
+    import docir
+
+    server = Server("docir", instructions=INSTRUCTIONS, version=docir.__version__)  # serverInfo names it
     for tool in TOOLS:
         # Only what differs from the protocol's defaults: a write here never destroys (archive keeps the file).
         hints = ToolAnnotations(read_only_hint=True) if tool.read_only else \

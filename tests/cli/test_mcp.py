@@ -98,6 +98,19 @@ def test_mcp_write_tools(tmp_path: Path) -> None:
     assert run_process("get", added["id"], "--root", str(root)).code == 0  # type: ignore[index]
 
 
+async def _server_version(root: Path, env: dict[str, str]) -> str:
+    async with docir_mcp(root, env) as session:
+        initialized = await session.initialize()
+        return str(initialized.server_info.version)
+
+
+def test_mcp_says_which_docir_serves(tmp_path: Path) -> None:
+    import docir
+
+    root, env = sample_store_and_env(tmp_path)
+    assert anyio.run(_server_version, root, env) == docir.__version__ != ""
+
+
 async def _listing_and_bad_call(root: Path, env: dict[str, str]) -> tuple[list[object], str, object]:
     async with docir_mcp(root, env) as session:
         initialized = await session.initialize()

@@ -398,6 +398,7 @@ def _apply(session: Session, spec: TypeSpec | None, text: str, changes: Changes)
         put(globs.FIELD, list(changes.applies_to))
     for key, value in changes.fields:
         put(key, value if value != "" else None)
+    _clear_review(meta, changed, put)
     body = frontmatter.split(text).body
     new_body = body
     try:
@@ -417,6 +418,20 @@ def _apply(session: Session, spec: TypeSpec | None, text: str, changes: Changes)
         text = frontmatter.set_body(text, new_body)
         changed.append("body")
     return text, changed
+
+
+REVIEW = "review"  # the fields docir adopt filled in that a person should check (lint's DOC018)
+
+
+def _clear_review(meta: dict[str, Any], changed: list[str], put: Callable[[str, Any], None]) -> None:
+    """A field a person has just set is reviewed: it leaves the `review:` list, and the list goes with its last
+    field, so DOC018 does not ask again for what the update said."""
+    review = meta.get(REVIEW)
+    if REVIEW in changed or not isinstance(review, list):
+        return
+    left = [field for field in review if str(field) not in changed]
+    if len(left) != len(review):
+        put(REVIEW, left or None)
 
 
 def _apply_to_record(session: Session, spec: TypeSpec | None, row: DocRow, folder: RecordFolder, text: str,

@@ -113,3 +113,25 @@ def test_a_crlf_file_with_a_bom_keeps_both(cli, store: Path) -> None:  # type: i
     assert after.endswith(body.encode("utf-8"))
     assert after.count(b"\n") == after.count(b"\r\n")
     assert after.count("\ufeff".encode()) == 1
+
+
+def test_a_field_updated_by_hand_leaves_the_review_list(cli, adopted: Path) -> None:  # type: ignore[no-untyped-def]
+    """An update that sets a field adopt filled in is the review DOC018 asked for: the field leaves `review:`,
+    and the line goes with its last field."""
+    flagged = [p for p in sorted((adopted / "docs" / "adr").glob("*.md"))
+               if isinstance(front(p).get("review"), list) and "description" in front(p)["review"]]
+    assert flagged
+    path = flagged[0]
+    meta = front(path)
+    rest = [field for field in meta["review"] if field != "description"]
+    updated = cli("update", meta["id"], "--description", "Checked by a person: the decision, said in one sentence.",
+                  "--root", str(adopted), "--json")
+    assert updated.code == 0, updated.err
+    assert updated.json()["changed"] == ["description", "review"]
+    assert front(path).get("review") == (rest or None)
+    for field in rest:  # set each other flagged field as it is: reviewed too
+        value = front(path)[field]
+        cli("update", meta["id"], "--field", f"{field}={value}", "--root", str(adopted))
+    assert "review" not in front(path)
+    codes = {(f["code"], f["path"]) for f in cli("lint", "--root", str(adopted), "--format", "json").json()["findings"]}
+    assert ("DOC018", path.relative_to(adopted).as_posix()) not in codes
