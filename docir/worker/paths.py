@@ -124,10 +124,16 @@ def read_status(root: Root) -> dict[str, Any] | None:
 
 
 def pid_alive(pid: int) -> bool:
+    """Whether process `pid` runs: a zombie does not (it has exited; only its parent has yet to reap it, and
+    a worker's parent is whatever adopted it, which may take seconds)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
     except PermissionError:
         return True
-    return True
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:  # Linux: "pid (name) STATE ...", the name may hold spaces
+            return stat.read().rsplit(b")", 1)[-1].split()[0] != b"Z"
+    except (OSError, IndexError):
+        return True  # no /proc (another platform): os.kill said it is there

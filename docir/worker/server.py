@@ -69,6 +69,8 @@ class Server:
         self.store: dict[str, Any] | None = None  # the store this worker belongs to, once it holds the lock
         self.socket_path = Path()  # named after the store: set by claim()
         self._stop = threading.Event()
+        # Written once by a stop: the loop's select wakes at once, not at its next half-second look.
+        self._wake_read, self._wake_write = os.pipe()
         self._lock_fd: int | None = None
         self._active = 0
         self._active_lock = threading.Lock()
@@ -103,10 +105,12 @@ class Server:
         gone_before: str | None = None
         try:
             while not self._stop.is_set():
-                ready, _, _ = select.select([listener], [], [], 0.5)
+                ready, _, _ = select.select([listener.fileno(), self._wake_read], [], [], 0.5)
+                if self._stop.is_set():
+                    break
                 if self._code_changed():
                     break
-                if ready:
+                if listener.fileno() in ready:
                     conn, _ = listener.accept()
                     self._start(conn)
                     continue
@@ -129,6 +133,8 @@ class Server:
                 pass
             self._wait_for_requests()
             self.handler.close()
+            for fd in (self._wake_read, self._wake_write):
+                os.close(fd)
 
     def _moved(self) -> str | None:
         """The store at this worker's path is no longer the one it locked: the folder was moved away,
@@ -207,6 +213,10 @@ class Server:
         if name == "stop":
             self._unpublish()  # before the reply: "stopped" must mean gone
             self._stop.set()
+            try:
+                os.write(self._wake_write, b"x")
+            except OSError:  # the loop is past its select already
+                pass
         try:
             protocol.send(conn, reply)
         except OSError:
