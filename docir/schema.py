@@ -49,6 +49,11 @@ class TypeSpec(NamedTuple):
     # leaves them (adr-8f1dd17f77a9). Default: those of the type's statuses that PENDING_WORDS names.
     pending_statuses: frozenset[str] = frozenset()
 
+    def replaces(self, status: str) -> bool:
+        """Whether a document of this type in `status` replaces what its successor edges point at: in force,
+        neither closed (a rejected proposal) nor pending (a proposal not yet accepted)."""
+        return status not in self.inactive_statuses and status not in self.pending_statuses
+
 
 # The statuses that are pending by name, where a type does not list its own `pending_statuses`.
 PENDING_WORDS = ("proposed", "draft")

@@ -37,6 +37,10 @@ class Document(NamedTuple):
     path: str  # relative to the store root, forward slashes
     meta: dict[str, Any]
     body: str
+    # (source id, kind, target id): edges the file states that another document is the source of, as a record
+    # read in place says "Superseded by [3. X](0003-x.md)" (documents/records/in_place.py); the index keeps them
+    # with this document's row.
+    stated: tuple[tuple[str, str, str], ...] = ()
 
     @property
     def id(self) -> str:

@@ -40,9 +40,9 @@ class Found(NamedTuple):
 def find(root: Path) -> list[Found]:
     """The folders of records under `root` (a repository's top), each once, in the order found."""
     named: list[tuple[str, str | None, str]] = []  # (folder, format if the tool says, source)
-    adr_dir = _read(root / ".adr-dir")
-    if adr_dir:
-        named.append((adr_dir.strip(), "adr-tools", ".adr-dir"))
+    kept = adr_tools_folder(root)
+    if kept:
+        named.append((kept, "adr-tools", ".adr-dir"))
     named.extend((folder, "log4brains", ".log4brains.yml") for folder in log4brains_folders(root))
     named.extend((folder, None, "usual place") for folder in USUAL_FOLDERS)
     found: list[Found] = []
@@ -57,6 +57,13 @@ def find(root: Path) -> list[Found]:
             continue
         found.append(Found(folder, form or _format_of(records), len(records), source))
     return found
+
+
+def adr_tools_folder(root: Path) -> str | None:
+    """The folder adr-tools keeps its records in, as `adr init` wrote it into `root`'s `.adr-dir`; None
+    where there is none, or it leaves the repository."""
+    written = _read(root / ".adr-dir")
+    return _clean(written) if written and written.strip() else None
 
 
 def log4brains_folders(root: Path) -> list[str]:

@@ -15,17 +15,18 @@ from __future__ import annotations
 
 import hashlib
 import os
-import re
 from pathlib import Path
 from typing import Any
 
 from docir.documents.frontmatter import FrontmatterError
 from docir.documents.model import Document
-from docir.documents.records import describe, meaning, reading, statuses
-from docir.documents.records.names import FORMAT_FIELD, INCOMING_FIELD, RecordFolder, is_record_name
+from docir.documents.records import describe, meaning, reading
+from docir.documents.records.names import RecordFolder, is_record_name
 from docir.errors import InputError
 from docir.schema import Schema
 
+# The field that says, for a reader, how a record read in place was read: its folder's format.
+FORMAT_FIELD = "format"
 # A record that states no status is in force: a folder of decisions records the decisions made (MADR's
 # status is optional, and most of its records leave it out).
 UNSTATED = "accepted"
@@ -44,14 +45,14 @@ def record_id(prefix: str, folder: RecordFolder, relpath: str) -> str:
     return f"{prefix}-{digest[:12]}"
 
 
-def folder_read_in_place(doc: Document, schema: Schema) -> RecordFolder | None:
-    """The folder of records `doc` was read in place from, by its format; None for a document read from its
-    frontmatter (docir's own, wherever it lies)."""
+def folder_of(schema: Schema, path: str, doc_id: str) -> RecordFolder | None:
+    """The folder of records the document `doc_id` at `path` was read in place from (its id is the one its
+    folder and name give it); None for a document read from its frontmatter, docir's own, wherever it lies."""
     from docir.documents.ownership import record_folder
 
-    folder = record_folder(schema.records, doc.path)
+    folder = record_folder(schema.records, path)
     spec = schema.types.get(folder.type) if folder is not None else None
-    if folder is None or spec is None or doc.id != record_id(spec.prefix, folder, doc.path):
+    if folder is None or spec is None or doc_id != record_id(spec.prefix, folder, path):
         return None
     return folder
 
@@ -75,8 +76,9 @@ def read(root: Path, relpath: str, text: str, folder: RecordFolder, schema: Sche
     if src.kind == "other" and not unfilled:
         raise NotARecord(src.reason)
     own = dict(src.meta)
+    doc_id = record_id(spec.prefix, folder, relpath)
     derived: dict[str, Any] = {
-        "id": record_id(spec.prefix, folder, relpath),
+        "id": doc_id,
         "type": spec.name,
         "title": src.title or Path(relpath).stem,
         "description": describe.describe(src, schema.lint.description_min, schema.lint.description_max).text,
@@ -88,11 +90,9 @@ def read(root: Path, relpath: str, text: str, folder: RecordFolder, schema: Sche
         derived["number"] = src.number
     if src.date is not None:
         derived["date"] = src.date.isoformat()
-    related, incoming = _related(root, relpath, src, folder, schema)
+    related, incoming = _related(root, relpath, doc_id, src, folder, schema)
     if related:
-        derived["related"] = related
-    if incoming:
-        derived[INCOMING_FIELD] = incoming
+        derived["related"] = [{kind: target} for kind, target in related]
     meta: dict[str, Any] = {}
     for key, value in derived.items():
         if key in own and own[key] != value and f"{key}_original" not in own:
@@ -104,40 +104,37 @@ def read(root: Path, relpath: str, text: str, folder: RecordFolder, schema: Sche
     for key, value in own.items():
         meta.setdefault(key, value)
     meta[FORMAT_FIELD] = folder.format
-    return Document(relpath, meta, src.body)
+    return Document(relpath, meta, src.body, tuple((source, kind, doc_id) for kind, source in incoming))
 
 
-def _related(root: Path, relpath: str, src: reading.Foreign, folder: RecordFolder,
-             schema: Schema) -> tuple[list[dict[str, str]], list[dict[str, str]]]:
-    """The links the record states, as `related` entries: the successor and amend links it states from its
-    own side ("Supersedes", "Amends"), then plain links to sibling records as relates-to; and, as `incoming`
-    entries, those it states from the other side ("Superseded by"), whose source is the other record
-    (adr-tools writes both sides, a team by hand often only this one)."""
+def _related(root: Path, relpath: str, own_id: str, src: reading.Foreign, folder: RecordFolder,
+             schema: Schema) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
+    """The links the record states, as (kind, id): the successor and amend links it states from its own side
+    ("Supersedes", "Amends"), then plain links to sibling records as relates-to; and those it states from the
+    other side ("Superseded by"), as (kind, source id): the other record is their source (adr-tools writes
+    both sides, a team by hand often only this one)."""
     kinds = meaning.relation_kinds(schema)
     names = _Siblings(root, relpath, folder, schema)
-    own_id = record_id(schema.types[folder.type].prefix, folder, relpath)
     edges: list[tuple[str, str]] = []
     incoming: list[tuple[str, str]] = []
+    typed: set[str] = set()  # a record a typed link names, either way, is not also plainly related
     for ref in src.references:
         role, other_holds = meaning.DIRECTIONS[ref.direction]
         kind = kinds.get(role)
         target = names.find(ref) if kind is not None else None
         if kind is None or target is None or target == own_id:
             continue
+        typed.add(target)
         held = incoming if other_holds else edges
         if (kind, target) not in held:
             held.append((kind, target))
     plain = kinds["relates-to"]
-    if plain is not None:  # a record a typed link names, either way, is not also plainly related
-        typed = {names.find(ref) for ref in src.references}
+    if plain is not None:
         for link in src.sibling_links:
             target = names.find(reading.Reference("relates-to", link, reading.file_name(link)))
             if target is not None and target != own_id and target not in typed and (plain, target) not in edges:
                 edges.append((plain, target))
-    return [{kind: target} for kind, target in edges], [{kind: source} for kind, source in incoming]
-
-
-_NUMBER_RE = re.compile(r"^(?:(?:ADR|RFC|DR|decision)[\s#_-]*|#)?0*(\d{1,6})\b", re.I)
+    return edges, incoming
 
 
 class _Siblings:
@@ -147,16 +144,15 @@ class _Siblings:
         self._root, self._folder, self._schema = root, folder, schema
         self._here = relpath.rsplit("/", 1)[0]
         self._numbers: dict[int, list[str]] | None = None
+        self._ids: dict[str, str | None] = {}  # each linked file read once, however often it is named
 
     def find(self, ref: reading.Reference) -> str | None:
         if ref.file:
             return self._id_of(f"{self._here}/{ref.file}")
-        text = statuses.clean(ref.text)
-        link = re.match(r"^\[((?:[^\[\]]|\[[^\]]*\])*)\]", text)
-        number = _NUMBER_RE.match(link.group(1) if link else text)
+        number = reading.named(ref)[1]
         if number is None:
             return None
-        found = self._by_number().get(int(number.group(1)), [])
+        found = self._by_number().get(number, [])
         return self._id_of(found[0]) if len(found) == 1 else None
 
     def _by_number(self) -> dict[int, list[str]]:
@@ -174,6 +170,11 @@ class _Siblings:
 
     def _id_of(self, relpath: str) -> str | None:
         """The id of the record at `relpath`, when there is one: its own docir id, else the id its name gives."""
+        if relpath not in self._ids:
+            self._ids[relpath] = self._read_id(relpath)
+        return self._ids[relpath]
+
+    def _read_id(self, relpath: str) -> str | None:
         path = self._root / relpath
         if not relpath.startswith(self._folder.path + "/") or not is_record_name(path.name):
             return None

@@ -21,12 +21,6 @@ class RecordFolder(NamedTuple):
     type: str  # the document type its records are
     format: str  # one of RECORD_FORMATS: how its records are written
 
-# The field that says a document is a record read in place, and in which format: lint leaves what the
-# format has no place for unchecked (adr-0c5e2d8f1a47).
-FORMAT_FIELD = "format"
-# The links a record read in place states from the other side ("Superseded by [3. X](0003-x.md)"), as
-# [{kind: source id}]: the edges whose source is another record, kept with this one's row.
-INCOMING_FIELD = "incoming"
 
 # File names that are a folder's furniture, not a decision.
 FURNITURE_RE = re.compile(r"^(?:readme|index|_index|summary|changelog|contributing|license|licence|toc|"

@@ -646,6 +646,21 @@ def _is_markdown_file(target: str) -> bool:
     return bool(re.search(r"\.(?:md|markdown|mdx)(?:#.*)?$", target, re.I)) or "/" not in target and "." not in target
 
 
+_LINK_TEXT_RE = re.compile(r"^\[((?:[^\[\]]|\[[^\]]*\])*)\]")
+_REF_NUMBER_RE = re.compile(r"^(?:(?:ADR|RFC|DR|decision)[\s#_-]*|#)?0*(\d{1,6})\b", re.I)
+
+
+def named(ref: Reference) -> tuple[str, int | None]:
+    """What a reference says of the record it names when it gives no file: its words (a link's text, not its
+    target: "[ADR-7](...)" says "ADR-7"), and the number they start with ("ADR-0007", "#7", "7. Title")."""
+    text = statuses.clean(ref.text)
+    link = _LINK_TEXT_RE.match(text)
+    if link:
+        text = link.group(1)
+    number = _REF_NUMBER_RE.match(text)
+    return text, int(number.group(1)) if number else None
+
+
 def file_name(target: str) -> str:
     from urllib.parse import unquote
 

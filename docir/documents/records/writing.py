@@ -22,7 +22,7 @@ from docir.documents.records import reading, statuses
 from docir.documents.records.names import is_record_name
 from docir.errors import UsageError
 
-_NUMBER_RE = re.compile(r"^0*(\d{1,6})(?=[-_. ])")
+_DIGITS_RE = re.compile(r"^\d+")
 _STATUS_HEADING_RE = re.compile(r"^#{1,6}\s*Status\s*:?\s*$", re.I)
 _HEADING_RE = re.compile(r"^#{1,6}\s")
 _PREAMBLE_STATUS_RE = re.compile(
@@ -35,6 +35,13 @@ class Link(NamedTuple):
     verb: str  # "Supersedes", "Superseded by", "Amends", ...
     title: str  # the linked record's title as its tool shows it: "2. Implement as shell scripts"
     target: str  # the linked file, relative to the record's folder
+
+
+def verb(direction: str) -> str:
+    """How a link line says a direction ("supersedes" -> "Supersedes", "superseded-by" -> "Superseded by"):
+    the first of the words statuses.py reads back as it, so what docir writes, docir and the tool read."""
+    said = next((words for words, named in statuses.LINK_VERBS if named == direction), direction.replace("-", " "))
+    return said[:1].upper() + said[1:]
 
 
 def slug(title: str) -> str:
@@ -57,10 +64,11 @@ def new_name(folder: Path, form: str, title: str, today: dt.date) -> tuple[str, 
     except OSError:
         names = []
     for name in names:
-        match = _NUMBER_RE.match(name)
-        if match and is_record_name(name) and not re.match(r"^(?:19|20)\d{6}", name):
-            numbers.append(int(match.group(1)))
-            width = len(name.split("-", 1)[0]) if name[: len(name.split("-", 1)[0])].isdigit() else width
+        number = reading.file_number(Path(name)) if is_record_name(name) else None
+        if number is not None:
+            numbers.append(number)
+            digits = _DIGITS_RE.match(name)
+            width = len(digits.group(0)) if digits else width  # "001-x.md": the folder writes three
     number = max(numbers, default=0) + 1
     return f"{number:0{width}d}-{slug(title) or 'decision'}.md", number
 
@@ -189,5 +197,5 @@ def _in_status_section(text: str, words: str, successor: Link | None) -> str:
     return "\n".join([*lines[: start + 1], *section, *lines[end:]])
 
 
-def _link(paragraph: list[str]) -> object:
+def _link(paragraph: list[str]) -> statuses.StatusLink | None:
     return statuses.link_of(statuses.clean(" ".join(paragraph)))

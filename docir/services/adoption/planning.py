@@ -17,7 +17,7 @@ from typing import Any
 
 from docir.documents import frontmatter, line_endings
 from docir.documents.ids import is_valid_id
-from docir.documents.records import describe, folders, meaning, reading, statuses
+from docir.documents.records import describe, folders, meaning, reading
 from docir.documents.records.names import RecordFolder
 from docir.documents.records.reading import Foreign
 from docir.errors import UsageError
@@ -140,14 +140,10 @@ def _refuse_a_folder_adr_tools_keeps(store: Store, base: Path) -> None:
     frontmatter above it would break the team's tool, so a folder it keeps (its `.adr-dir` names it) is read
     in place, never adopted (adr-0c5e2d8f1a47)."""
     for parent in (store.root, *store.root.parents):
-        named = parent / ".adr-dir"
-        if not named.is_file():
+        if not (parent / ".adr-dir").is_file():
             continue
-        try:
-            kept = (parent / named.read_text(encoding="utf-8").strip()).resolve()
-        except (OSError, UnicodeDecodeError):
-            return
-        if kept == base:
+        kept = folders.adr_tools_folder(parent)
+        if kept is not None and (parent / kept).resolve() == base:
             raise UsageError(f"{store.relpath(base)} is adr-tools' folder (.adr-dir names it), and adr-tools takes a "
                              "record's first line for its title: docir's frontmatter there would break it. List "
                              "it under records: in docs-schema.yaml to read it in place (docir init does), or "
@@ -193,15 +189,11 @@ class _Names:
             found = self.by_file.get(name) or self.by_stem.get(name) or self.by_stem.get(name.rsplit(".", 1)[0])
             if found is not None:
                 return found
-        text = statuses.clean(ref.text)
-        link = re.match(r"^\[((?:[^\[\]]|\[[^\]]*\])*)\]", text)
-        if link:
-            text = link.group(1)
+        text, number = reading.named(ref)
         if text in self.by_key:
             return self.by_key[text]
-        number = re.match(r"^(?:(?:ADR|RFC|DR|decision)[\s#_-]*|#)?0*(\d{1,6})\b", text, re.I)
-        if number:
-            candidates = self.by_number.get(int(number.group(1)), [])
+        if number is not None:
+            candidates = self.by_number.get(number, [])
             if len(candidates) == 1:
                 return candidates[0]
             titled = [c for c in candidates if c.foreign.title and _title_key(c.foreign.title) in _title_key(text)]

@@ -15,7 +15,6 @@ from docir.documents.frontmatter import FrontmatterError
 from docir.documents.model import Document, embedded_text, text_sha
 from docir.documents.ownership import record_folder
 from docir.documents.reader_view import Visible
-from docir.documents.records.names import FORMAT_FIELD, INCOMING_FIELD
 from docir.index.records import DocRow, SectionSpan
 from docir.schema import Schema
 from docir.store import ARCHIVE_DIR, DOCS_DIR
@@ -83,17 +82,8 @@ def to_row(doc: Document, sha256: str, size: int, mtime_ns: int) -> DocRow:
         sections=_sections(doc.body, seen),
         shown=seen.masked() if seen.cuts else None,
         hidden=seen.hidden_bytes(),
-        stated=_stated(doc),
+        stated=doc.stated,
     )
-
-
-def _stated(doc: Document) -> tuple[tuple[str, str, str], ...]:
-    """The edges a record read in place states on another's behalf ("Superseded by ..."); none for any other."""
-    if INCOMING_FIELD not in doc.meta or FORMAT_FIELD not in doc.meta:
-        return ()
-    raw = doc.meta[INCOMING_FIELD]
-    return tuple((source, str(kind), doc.id) for entry in (raw if isinstance(raw, list) else [])
-                 if isinstance(entry, dict) for kind, source in entry.items() if isinstance(source, str))
 
 
 def _sections(body: str, seen: Visible) -> tuple[SectionSpan, ...]:

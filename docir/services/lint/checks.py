@@ -203,9 +203,8 @@ def facts_of(schema: Schema, documents: list[Identity]) -> Facts:
         if doc.id:
             by_id.setdefault(doc.id, []).append(doc.path)
         spec = schema.type_spec(doc.type)
-        if doc.archived or (spec is not None and (doc.status in spec.inactive_statuses
-                                                  or doc.status in spec.pending_statuses)):
-            continue  # a closed document replaces nothing, nor does a proposal until it is accepted
+        if doc.archived or (spec is not None and not spec.replaces(doc.status)):
+            continue
         for kind, target in doc.related:
             if kind in kinds:
                 successors.setdefault(target, []).append(doc.id)
@@ -271,7 +270,7 @@ def _load_corpus(store: Store, paths: list[str], out: Collector, texts: Mapping[
                 out.run(frontmatter_rules.invalid_frontmatter, path, exc)
                 corpus[path] = Parsed(path, text, None, {})
                 continue
-            if in_place.folder_read_in_place(doc, schema) is not None:
+            if in_place.folder_of(schema, doc.path, doc.id) is not None:
                 corpus[path] = Parsed(path, text, doc, {}, _body_line(text), in_place=True)
                 continue
         try:

@@ -15,6 +15,7 @@ from typing import Any, NamedTuple
 
 from docir.documents.records import in_place
 from docir.documents.records.names import RecordFolder
+from docir.documents.records.statuses import REPLACED
 from docir.documents.records.writing import (
     TAKES_FIELDS,
     Link,
@@ -22,6 +23,7 @@ from docir.documents.records.writing import (
     new_record,
     set_status,
     shown_title,
+    verb,
     with_frontmatter,
 )
 from docir.errors import UsageError
@@ -29,10 +31,6 @@ from docir.index.records import DocRow
 from docir.schema import TypeSpec
 from docir.services.indexing.session import Session
 from docir.store import DOCS_DIR
-
-# Relation kinds -> the verb a record's link line says them with, from its own side (reading.py reads them back).
-VERBS = {"amends": "Amends", "relates-to": "Relates to", "depends-on": "Depends on"}
-SUCCEEDS, SUCCEEDED = "Supersedes", "Superseded by"
 
 
 class Successor(NamedTuple):
@@ -62,13 +60,7 @@ def folder_for(session: Session, spec: TypeSpec, path: str | None) -> RecordFold
 
 def folder_of(session: Session, row: DocRow) -> RecordFolder | None:
     """The folder of records `row` was read in place from; None for a document of docir's own frontmatter."""
-    from docir.documents.ownership import record_folder
-
-    folder = record_folder(session.schema.records, row.path)
-    spec = session.schema.type_spec(folder.type) if folder is not None else None
-    if folder is None or spec is None or row.id != in_place.record_id(spec.prefix, folder, row.path):
-        return None
-    return folder
+    return in_place.folder_of(session.schema, row.path, row.id)
 
 
 def new(session: Session, spec: TypeSpec, folder: RecordFolder, *, title: str, description: str, status: str,
@@ -104,7 +96,7 @@ def superseded_text(row: DocRow, folder: RecordFolder, text: str, successor: Suc
     if successor is None:
         return set_status(folder.format, text, "superseded")
     target = os.path.relpath(successor.path, os.path.dirname(row.path)).replace(os.sep, "/")
-    return set_status(folder.format, text, "superseded", Link(SUCCEEDED, successor.title, target))
+    return set_status(folder.format, text, "superseded", Link(verb(REPLACED), successor.title, target))
 
 
 def status_text(folder: RecordFolder, text: str, status: str) -> str:
@@ -113,8 +105,8 @@ def status_text(folder: RecordFolder, text: str, status: str) -> str:
 
 
 def refuse_other_changes(row: DocRow, folder: RecordFolder, asked: list[str]) -> None:
-    """A record read in place takes a status and successor links from docir; anything else is the team's to
-    edit, in the file, with its own tool."""
+    """A record read in place takes its status from docir; anything else is the team's to edit, in the file,
+    with its own tool."""
     if asked:
         raise UsageError(f"{row.id} is a record read in place ({folder.format}, {row.path}): docir update changes "
                          f"only its status; edit its {', '.join(asked)} in the file, or with the team's own tool")
@@ -128,9 +120,8 @@ def _link_to(session: Session, folder: RecordFolder, relpath: str, kind: str, ta
         raise UsageError(f"--related {kind}:{target}: a record in {folder.path}/ links records of its own folder "
                          f"only, as its format does, and {target} is in {where}; add the link in "
                          f"{DOCS_DIR}/ with a document of docir's own (--path), or by hand")
-    verb = SUCCEEDS if kind in session.schema.successor_kinds else VERBS.get(kind, kind.replace("-", " ").capitalize())
-    title = shown_title(_number(row), row.title, folder.format)
-    return Link(verb, title, os.path.basename(row.path))
+    said = verb("supersedes" if kind in session.schema.successor_kinds else kind)
+    return Link(said, shown_title(_number(row), row.title, folder.format), os.path.basename(row.path))
 
 
 def _number(row: DocRow) -> int | None:

@@ -217,7 +217,7 @@ def update(session: Session, doc_id: str, changes: Changes, *, keep_status: bool
             edited, changed = _apply(session, spec, original.lf_text, changes)
         status = changes.status if changes.status is not None else row.status
         edges = changes.add_related
-        if spec is not None and row.status in spec.pending_statuses and status not in spec.pending_statuses:
+        if spec is not None and row.status in spec.pending_statuses and spec.replaces(status):
             edges = (*row.related, *edges)  # accepted at last: what it replaces is replaced now
         replaced = [] if keep_status else _replacements(session, doc_id, spec, status, edges)
         if edited != original.lf_text:
@@ -276,7 +276,7 @@ def _replacements(session: Session, successor: str, spec: TypeSpec | None, statu
     then the decision it would replace stays in force; an archived or already closed target is left as it
     is. UsageError when a target's type has no inactive `superseded` status (or the edge points at
     `successor` itself)."""
-    if spec is not None and (status in spec.inactive_statuses or status in spec.pending_statuses):
+    if spec is not None and not spec.replaces(status):
         return []
     kinds = session.schema.successor_kinds
     out: list[_Replacement] = []
