@@ -202,7 +202,7 @@ def test_write_commands_json_shapes(store: Path, cli) -> None:  # type: ignore[n
     added = cli("add", "decision", "--title", "Use SQLite", "--description", "One file, no server, good enough here.",
                 "--owner", "@team", "--root", root, "--json")
     assert added.code == 0, added.err
-    assert set(core(added.json())) == {"id", "path", "superseded", "replaces_when_accepted"}
+    assert set(core(added.json())) == {"id", "path", "superseded"}  # nothing awaits: no empty list
     assert added.json()["superseded"] == []
     doc_id, path = added.json()["id"], added.json()["path"]
     assert path == "docs/decisions/use-sqlite.md"
@@ -210,8 +210,7 @@ def test_write_commands_json_shapes(store: Path, cli) -> None:  # type: ignore[n
 
     updated = cli("update", doc_id, "--status", "accepted", "--root", root, "--json")
     assert updated.code == 0, updated.err
-    assert core(updated.json()) == {"id": doc_id, "path": path, "changed": ["status"], "superseded": [],
-                                     "replaces_when_accepted": []}
+    assert core(updated.json()) == {"id": doc_id, "path": path, "changed": ["status"], "superseded": []}
 
     archived = cli("archive", doc_id, "--root", root, "--json")
     assert archived.code == 0, archived.err

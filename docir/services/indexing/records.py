@@ -15,9 +15,21 @@ from docir.schema import Schema
 from docir.store import sources_stamp
 
 READ_WITH = "records_read_with"  # the index setting that holds the stamp
+# The last schema stamped and its stamp: a warm worker reads with one schema object until the text changes
+# (schema.parsed_schema keeps it), so each of its reads need not stat the readers again.
+_LAST: list[tuple[Schema, str]] = []
 
 
 def stamp(schema: Schema) -> str:
+    """stamp_of(schema), kept for the schema object last asked of."""
+    if _LAST and _LAST[0][0] is schema:
+        return _LAST[0][1]
+    made = stamp_of(schema)
+    _LAST[:] = [(schema, made)]
+    return made
+
+
+def stamp_of(schema: Schema) -> str:
     """The stamp of what reads this schema's records: its folders, their types, the relation kinds, and
     docir's version and readers (an editable checkout changes them without changing the version)."""
     readers = Path(__file__).resolve().parents[2] / "documents" / "records"

@@ -15,7 +15,7 @@ import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, NamedTuple, TypedDict
+from typing import Any, Literal, NamedTuple, NotRequired, TypedDict, TypeVar
 
 from docir.documents import frontmatter, globs, line_endings, sections
 from docir.documents.files import atomic_write, read_text
@@ -43,7 +43,8 @@ class AddResult(TypedDict):
     embedding: Literal["scheduled"]
     superseded: list[str]  # the documents it replaces that were marked superseded by this write
     # The documents it replaces once it is accepted: a pending successor (proposed) replaces nothing yet.
-    replaces_when_accepted: list[str]
+    # Present only when it names one.
+    replaces_when_accepted: NotRequired[list[str]]
 
 
 class UpdateResult(TypedDict):
@@ -52,7 +53,7 @@ class UpdateResult(TypedDict):
     changed: list[str]  # the names of what changed: title, status, body, ...
     embedding: Literal["scheduled", "unchanged"]
     superseded: list[str]  # the documents it now replaces that were marked superseded by this write
-    replaces_when_accepted: list[str]  # as for AddResult
+    replaces_when_accepted: NotRequired[list[str]]  # as for AddResult
 
 
 class ArchiveResult(TypedDict):
@@ -157,8 +158,9 @@ def add(session: Session, doc_type: str, *, title: str, description: str, status
         if record.unwritten and warn is not None:
             warn(f"not written: {', '.join(record.unwritten)} (the records in {folder.path}/ are {folder.format} "
                  "records, with no place for them)")
-        return {"id": record.doc_id, "path": record.relpath, "embedding": "scheduled", "superseded": superseded,
-                "replaces_when_accepted": _awaiting(session, record.doc_id, spec, status, related, keep_status)}
+        added: AddResult = {"id": record.doc_id, "path": record.relpath, "embedding": "scheduled",
+                            "superseded": superseded}
+        return _with_awaiting(added, _awaiting(session, record.doc_id, spec, status, related, keep_status))
     if "owner" in spec.required and not owner:
         owner = git_user(session.store.root)
         if owner is None:
@@ -191,8 +193,8 @@ def add(session: Session, doc_type: str, *, title: str, description: str, status
         atomic_write(target, text)
         sync.index_file(session.store.root, session.catalog, relpath, session.schema)
         superseded = _mark_superseded(session, meta["id"], replaced)
-    return {"id": meta["id"], "path": relpath, "embedding": "scheduled", "superseded": superseded,
-            "replaces_when_accepted": _awaiting(session, meta["id"], spec, status, related, keep_status)}
+    added = {"id": meta["id"], "path": relpath, "embedding": "scheduled", "superseded": superseded}
+    return _with_awaiting(added, _awaiting(session, meta["id"], spec, status, related, keep_status))
 
 
 def update(session: Session, doc_id: str, changes: Changes, *, keep_status: bool = False) -> UpdateResult:
@@ -225,10 +227,20 @@ def update(session: Session, doc_id: str, changes: Changes, *, keep_status: bool
             sync.index_file(session.store.root, session.catalog, row.path, session.schema)
         superseded = _mark_superseded(session, doc_id, replaced)
     scheduled = bool(set(EMBEDDED_FIELDS).intersection(changed))
-    return {"id": doc_id, "path": row.path, "changed": changed, "embedding": "scheduled" if scheduled else "unchanged",
-            "superseded": superseded,
-            "replaces_when_accepted": _awaiting(session, doc_id, spec, status,
-                                                (*row.related, *changes.add_related), keep_status)}
+    updated: UpdateResult = {"id": doc_id, "path": row.path, "changed": changed,
+                             "embedding": "scheduled" if scheduled else "unchanged", "superseded": superseded}
+    return _with_awaiting(updated, _awaiting(session, doc_id, spec, status, (*row.related, *changes.add_related),
+                                             keep_status))
+
+
+R = TypeVar("R", AddResult, UpdateResult)
+
+
+def _with_awaiting(result: R, awaiting: list[str]) -> R:
+    """`result` naming what it replaces once accepted, where it names anything (no empty list printed)."""
+    if awaiting:
+        result["replaces_when_accepted"] = awaiting
+    return result
 
 
 def _awaiting(session: Session, successor: str, spec: TypeSpec | None, status: str,

@@ -3,6 +3,7 @@ symlinks the walk does not follow, and applies_to globs against the repository's
 
 from __future__ import annotations
 
+import functools
 import os
 import subprocess
 from collections.abc import Callable, Iterator, Mapping
@@ -59,12 +60,12 @@ def broken_body_link(parsed: Parsed, root: Path) -> Iterator[Hit]:
     doc = parsed.doc
     if doc is None or parsed.conflicted or is_archived_path(parsed.path):
         return
-    here = (root / parsed.path).parent
+    here, top = (root / parsed.path).parent, root.resolve()
     for link in body_links.links(doc.body):
         line = parsed.body_line + link.line - 1
         target = here / link.target if link.target else root / parsed.path
         try:
-            inside = target.resolve().is_relative_to(root.resolve())
+            inside = target.resolve().is_relative_to(top)
         except OSError:
             continue
         if not inside:
@@ -73,25 +74,31 @@ def broken_body_link(parsed: Parsed, root: Path) -> Iterator[Hit]:
             yield parsed.path, line, 1, f"links to {link.target}, which does not exist"
             continue
         if link.anchor and target.is_file() and target.suffix in (".md", ".markdown"):
-            if target == root / parsed.path:
-                body = doc.body
-            else:
-                try:
-                    body = _body_of(target.read_text(encoding="utf-8"))
-                except (OSError, UnicodeDecodeError):
-                    continue
-            if unquote(link.anchor).lower() not in body_links.anchors(body):
+            try:
+                known = body_links.anchors(doc.body) if target == root / parsed.path else _anchors_of(target)
+            except (OSError, UnicodeDecodeError):
+                continue
+            if unquote(link.anchor).lower() not in known:
                 where = link.target or "this document"
                 yield parsed.path, line, 1, f"links to #{link.anchor} in {where}, which has no such heading"
 
 
-def _body_of(text: str) -> str:
+def _anchors_of(target: Path) -> frozenset[str]:
+    """The anchors of the file at `target`, read once however many links name it (by its stat)."""
+    st = target.stat()
+    return _anchors_read(str(target), st.st_size, st.st_mtime_ns)
+
+
+@functools.lru_cache(maxsize=256)
+def _anchors_read(path: str, _size: int, _mtime_ns: int) -> frozenset[str]:
     from docir.documents import frontmatter
 
+    text = Path(path).read_text(encoding="utf-8")
     try:
-        return frontmatter.split(text).body
+        body = frontmatter.split(text).body
     except InputError:
-        return text
+        body = text
+    return frozenset(body_links.anchors(body))
 
 
 @rule("DOC021", "invalid-applies-to", "error", "applies_to is not a list of globs inside the repository.",
