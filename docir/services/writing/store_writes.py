@@ -15,7 +15,7 @@ import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, NamedTuple, NotRequired, TypedDict, TypeVar
+from typing import Any, Literal, NamedTuple, TypedDict, TypeVar
 
 from docir.documents import frontmatter, globs, line_endings, sections
 from docir.documents.files import atomic_write, read_text
@@ -37,23 +37,25 @@ from docir.store import ARCHIVE_DIR, DOCS_DIR, SCHEMA_FILE
 SUPERSEDED = "superseded"
 
 
-class AddResult(TypedDict):
+class _Awaiting(TypedDict, total=False):
+    # The documents a write replaces once it is accepted: a pending successor (proposed) replaces nothing yet.
+    # Present only when it names one. (total=False, not NotRequired: this module's annotations are strings.)
+    replaces_when_accepted: list[str]
+
+
+class AddResult(_Awaiting):
     id: str
     path: str
     embedding: Literal["scheduled"]
     superseded: list[str]  # the documents it replaces that were marked superseded by this write
-    # The documents it replaces once it is accepted: a pending successor (proposed) replaces nothing yet.
-    # Present only when it names one.
-    replaces_when_accepted: NotRequired[list[str]]
 
 
-class UpdateResult(TypedDict):
+class UpdateResult(_Awaiting):
     id: str
     path: str
     changed: list[str]  # the names of what changed: title, status, body, ...
     embedding: Literal["scheduled", "unchanged"]
     superseded: list[str]  # the documents it now replaces that were marked superseded by this write
-    replaces_when_accepted: NotRequired[list[str]]  # as for AddResult
 
 
 class ArchiveResult(TypedDict):
