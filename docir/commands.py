@@ -61,3 +61,12 @@ TABLE = (
     Command("publish", "publish_cmd", here=True),
 )
 BY_NAME = {command.name: command for command in TABLE}
+
+
+def output_forms() -> str:
+    """What every command prints off a terminal and on one, in the words `docir --help` and the reference
+    page both use: one sentence, made from the table, so neither can drift from what the code does."""
+    reads = ", ".join(command.name for command in TABLE if command.reads)
+    return (f"On a terminal output is a table. Piped, the reads ({reads}) print compact text for an agent "
+            "and the other commands JSON; `--json` gives a read's JSON; lint takes `--format`.")
+

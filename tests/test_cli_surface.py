@@ -139,3 +139,45 @@ def test_a_command_imports_its_own_module_and_no_other_command_module(sample_sto
                           timeout=120, env={**os.environ, "DOCIR_WORKER": "0"})
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip().splitlines()[-1] == "['docir.cli.get_cmd'] []", done.stdout[-500:] + done.stderr
+
+
+def _is_json(text: str) -> bool:
+    import json
+
+    try:
+        json.loads(text)
+    except ValueError:
+        return False
+    return True
+
+
+def test_what_help_and_the_reference_say_is_printed_off_a_terminal_is_what_each_command_prints(
+        cli, store: Path) -> None:  # type: ignore[no-untyped-def]
+    from docir.commands import TABLE, output_forms
+
+    sentence = output_forms()
+    top = cli("--help")
+    assert " ".join(sentence.split()) in " ".join(top.out.split())
+    assert sentence in (REPO / "docs/reference/commands.markdown").read_text(encoding="utf-8")
+    added = cli("add", "decision", "--title", "Keep the cache warm",
+                "--description", "The cache stays warm between runs.",
+                "--owner", "@team", "--body", "## Context\n\nCold starts cost.\n\n## Decision\n\nKeep it warm.\n",
+                "--root", str(store))
+    assert added.code == 0 and _is_json(added.out), added.err  # a write: JSON off a terminal
+    doc_id = __import__("json").loads(added.out)["id"]
+    reads = {"get": [doc_id], "query": [], "search": ["cache"], "context": ["keep the cache warm"]}
+    assert set(reads) == {command.name for command in TABLE if command.reads}  # the sentence names these
+    for name, args in reads.items():
+        piped = cli(name, *args, "--root", str(store))
+        assert piped.code == 0 and piped.out.strip() and not _is_json(piped.out), (name, piped.out)
+        asked = cli(name, *args, "--root", str(store), "--json")
+        assert asked.code == 0 and _is_json(asked.out), (name, asked.out)
+    for others in (["reindex"], ["rule", "DOC001"], ["update", doc_id, "--tags", "cache"]):
+        out = cli(*others, "--root", str(store)) if others[0] != "rule" else cli(*others)
+        assert out.code == 0 and _is_json(out.out), (others, out.out, out.err)
+
+
+def test_the_reference_prints_a_default_as_the_user_types_it() -> None:
+    page = (REPO / "docs/reference/commands.markdown").read_text(encoding="utf-8")
+    assert "| `--format` | `text` \\| `json` \\| `github` | `text` |" in page
+    assert not re.search(r"`[A-Z]\w+\.\w+`", page)  # no enum member such as `Format.text`

@@ -281,3 +281,11 @@ def test_the_benchmarks_guide_lists_every_script() -> None:
     missing = sorted(scripts - listed)
     assert missing == [], f"add a row for each to a table of benchmarks/README.md: {', '.join(missing)}"
     assert all((REPO / "benchmarks" / name).is_file() for name in listed)
+
+
+def test_every_pre_commit_rev_in_the_guides_is_a_commit_as_the_readme_says() -> None:
+    # The README says docir has no release tags; a guide that asks for one sends a reader looking for none.
+    for path in [README, *sorted((REPO / "docs").rglob("*.md"))]:
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if line.strip().startswith("rev:"):
+                assert "sha" in line.lower() and "release tag>" not in line, f"{path.name}: {line.strip()}"

@@ -25,16 +25,16 @@ from typer.models import CommandInfo, TyperInfo
 from docir import __version__
 from docir.cli.route import declared
 from docir.cli.summaries import summary
-from docir.commands import BY_NAME, TABLE
+from docir.commands import BY_NAME, TABLE, output_forms
 
 HELP = """The right few design documents of a repository, fast.
 
 Typical use: `docir search "TASK"` (or `docir context "TASK"`) lists skeletons — title,
 description, status, links, never the body; then `docir get ID1 ID2` fetches the bodies
-you need in one call. Output is JSON when piped, a table on a terminal.
+you need in one call. {forms}
 
 Exit codes: 0 ok, 1 not found / findings, 2 usage or input error, 3 internal error.
-"""
+""".format(forms=output_forms())
 
 class LazyGroup(TyperGroup):
     """docir's commands, each built on first use; the warm worker builds each once for all its threads."""
