@@ -32,19 +32,25 @@ def of(command: str, request: Any, payload: Mapping[str, Any], *, say_missing: b
         return context(payload)
     if command == "get":
         return documents(payload, whole=request.full, say_missing=say_missing)
+    stored = f"of {counted(payload.get('stored', 0), 'document')}"
     if command == "query":
-        return listing(payload, "document(s)")
+        more = "; more match: raise --limit" if payload.get("more") else ""
+        return listing(payload, f"{len(payload['results'])} shown {stored}{more}")
     if command == "search":
-        return listing(payload, f"match(es) for: {request.text}")
+        return listing(payload, f"{counted(len(payload['results']), 'match')} {stored} for: {request.text}")
     raise ValueError(f"{command} is not a read")
 
 
 def context(payload: Mapping[str, Any]) -> str:
     """`context`: the ranked results, each linked document under the result it hangs off."""
     rows: Sequence[Mapping[str, Any]] = payload["results"]
-    head = f"{len(rows)} result(s)"
+    ranked = sum(1 for row in rows if row.get("via") is None)
+    head = counted(ranked, "result") + (f" + {len(rows) - ranked} linked" if len(rows) > ranked else "")
+    head += f", of {counted(payload.get('stored', 0), 'document')}"
     if payload.get("omitted"):
-        head += f" (+{payload['omitted']} past the budget: --budget 0)"
+        limit = (payload.get("budget") or {}).get("limit", 0)
+        head += (f"; {counted(payload['omitted'], 'more entry', 'more entries')} held back by the "
+                 f"{limit:,}-token budget (--budget 0 shows them)")
     kinds = _kinds(rows)
     if kinds:
         head += f"; {kinds}"
@@ -59,11 +65,18 @@ def context(payload: Mapping[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def listing(payload: Mapping[str, Any], what: str) -> str:
+def counted(n: int, one: str, many: str | None = None) -> str:
+    """`1 match`, `3 matches`: a count in the words a reader says it in."""
+    if n == 1:
+        return f"1 {one}"
+    return f"{n:,} {many or (one + 'es' if one.endswith(('s', 'ch', 'sh', 'x')) else one + 's')}"
+
+
+def listing(payload: Mapping[str, Any], head: str) -> str:
     """`query` and `search`: one line per document (id, status, title, description, links), the store's
     catalogue at a glance."""
     rows: Sequence[Mapping[str, Any]] = payload["results"]
-    lines = [f"{len(rows)} {what}"]
+    lines = [head]
     for row in rows:
         if row.get("kind") == "reference":
             lines += _entry(row, "")

@@ -34,10 +34,10 @@ def show(request: reads.ContextRequest, result: ContextResult, invocation: Invoc
                         "they are ranked by their document vector until then")
     if (path or request.changed) and not any("matched_glob" in row for row in result.results):
         invocation.note("no document's applies_to matches " + ("these paths" if path else "the changed files"))
-    if result.omitted:
+    form = invocation.read_form()
+    if result.omitted and form != "text":  # the text form's first line says it
         invocation.note(f"{result.omitted} more result(s) left out to stay within --budget {request.budget} tokens; "
                         "raise --budget (0: no budget) to see them")
-    form = invocation.read_form()
     if form == "json":
         render.emit_json(result.to_json(), invocation)
     elif form == "text":

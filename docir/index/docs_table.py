@@ -253,6 +253,11 @@ class DocsTable:
         found = self.conn.execute("SELECT body FROM documents WHERE rowid = ?", (rowid,)).fetchone()
         return "" if found is None else str(found[0])
 
+    def count(self) -> int:
+        """How many documents the store holds, any status, archived ones not counted: a read's header
+        tells an agent how much there is beside what it shows."""
+        return int(self.conn.execute("SELECT count(*) FROM documents WHERE NOT archived").fetchone()[0])
+
     def listings(self, filters: Filters = _ANY) -> Iterator[Listing]:
         """Documents matching the structured filters, in path order, read lazily."""
         clauses: list[str] = []

@@ -43,6 +43,24 @@ def test_context_says_every_decisive_fact_once_and_nothing_null(cli, sample_stor
                                             str(sample_store), "--json").out.encode())
 
 
+def test_context_s_first_line_says_in_words_what_it_shows_and_what_the_budget_held_back(
+        cli, sample_store: Path) -> None:  # type: ignore[no-untyped-def]
+    every = cli("query", "--include-inactive", "--root", str(sample_store), "--json").json()["count"]
+    text, data = both(cli, "context", "sessions kept in a dictionary in process memory", "--include-inactive",
+                      "--root", str(sample_store), "--budget", "120")
+    ranked = [row for row in data["results"] if not row.get("via")]
+    linked = len(data["results"]) - len(ranked)
+    assert data["omitted"] > 0 and data["stored"] == every
+    head = text.splitlines()[0]
+    shown = f"{len(ranked)} result{'s' if len(ranked) != 1 else ''}" + (f" + {linked} linked" if linked else "")
+    more = "entry" if data["omitted"] == 1 else "entries"
+    assert head.startswith(f"{shown}, of {every} documents; {data['omitted']} more {more} held back by the "
+                           "120-token budget (--budget 0 shows them)"), head
+    whole = cli("context", "sessions kept in a dictionary in process memory", "--include-inactive",
+                "--root", str(sample_store), "--budget", "0")
+    assert "held back" not in whole.out.splitlines()[0] and "more result" not in whole.err
+
+
 def test_a_linked_document_says_why_it_is_there_and_what_it_is(cli, sample_store: Path) -> None:  # type: ignore[no-untyped-def]
     text, data = both(cli, "context", "sessions kept in a dictionary in process memory", "--include-inactive",
                       "--limit", "1", "--root", str(sample_store))

@@ -94,8 +94,15 @@ def test_query_json_shape(sample_store: Path, cli) -> None:  # type: ignore[no-u
     result = cli("query", "--root", str(sample_store), "--json")
     assert result.code == 0, result.err
     payload = result.json()
-    envelope(payload, {"results", "count"})
-    assert payload["count"] == len(payload["results"]) == len(ACTIVE_IDS)
+    envelope(payload, {"results", "count", "more", "stored"})
+    assert payload["count"] == len(payload["results"]) == len(ACTIVE_IDS) and payload["more"] is False
+    # The store's size counts closed documents too (not archived ones): what --include-inactive lists.
+    every = cli("query", "--root", str(sample_store), "--json", "--include-inactive").json()
+    assert payload["stored"] == every["count"] > len(ACTIVE_IDS)
+    first = cli("query", "--root", str(sample_store), "--json", "--limit", "1").json()
+    assert first["count"] == 1 and first["more"] is True and first["stored"] == payload["stored"]
+    assert cli("query", "--root", str(sample_store), "--limit", "1").out.splitlines()[0] == (
+        f"1 shown of {payload['stored']} documents; more match: raise --limit")
     for item in payload["results"]:
         assert set(item) == LISTED_KEYS
     a1 = next(r for r in payload["results"] if r["id"] == A1)
@@ -124,8 +131,8 @@ def test_search_json_shape(sample_store: Path, cli) -> None:  # type: ignore[no-
     result = cli("search", "sessions", "--root", str(sample_store), "--json")
     assert result.code == 0, result.err
     payload = result.json()
-    envelope(payload, {"query", "results", "count"})
-    assert payload["query"] == "sessions"
+    envelope(payload, {"query", "results", "count", "stored"})
+    assert payload["query"] == "sessions" and payload["stored"] > payload["count"]
     assert payload["count"] == len(payload["results"]) == 2
     scores = []
     for item in payload["results"]:

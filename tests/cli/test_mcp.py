@@ -207,7 +207,7 @@ def test_mcp_replies_are_sent_once_and_documents_are_resources(tmp_path: Path) -
         if name not in READS:
             assert "\n" not in text.text, name  # a write's JSON, without indentation: a model reads every byte
     context = found["calls"]["context"].content[0].text  # type: ignore[index]
-    assert "past the budget" in context.splitlines()[0]  # 200 tokens do not hold every result
+    assert "held back by the 200-token budget" in context.splitlines()[0]  # 200 tokens do not hold every result
     got = found["calls"]["get"].content[0].text  # type: ignore[index]
     assert got.startswith("=== adr-0000000000a1 ") and got.rstrip().endswith("no document with id adr-999999999999")
     (template,) = found["templates"].resource_templates  # type: ignore[attr-defined]

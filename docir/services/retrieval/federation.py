@@ -176,6 +176,13 @@ def _org_read(session: Session, peer: OrgPeer, read: Callable[[], T], empty: T) 
 Row = TypeVar("Row", Skeleton, Linked, SearchHit, ContextRow, Fetched)
 
 
+def stored(session: Session, peers: list[AnyPeer]) -> int:
+    """The documents of this store and its folder peers: an organisation store's are not counted, as a
+    count there would cost a round trip for a header's number."""
+    return session.catalog.docs.count() + sum(peer.session.catalog.docs.count() for peer in peers
+                                              if isinstance(peer, Peer))
+
+
 def tag(rows: list[Row], label: str) -> list[Row]:
     for row in rows:
         row["store"] = label

@@ -123,21 +123,14 @@ def get(session: Session, request: GetRequest, warn: Warn) -> GetResult:
 def query(session: Session, request: QueryRequest, warn: Warn) -> QueryResult:
     check_ranges(request)
     filters = Filters(request.type, request.status, request.tag, request.owner, request.related_to)
-    return QueryResult(
-        federation.with_peers(
-            session,
-            _stores(request),
-            warn,
-            lambda peers: federation.query(
-                session,
-                peers,
-                filters,
-                stale=request.stale,
-                include_inactive=request.include_inactive,
-                limit=request.limit,
-            ),
-        )
-    )
+
+    def read(peers: list[federation.AnyPeer]) -> QueryResult:
+        # One past the limit says whether more match, so the header can say so.
+        rows = federation.query(session, peers, filters, stale=request.stale,
+                                include_inactive=request.include_inactive, limit=request.limit + 1)
+        return QueryResult(rows[:request.limit], len(rows) > request.limit, federation.stored(session, peers))
+
+    return federation.with_peers(session, _stores(request), warn, read)
 
 
 def search(session: Session, request: SearchRequest, warn: Warn) -> SearchResult:
@@ -148,7 +141,8 @@ def search(session: Session, request: SearchRequest, warn: Warn) -> SearchResult
                                   limit=request.limit)
         rows = federation.search_peers(session, peers, rows, request.text, include_inactive=request.include_inactive,
                                        limit=request.limit)
-    return SearchResult(request.text, rows)
+        count = federation.stored(session, peers)
+    return SearchResult(request.text, rows, count)
 
 
 def context(session: Session, request: ContextRequest, warn: Warn) -> ContextResult:
@@ -168,22 +162,15 @@ def context(session: Session, request: ContextRequest, warn: Warn) -> ContextRes
     if request.refs:
         references.ensure_ingested(session)
     queries = [Need(request.task, request.sketch, request.terms), *(Need(task) for task in request.also)]
-    ranked = federation.with_peers(
-        session,
-        _stores(request),
-        warn,
-        lambda peers: federation.context(
-            session,
-            peers,
-            queries,
-            source,
-            limit=request.limit,
-            expand=request.expand,
-            explain=request.explain,
-            include_inactive=request.include_inactive,
-            refs=request.refs,
-        ),
-    )
+
+    def read(peers: list[federation.AnyPeer]) -> ContextResult:
+        found = federation.context(session, peers, queries, source, limit=request.limit, expand=request.expand,
+                                   explain=request.explain, include_inactive=request.include_inactive,
+                                   refs=request.refs)
+        found.stored = federation.stored(session, peers)
+        return found
+
+    ranked = federation.with_peers(session, _stores(request), warn, read)
     if paths:
         found = governing.governing(session, paths, request.include_inactive)
         ranked.results = governing.lead(session, ranked.results, found, request.limit, request.explain)
@@ -213,6 +200,7 @@ def _governing_alone(session: Session, request: ContextRequest) -> ContextResult
         raise UsageError("context needs a task, or --path/--changed to list the documents that govern those files")
     found = governing.governing(session, _paths(session, request), request.include_inactive)[: request.limit]
     listed = ContextResult(governing.entries(session, found, request.explain), "off: no task to rank", [Need("")])
+    listed.stored = session.catalog.docs.count()
     _outside_checkout(session, listed.results, [])
     return budget.apply(listed, request.budget, request.full_links)
 

@@ -198,12 +198,15 @@ class GetJSON(TypedDict):
 class QueryJSON(TypedDict):
     results: list[Linked]
     count: int
+    more: bool  # more documents match than --limit let through
+    stored: int  # documents in this store and its folder peers (the organisation store's are not counted)
 
 
 class SearchJSON(TypedDict):
     query: str
     results: list[SearchHit]
     count: int
+    stored: int  # as in QueryJSON
 
 
 class ContextJSON(TypedDict):
@@ -218,6 +221,7 @@ class ContextJSON(TypedDict):
     count: int
     omitted: int
     budget: Budget | None
+    stored: int  # as in QueryJSON
 
 
 class GetResult:
@@ -237,23 +241,26 @@ class GetResult:
 
 class QueryResult(NamedTuple):
     results: list[Linked]
+    more: bool = False
+    stored: int = 0
 
     def to_json(self) -> QueryJSON:
-        return {"results": self.results, "count": len(self.results)}
+        return {"results": self.results, "count": len(self.results), "more": self.more, "stored": self.stored}
 
 
 class SearchResult(NamedTuple):
     query: str
     results: list[SearchHit]
+    stored: int = 0
 
     def to_json(self) -> SearchJSON:
-        return {"query": self.query, "results": self.results, "count": len(self.results)}
+        return {"query": self.query, "results": self.results, "count": len(self.results), "stored": self.stored}
 
 
 class ContextResult:
     """Ranked, then led by what governs the paths given and cut to the budget: both change it in place."""
 
-    __slots__ = ("results", "semantic", "queries", "pending", "omitted", "budget", "sections_pending")
+    __slots__ = ("results", "semantic", "queries", "pending", "omitted", "budget", "sections_pending", "stored")
 
     # The counts are keyword-only: they are easily mixed up by position.
     def __init__(self, results: list[ContextRow], semantic: str, queries: list[Need] | None = None, *,
@@ -266,6 +273,7 @@ class ContextResult:
         self.budget = budget
         # Documents ranked by their document vector until their section vectors exist.
         self.sections_pending = sections_pending
+        self.stored = 0  # documents in the stores read (QueryJSON)
 
     def to_json(self) -> ContextJSON:
         first = self.queries[0] if self.queries else Need("")
@@ -273,4 +281,4 @@ class ContextResult:
         return {"query": first.task, **forms, "also": [need.task for need in self.queries[1:]],  # type: ignore[typeddict-item]
                 "semantic": self.semantic, "pending": self.pending, "sections_pending": self.sections_pending,
                 "results": self.results, "count": len(self.results), "omitted": self.omitted,
-                "budget": self.budget}
+                "budget": self.budget, "stored": self.stored}
