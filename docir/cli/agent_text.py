@@ -14,6 +14,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from docir.cli.counts import counted
 from docir.documents import prose
 from docir.documents.headings import find_headings
 
@@ -63,13 +64,6 @@ def context(payload: Mapping[str, Any]) -> str:
         else:  # a linked document, right after the result it hangs off or after every ranked one
             lines += _entry(row, "   ↳ ", ranks)
     return "\n".join(lines) + "\n"
-
-
-def counted(n: int, one: str, many: str | None = None) -> str:
-    """`1 match`, `3 matches`: a count in the words a reader says it in."""
-    if n == 1:
-        return f"1 {one}"
-    return f"{n:,} {many or (one + 'es' if one.endswith(('s', 'ch', 'sh', 'x')) else one + 's')}"
 
 
 def listing(payload: Mapping[str, Any], head: str) -> str:

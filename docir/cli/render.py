@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
+from docir.cli.counts import counted
 from docir.services.retrieval.need import FORMS
 
 if TYPE_CHECKING:
@@ -243,26 +244,29 @@ class _DrainBar:
 def findings(report: LintReport, root: Path, output: str, invocation: Invocation) -> None:
     """Lint findings as text (path:line:col: CODE message), JSON or GitHub annotations."""
     if output == "json":
-        emit_json({"findings": [dict(f.as_dict(), path=_shown(root, f.path, invocation.cwd)) for f in report.findings],
+        emit_json({"findings": [dict(f.as_dict(), path=shown_path(root, f.path, invocation.cwd))
+                                for f in report.findings],
                    "summary": {"errors": report.errors, "warnings": report.warnings, "files": report.files},
                    "semantic": report.semantic}, invocation)
         return
     for f in report.findings:
         if output == "github":
             level = "error" if f.severity == "error" else "warning"
-            invocation.print(f"::{level} file={_shown(root, f.path, invocation.cwd)},line={f.line},col={f.col},"
+            invocation.print(f"::{level} file={shown_path(root, f.path, invocation.cwd)},line={f.line},col={f.col},"
                              f"title={f.code} {f.alias}::{f.message}")
         else:
-            invocation.print(f"{_shown(root, f.path, invocation.cwd)}:{f.line}:{f.col}: {f.code} {f.message}")
+            invocation.print(f"{shown_path(root, f.path, invocation.cwd)}:{f.line}:{f.col}: {f.code} {f.message}")
     if output == "text":
+        checked = counted(report.files, "file")
         if report.findings:
-            invocation.print(f"Found {report.errors} error(s) and {report.warnings} warning(s) "
-                             f"in {report.files} file(s).")
+            found = len({f.path for f in report.findings})
+            invocation.print(f"Found {counted(report.errors, 'error')} and {counted(report.warnings, 'warning')} "
+                             f"in {found} of {checked} checked.")
         else:
-            invocation.print(f"All checks passed ({report.files} file(s)).")
+            invocation.print(f"All checks passed ({checked} checked).")
 
 
-def _shown(root: Path, path: str, cwd: str) -> str:
+def shown_path(root: Path, path: str, cwd: str) -> str:
     """Paths as the user's shell sees them: relative to the working folder when inside it."""
     relative = os.path.relpath(root / path, cwd)
     return path if relative.startswith("..") else relative

@@ -209,15 +209,18 @@ def test_write_commands_json_shapes(store: Path, cli) -> None:  # type: ignore[n
     added = cli("add", "decision", "--title", "Use SQLite", "--description", "One file, no server, good enough here.",
                 "--owner", "@team", "--root", root, "--json")
     assert added.code == 0, added.err
-    assert set(core(added.json())) == {"id", "path", "superseded"}  # nothing awaits: no empty list
-    assert added.json()["superseded"] == []
+    assert set(core(added.json())) == {"id", "path", "superseded", "files"}  # nothing awaits: no empty list
+    assert added.json()["superseded"] == [] and added.json()["files"] == [added.json()["path"]]
     doc_id, path = added.json()["id"], added.json()["path"]
     assert path == "docs/decisions/use-sqlite.md"
     assert doc_id.startswith("adr-") and len(doc_id) == len("adr-") + 12
 
     updated = cli("update", doc_id, "--status", "accepted", "--root", root, "--json")
     assert updated.code == 0, updated.err
-    assert core(updated.json()) == {"id": doc_id, "path": path, "changed": ["status"], "superseded": []}
+    assert core(updated.json()) == {"id": doc_id, "path": path, "changed": ["status"], "superseded": [],
+                                    "files": [path]}
+    unchanged = cli("update", doc_id, "--status", "accepted", "--root", root, "--json").json()
+    assert (unchanged["changed"], unchanged["files"]) == ([], [])  # nothing written, nothing to stage
 
     archived = cli("archive", doc_id, "--root", root, "--json")
     assert archived.code == 0, archived.err

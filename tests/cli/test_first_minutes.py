@@ -71,6 +71,18 @@ def test_add_on_a_terminal_prints_the_next_command(cli, store: Path,  # type: ig
                     "--owner", "@platform", "--body", "## Decision\n\nTwo keys.", "--root", str(store))
     path = with_body.out.split()[1]
     assert with_body.out.splitlines()[1] == f"next: docir lint {path} && git add {path}"
+    # A write that marks another document superseded names both files: staging the new one alone would
+    # commit the successor without the replaced document's status.
+    replaced_id, replaced = with_body.out.split()[:2]
+    successor = cli("add", "decision", "--title", "Keep three keys valid", "--description", DESCRIPTION,
+                    "--owner", "@platform", "--status", "accepted", "--related", f"supersedes:{replaced_id}",
+                    "--body", "## Decision\n\nThree keys.", "--root", str(store))
+    new = successor.out.split()[1]
+    assert successor.out.splitlines()[1] == f"next: docir lint {new} {replaced} && git add {new} {replaced}"
+    monkeypatch.chdir(store / "docs")  # paths as the caller's shell sees them
+    inside = cli("add", "decision", "--title", "Keep four keys valid", "--description", DESCRIPTION,
+                 "--owner", "@platform", "--body", "## Decision\n\nFour keys.", "--root", str(store))
+    assert inside.out.split()[1].startswith("decisions/") and (store / "docs" / inside.out.split()[1]).is_file()
 
 
 def test_adopt_without_owner_takes_the_git_user_too(cli, store: Path) -> None:  # type: ignore[no-untyped-def]

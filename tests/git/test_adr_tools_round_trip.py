@@ -116,6 +116,7 @@ def test_docir_add_writes_a_record_adr_tools_reads_and_marks_the_old_one_in_its_
                   "The commands are reimplemented in Python, which is easier to test than shell.",
                   "--status", "accepted", "--related", f"supersedes:{old}")
     assert (added["path"], added["superseded"]) == ("doc/adr/0004-implement-in-python.md", [old])
+    assert added["files"] == [added["path"], "doc/adr/0002-implement-as-shell-scripts.md"]  # both to stage
     record = (repo / added["path"]).read_text(encoding="utf-8")
     assert record.startswith("# 4. Implement in Python\n\nDate: ")
     assert "\n## Status\n\nAccepted\n\nSupersedes [2. Implement as shell scripts]" \
@@ -150,6 +151,7 @@ def test_a_proposed_record_replaces_its_predecessor_when_accepted(repo: Path) ->
     assert "\n## Status\n\nProposed\n" in (repo / added["path"]).read_text(encoding="utf-8")
     accepted = docir(repo, "update", added["id"], "--status", "accepted")
     assert accepted["superseded"] == [old]
+    assert accepted["files"] == [added["path"], "doc/adr/0003-single-command-with-subcommands.md"], accepted
     assert "\n## Status\n\nAccepted\n" in (repo / added["path"]).read_text(encoding="utf-8")
     assert ids_by_number(repo)[3]["status"] == "superseded"
     assert titles(ok(repo, "adr", "generate", "toc"))[-1] == "4. Subcommands as plugins"

@@ -128,7 +128,7 @@ def _lint_staged(store: Store, caller: Caller, staged: Staged,
         out.found.extend(check(schema, corpus, today, out.severities, facts, _outside_lookup(store, owned, caller)))
     _check_applies_to(store, {p: v for p, v in corpus.items() if p not in linkers}, out)
     wanted = set(texts) | {SCHEMA_FILE}
-    report = LintReport(files=len(corpus) - len(linkers))
+    report = LintReport(files=len(corpus))  # the files linking to a deleted one are checked too, for those links
     report.findings = [f for f in out.found
                        if f.path in wanted or (f.path in linkers and f.code == links.broken_link.code
                                                and any(i in f.message for i in gone if i))]

@@ -48,6 +48,7 @@ class AddResult(_Awaiting):
     path: str
     embedding: Literal["scheduled"]
     superseded: list[str]  # the documents it replaces that were marked superseded by this write
+    files: list[str]  # every file this write changed, its own first: what to lint and stage
 
 
 class UpdateResult(_Awaiting):
@@ -56,6 +57,7 @@ class UpdateResult(_Awaiting):
     changed: list[str]  # the names of what changed: title, status, body, ...
     embedding: Literal["scheduled", "unchanged"]
     superseded: list[str]  # the documents it now replaces that were marked superseded by this write
+    files: list[str]  # every file this write changed (none when nothing did)
 
 
 class ArchiveResult(TypedDict):
@@ -161,7 +163,7 @@ def add(session: Session, doc_type: str, *, title: str, description: str, status
             warn(f"not written: {', '.join(record.unwritten)} (the records in {folder.path}/ are {folder.format} "
                  "records, with no place for them)")
         added: AddResult = {"id": record.doc_id, "path": record.relpath, "embedding": "scheduled",
-                            "superseded": superseded}
+                            "superseded": superseded, "files": [record.relpath, *_paths(replaced)]}
         return _with_awaiting(added, _awaiting(session, record.doc_id, spec, status, related, keep_status))
     if "owner" in spec.required and not owner:
         owner = git_user(session.store.root)
@@ -195,7 +197,8 @@ def add(session: Session, doc_type: str, *, title: str, description: str, status
         atomic_write(target, text)
         sync.index_file(session.store.root, session.catalog, relpath, session.schema)
         superseded = _mark_superseded(session, meta["id"], replaced)
-    added = {"id": meta["id"], "path": relpath, "embedding": "scheduled", "superseded": superseded}
+    added = {"id": meta["id"], "path": relpath, "embedding": "scheduled", "superseded": superseded,
+             "files": [relpath, *_paths(replaced)]}
     return _with_awaiting(added, _awaiting(session, meta["id"], spec, status, related, keep_status))
 
 
@@ -224,13 +227,16 @@ def update(session: Session, doc_id: str, changes: Changes, *, keep_status: bool
         if spec is not None and row.status in spec.pending_statuses and spec.replaces(status):
             edges = (*row.related, *edges)  # accepted at last: what it replaces is replaced now
         replaced = [] if keep_status else _replacements(session, doc_id, spec, status, edges)
+        files = _paths(replaced)
         if edited != original.lf_text:
             atomic_write(file, line_endings.restore(original, edited))
             sync.index_file(session.store.root, session.catalog, row.path, session.schema)
+            files.insert(0, row.path)
         superseded = _mark_superseded(session, doc_id, replaced)
     scheduled = bool(set(EMBEDDED_FIELDS).intersection(changed))
     updated: UpdateResult = {"id": doc_id, "path": row.path, "changed": changed,
-                             "embedding": "scheduled" if scheduled else "unchanged", "superseded": superseded}
+                             "embedding": "scheduled" if scheduled else "unchanged", "superseded": superseded,
+                             "files": files}
     return _with_awaiting(updated, _awaiting(session, doc_id, spec, status, (*row.related, *changes.add_related),
                                              keep_status))
 
@@ -320,6 +326,10 @@ def _replacements(session: Session, successor: str, spec: TypeSpec | None, statu
             edited, _changed = _apply(session, target_spec, original.lf_text, Changes(status=SUPERSEDED))
         out.append(_Replacement(row, line_endings.restore(original, edited)))
     return out
+
+
+def _paths(replaced: list[_Replacement]) -> list[str]:
+    return [item.row.path for item in replaced]
 
 
 def _mark_superseded(session: Session, successor: str, replaced: list[_Replacement]) -> list[str]:

@@ -65,7 +65,9 @@ def test_every_finding_is_expected_and_the_summary_counts_them(cli, broken: Path
     _, lines = lint_lines(cli, broken)
     findings, summary = lines[:-1], lines[-1]
     assert len(findings) == len(EXPECTED)
-    assert summary == "Found 15 error(s) and 7 warning(s) in 23 file(s)."
+    # The files the findings are in, of the files checked: each count says what it counts.
+    found_in = len({f.split(":")[0] for f in findings})
+    assert summary == f"Found 15 errors and 7 warnings in {found_in} of 23 files checked."
     # The suppressed stale document and the good one say nothing.
     assert not any("suppressed-stale.md" in f or "good.md" in f for f in findings)
 
@@ -73,7 +75,7 @@ def test_every_finding_is_expected_and_the_summary_counts_them(cli, broken: Path
 def test_docirs_own_docs_lint_clean(cli) -> None:  # type: ignore[no-untyped-def]
     result = cli("lint", "--root", str(REPO))
     files = len(list((REPO / "docs").rglob("*.md")))  # every document, however many docs/ holds today
-    assert (result.code, result.out.splitlines()[-1]) == (0, f"All checks passed ({files} file(s)).")
+    assert (result.code, result.out.splitlines()[-1]) == (0, f"All checks passed ({files} files checked).")
 
 
 def test_paths_limit_the_report_but_not_the_cross_document_checks(cli, broken: Path,  # type: ignore[no-untyped-def]
@@ -83,7 +85,7 @@ def test_paths_limit_the_report_but_not_the_cross_document_checks(cli, broken: P
     assert code == 1
     assert lines == [f"{D}/doc006-duplicate-id-a.md:2:1: DOC006 id adr-000000000006 is also used by "
                      f"{D}/doc006-duplicate-id-b.md",
-                     "Found 1 error(s) and 0 warning(s) in 2 file(s)."]
+                     "Found 1 error and 0 warnings in 1 of 2 files checked."]
 
 
 def test_warnings_alone_exit_zero_and_exit_zero_flag(cli, broken: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
@@ -114,7 +116,7 @@ def test_severity_comes_from_the_schema(cli, broken: Path, monkeypatch: pytest.M
     assert code == 1
     assert lines == [f"{D}/doc014-stale.md:8:1: DOC014 last verified 2019-05-01, more than 365 days ago; "
                      "re-read it, then: docir update adr-000000000014 --verified",
-                     "Found 1 error(s) and 0 warning(s) in 2 file(s)."]
+                     "Found 1 error and 0 warnings in 1 of 2 files checked."]
 
 
 def test_the_template_text_rule_can_be_turned_off(cli, broken: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]

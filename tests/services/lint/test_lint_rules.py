@@ -251,6 +251,8 @@ def test_a_broken_link_to_a_document_the_commit_deletes_is_emitted_on_the_linkin
     code, findings = lint_json(cli, "--staged")
     assert code == 1
     assert [(f["code"], f["path"], f["line"]) for f in findings] == [("DOC011", A, 10)]
+    # The count says the file the finding is in, checked for its links, not "in 0 files".
+    assert cli("lint", "--staged").out.splitlines()[-1] == "Found 1 error and 0 warnings in 1 of 1 file checked."
 
 
 def test_a_near_duplicate_is_emitted_through_deep(cli, store: Path, monkeypatch: pytest.MonkeyPatch,  # type: ignore[no-untyped-def]
@@ -334,7 +336,7 @@ def test_the_reference_page_documents_every_rule_and_lints_clean(cli, store: Pat
           document(body=page, id="guide-0000000000d4", type="guide", title="Lint rules", status="current",
                    description="Every rule docir lint checks, with its code, severity and an example of each."))
     result = cli("lint", "--root", str(store))
-    assert (result.code, result.out) == (0, "All checks passed (1 file(s)).\n"), result.out
+    assert (result.code, result.out) == (0, "All checks passed (1 file checked).\n"), result.out
 
 
 def test_the_readme_table_of_rules_if_any_is_the_registered_list() -> None:
