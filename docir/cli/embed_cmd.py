@@ -103,7 +103,8 @@ def _vault_line(found: dict[str, Any]) -> str:
 
 
 def _flush(s: Session, invocation: Invocation) -> FlushReport:
-    bar = None if invocation.wants_json() else render.progress_bar("embedding", invocation)
+    # On a terminal a bar (beside JSON too: it draws on stderr), off one a line per stage.
+    bar = render.progress_bar("embedding", invocation, lines=True)
     try:
         return flush_session(s, bar)
     finally:

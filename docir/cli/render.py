@@ -186,16 +186,35 @@ def key_values(title: str, values: dict[str, Any], invocation: Invocation) -> No
         console.print(f"  {key}: {value}")
 
 
-def progress_bar(label: str, invocation: Invocation) -> Any:
-    """A drain progress callback that draws on the caller's terminal's stderr (None in a pipe); call .close()
-    after.
+def progress_bar(label: str, invocation: Invocation, *, lines: bool = False) -> Any:
+    """A drain progress callback that draws on the caller's terminal's stderr; call .close() after. Off a
+    terminal, with `lines`, one stderr line per stage (a CI log shows where a long flush is); else None.
 
     Texts done out of texts due, the rate and the time left, redrawn at each update (every
     few seconds); no refresh thread, so nothing draws after the drain is over.
     """
     if not invocation.stderr.isatty():
-        return None
+        return _StageLines(label, invocation) if lines else None
     return _DrainBar(label, invocation)
+
+
+class _StageLines:
+    """`docir: embedding: sections, 869 texts due`: a line when the stage changes, none per slice."""
+
+    def __init__(self, label: str, invocation: Invocation) -> None:
+        self._label = label
+        self._invocation = invocation
+        self._said = ""
+
+    def __call__(self, state: Mapping[str, Any]) -> None:
+        if state["phase"] == self._said:
+            return
+        self._said = state["phase"]
+        due = f", {counted(state['texts_due'], 'text')} due" if state["texts_due"] else ""
+        self._invocation.note(f"{self._label}: {state['phase']}{due}")
+
+    def close(self) -> None:
+        pass
 
 
 def drain_line(state: Mapping[str, Any]) -> str:
@@ -228,7 +247,8 @@ class _DrainBar:
             starting = True
         else:
             starting = False
-        self._bar.update(self._task, completed=state["texts_done"], total=max(state["texts_due"], 1),
+        # A stage before any numbers (loading the model) has no total: rich draws the bar as waiting.
+        self._bar.update(self._task, completed=state["texts_done"], total=state["texts_due"] or None,
                          description=f"{self._label} ({state['phase']})", rate=state["rate"],
                          left=_time_left(state))
         if starting:

@@ -112,8 +112,8 @@ def run_via_worker(argv: list[str]) -> int | None:
         return _status_here(argv)
     if argv[0] in LOCAL:
         return None
-    if argv[0] == "embed" and "--flush" in argv and sys.stderr.isatty():
-        return None  # a worker's output comes back at the end: here the bar can follow its drain live
+    if argv[0] == "embed" and "--flush" in argv:
+        return None  # a worker's output comes back at the end: here the progress can follow its drain live
     cwd = os.getcwd()
     root = find_root(argv, cwd)
     if root is None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 from pathlib import Path
 
@@ -95,3 +96,19 @@ def test_adopt_without_owner_takes_the_git_user_too(cli, store: Path) -> None:  
     assert result.code == 0, result.err
     assert frontmatter_of(folder / "0001-use-x.md")["owner"] == "ana@example.com"
     assert "ana@example.com" in one_line(result.err, "warning")
+
+
+def test_a_flush_off_a_terminal_says_each_stage_on_stderr_and_its_json_stays_whole(
+        cli, store: Path, model_cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setenv("XDG_CACHE_HOME", str(model_cache))
+    for n in range(3):
+        assert cli("add", "decision", "--title", f"Rotate keys every {n + 2} weeks", "--description", DESCRIPTION,
+                   "--owner", "@platform", "--body", f"## Decision\n\nEvery {n + 2} weeks.\n\n## Why\n\nLeaks.",
+                   "--root", str(store)).code == 0
+    flushed = cli("embed", "--flush", "--root", str(store))
+    assert flushed.code == 0, flushed.err
+    assert json.loads(flushed.out)["due"] == 0  # stdout is the JSON alone
+    stages = [line for line in flushed.err.splitlines() if line.startswith("docir: embedding: ")]
+    # Before the first slice's seconds: what it is doing, then what is due; one line each, none per slice.
+    assert stages[:2] == ["docir: embedding: loading the model", "docir: embedding: documents, 3 texts due"], stages
+    assert len(stages) == len(set(stages))

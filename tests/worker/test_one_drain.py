@@ -95,6 +95,12 @@ def test_real_processes_flushing_beside_the_worker_embed_each_text_once(warm_sto
     for proc, (out, err) in zip(flushes, results, strict=True):
         assert proc.returncode == 0, err
         assert json.loads(out)["due"] == 0
+    # Off a terminal, a line per stage on stderr (JSON on stdout untouched): the warm one waits on the worker's
+    # drain, run from the client's own process so its progress is shown as it goes; the cold one loads the model.
+    warm_err, cold_err = results[0][1], results[1][1]
+    assert "docir: embedding: asking the warm worker" in warm_err.splitlines(), warm_err
+    stages = [line for line in cold_err.splitlines() if line.startswith("docir: embedding: ")]
+    assert stages[0] == "docir: embedding: loading the model", cold_err
     cold_embedded = json.loads(results[1][0])["texts_embedded"]
     assert wait_for(lambda: status(warm_store)["due"] == 0, timeout=SETUP_TIMEOUT)
     worker_embedded = status(warm_store)["texts_embedded"]

@@ -116,6 +116,8 @@ def _drain(catalog: Catalog, kept: _Kept, debounce: float | Callable[[], float],
     state = DrainProgress(started=time.time())
     budget = window_budget(embedder.max_tokens)
     state.texts_due = catalog.vectors.waiting(embedder.model_id)[0]  # one document text each, at first
+    if progress is not None and state.texts_due:
+        progress(state)  # what is due, before the first slice takes its seconds
     plans: dict[int, SectionPlan] = {}  # sections planned in the first phase, keyed by document
 
     def stopped() -> bool:

@@ -19,7 +19,7 @@ from docir.services.indexing.session import Session
 from docir.services.vectors.drainer import drain_status, ensure_worker
 from docir.services.vectors.model_registry import held_model
 from docir.services.vectors.query_source import LocalModel, load_local
-from docir.services.vectors.reports import FlushReport, Progress, flush_report
+from docir.services.vectors.reports import FlushReport, Progress, flush_report, stage
 
 DrainFn = Callable[[Embedder], FlushReport]
 PROGRESS_SECONDS = 2.0  # how often a waiting flush shows the worker's progress
@@ -40,9 +40,13 @@ def flush(caller: Caller, schema_model_path: str | None, store_root: Path, catal
     """
     held, worker = held_model(), caller.worker
     if held is None and worker is not None and worker.model(store_root) is not None:
+        if progress is not None:
+            progress(stage("asking the warm worker"))
         reply = _flush_in_worker(caller, worker, store_root, progress)
         if reply is not None and "error" not in reply:
             return flush_report(lambda count: int(reply[count]))
+    if held is None and progress is not None:
+        progress(stage("loading the model"))
     source = LocalModel(held.embedder) if held is not None else load_local(caller, schema_model_path, store_root)
     if not isinstance(source, LocalModel):
         raise ModelOff(source.status)

@@ -14,12 +14,17 @@ class DrainStatus(TypedDict):
 
     texts_done: int  # texts through the model so far in this drain
     texts_due: int  # texts this drain must embed (grows while document vectors are planned)
-    phase: str  # "documents", then "sections", then "references"
+    phase: str  # "documents", then "sections", then "references" (before them, a flush's stage())
     rate: float  # texts per second so far
     eta_seconds: int | None  # time left at that rate
 
 
 Progress = Callable[[DrainStatus], None]
+
+
+def stage(phase: str) -> DrainStatus:
+    """What a flush reports before its drain has numbers: loading the model, waiting for the worker."""
+    return {"texts_done": 0, "texts_due": 0, "phase": phase, "rate": 0.0, "eta_seconds": None}
 
 
 class FlushReport(TypedDict):
