@@ -35,6 +35,10 @@ def show(request: reads.ContextRequest, result: ContextResult, invocation: Invoc
     if (path or request.changed) and not any("matched_glob" in row for row in result.results):
         invocation.note("no document's applies_to matches " + ("these paths" if path else "the changed files"))
     form = invocation.read_form()
+    if form == "json":
+        from docir.services.retrieval import budget
+
+        result = budget.as_json(result)
     if result.omitted and form != "text":  # the text form's first line says it
         invocation.note(f"{result.omitted} more result(s) left out to stay within --budget {request.budget} tokens; "
                         "raise --budget (0: no budget) to see them")

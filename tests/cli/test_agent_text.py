@@ -112,3 +112,19 @@ def test_get_prints_each_field_once_with_links_both_ways(cli, sample_store: Path
     assert text.count("Keep sessions in process memory") == 1
     assert f"links: superseded-by {A1}" in text
     assert text.count("\nstatus:") == 0 and "(decision, superseded" in text  # the status is said in the header
+
+
+def test_the_budget_holds_for_the_form_printed(cli, sample_store: Path) -> None:  # type: ignore[no-untyped-def]
+    import json
+
+    task = ("sessions kept in a dictionary in process memory", "--include-inactive", "--root", str(sample_store))
+    whole = cli("context", *task, "--budget", "0", "--json").json()
+    every = sum(len(json.dumps(row, ensure_ascii=False).encode()) for row in whole["results"])
+    limit = every // 4 // 2  # half of what the whole JSON costs: something must be held back
+    text, data = both(cli, "context", *task, "--budget", str(limit))
+    printed = sum(len(json.dumps(row, ensure_ascii=False).encode()) for row in data["results"])
+    assert 0 < printed <= limit * 4 and data["budget"]["used"] <= limit and data["omitted"] > 0
+    assert len("\n".join(text.splitlines()[1:]).encode()) <= limit * 4  # the entries, under their header
+    # The JSON's entries are the text's first ones: the same rules, on a larger measure.
+    shown = [m.group(1) for line in text.splitlines() if (m := ENTRY_RE.match(line))]
+    assert [row["id"] for row in data["results"]] == shown[:len(data["results"])]

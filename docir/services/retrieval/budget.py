@@ -17,13 +17,15 @@ order an agent reads. Three rules:
 The budget counts what an agent reads: each entry serialized as the MCP reply
 serializes it (`json.dumps`, no indentation), at skeleton.cost's four bytes a
 token, the estimate `size` uses. The envelope (query, semantic, counts: ~40
-tokens) is not counted.
+tokens) is not counted. The text form prints less of each entry than is counted;
+--json prints more (the passage, a linked entry's description), so its entries are
+cut again on their whole JSON (as_json): the budget holds for the form printed.
 """
 
 from __future__ import annotations
 
 import json
-from typing import cast
+from typing import Callable, cast
 
 from docir.services.retrieval.results import (
     BriefHit,
@@ -53,6 +55,11 @@ def counted(row: ContextRow) -> dict[str, object]:
 def tokens(row: ContextRow) -> int:
     """The token estimate of one entry: the bytes of its JSON as counted, at four bytes a token."""
     return cost(len(json.dumps(counted(row), ensure_ascii=False).encode("utf-8")))["tokens"]
+
+
+def whole_tokens(row: ContextRow) -> int:
+    """The token estimate of one entry as --json prints it: every key, passage and description included."""
+    return cost(len(json.dumps(row, ensure_ascii=False).encode("utf-8")))["tokens"]
 
 
 def brief(row: ContextHit) -> BriefHit:
@@ -92,9 +99,10 @@ def shape(rows: list[ContextRow], full_links: bool) -> list[ContextRow]:
     return out
 
 
-def within(rows: list[ContextRow], limit: int) -> tuple[list[ContextRow], int]:
+def within(rows: list[ContextRow], limit: int,
+           measure: Callable[[ContextRow], int] = tokens) -> tuple[list[ContextRow], int]:
     """The entries kept within `limit` tokens (0: all), in their original order, and the tokens they cost."""
-    costs = [tokens(row) for row in rows]
+    costs = [measure(row) for row in rows]
     if limit == 0:
         return rows, sum(costs)
     ranked = [n for n, row in enumerate(rows) if row["via"] is None]
@@ -149,5 +157,20 @@ def apply(result: ContextResult, limit: int, full_links: bool) -> ContextResult:
     result.results = kept
     result.omitted = len(shaped) - len(kept)
     result.budget = Budget(limit=limit, used=used)
+    return result
+
+
+def as_json(result: ContextResult) -> ContextResult:
+    """The result cut again for --json, whose entries carry what the text form leaves out (the passage, a
+    linked entry's description, every key): the budget holds for the form printed. The same rules keep
+    the same prefix of the ranking, so the JSON's entries are the text's first ones."""
+    if result.budget is None or result.budget["limit"] == 0:
+        if result.budget is not None:
+            result.budget = Budget(limit=0, used=sum(whole_tokens(row) for row in result.results))
+        return result
+    kept, used = within(result.results, result.budget["limit"], whole_tokens)
+    result.omitted += len(result.results) - len(kept)
+    result.results = kept
+    result.budget = Budget(limit=result.budget["limit"], used=used)
     return result
 

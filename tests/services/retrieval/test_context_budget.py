@@ -37,12 +37,8 @@ def context(cli, root: Path, *args: str) -> dict[str, Any]:  # type: ignore[no-u
 
 
 def spent(rows: list[dict[str, Any]]) -> int:
-    """Each entry's JSON at four bytes a token, but for what the text form added: a linked entry's description and
-    the matched passage, which the budget does not count, so it keeps the entries it kept before them."""
-    def counted(row: dict[str, Any]) -> dict[str, Any]:
-        return {k: v for k, v in row.items()
-                if k != "matched_passage" and not (k == "description" and row.get("via") is not None)}
-    return sum(cost(len(json.dumps(counted(row), ensure_ascii=False).encode("utf-8")))["tokens"] for row in rows)
+    """Each entry's JSON, every key, at four bytes a token: with --json the budget holds for what is printed."""
+    return sum(cost(len(json.dumps(row, ensure_ascii=False).encode("utf-8")))["tokens"] for row in rows)
 
 
 def test_the_budget_is_never_exceeded_and_keeps_the_best_ranked(cli, linked_store: Path) -> None:  # type: ignore[no-untyped-def]
