@@ -21,7 +21,7 @@ from typing import Any, NamedTuple
 from docir.errors import UsageError
 
 # Help of the options several read commands share, for their requests and the CLI's shared options.
-INCLUDE_INACTIVE = "Also closed documents (superseded, resolved)."
+INCLUDE_INACTIVE = "Also closed ones (superseded, resolved)."
 STORE = "Also read this peer: a folder or postgresql:// URL (repeatable)."
 # --limit's ceiling: far past any list worth reading, and it keeps SQLite's LIMIT within 64 bits.
 LIMIT_MAX = 10_000

@@ -33,10 +33,11 @@ from docir.services.indexing.caller import Caller
 from docir.services.retrieval import reads
 from docir.services.retrieval.results import FullDocument, ReferenceText
 
-INSTRUCTIONS = """docir holds this repository's design decisions, notes, issues and guides. Before changing
-code, call `context` with your task, a `sketch` (what the answer would say) and, in `path`, the files
-you will touch; judge the results by their descriptions, then fetch what you need in ONE `get`.
-On a small store, `query` lists every document. Record decisions with `add`, fix them with `update`."""
+# One line: a client receives a newline as two bytes.
+INSTRUCTIONS = ("docir holds this repository's decisions, design notes, issues and guides. Before changing code, "
+                "call `context` with your task, a `sketch` (what the answer would say) and, in `path`, the files "
+                "you will touch; judge results by their descriptions, then fetch what you need in ONE `get`. On a "
+                "small store, `query` lists every document. Record decisions with `add`, fix them with `update`.")
 
 
 @dataclass(frozen=True)
@@ -83,9 +84,9 @@ def command(ctx: typer.Context, root: RootOption = None) -> int:
 
     server = Server("docir", instructions=INSTRUCTIONS, version=docir.__version__)  # serverInfo names it
     for tool in TOOLS:
-        # Only what differs from the protocol's defaults: a write here never destroys (archive keeps the file).
-        hints = ToolAnnotations(read_only_hint=True) if tool.read_only else \
-            ToolAnnotations(read_only_hint=False, destructive_hint=False)
+        # Only what differs from the protocol's defaults (a tool may write; a write may destroy): a read is read
+        # only, and a write here never destroys (archive keeps the file).
+        hints = ToolAnnotations(read_only_hint=True) if tool.read_only else ToolAnnotations(destructive_hint=False)
         server.tool(name=tool.name, description=tool.description, annotations=hints,
                     structured_output=False)(handler(tool, home, caller))
     described = "A document by id: its file, frontmatter and body, as `get` finds it."

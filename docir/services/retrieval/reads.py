@@ -30,13 +30,13 @@ class ContextRequest(NamedTuple):
         cli_help="What you are about to do, in plain words. Without it, --path or --changed list what governs "
                  "those files.")] = ""
     sketch: Annotated[str, Option(
-        "What the answer would say, in its words (1-2 sentences); skip if unsure.",
+        "What the answer would say, in its words; skip if unsure.",
         metavar="TEXT", cli_help="What the answering document says in its words, as its summary would "
                                  "(1-2 sentences, no question). Skip it if you cannot guess.")] = ""
     terms: Annotated[str, Option("Exact identifiers, option names, error strings.", metavar="WORDS",
                                  cli_help="Exact words it contains: identifiers, option names, error strings.")] = ""
     also: Annotated[tuple[str, ...], Option(
-        "Another task (repeatable): the tasks take turns at the head.",
+        "Another task (repeatable), taking turns at the head.",
         cli_help="Another, different task (repeatable): the tasks take turns at the head of the result.")] = ()
     limit: Annotated[int, Option("How many ranked documents.", min=1, max=LIMIT_MAX,
                                  cli_help="How many ranked documents (linked ones come on top).")] = 8
@@ -50,7 +50,7 @@ class ContextRequest(NamedTuple):
     include_inactive: Annotated[bool, INCLUDE_INACTIVE_OPTION] = False
     store: Annotated[tuple[str, ...], STORE_OPTION] = ()
     budget: Annotated[int, Option(
-        "At most this many tokens of results (0: no limit).", min=0, max=_BUDGET_MAX, metavar="TOKENS",
+        "At most this many tokens of results (0: all).", min=0, max=_BUDGET_MAX, metavar="TOKENS",
         cli_help="At most this many tokens (4 bytes each) of results; omitted counts the rest. 0: none.")] \
         = budget.DEFAULT_BUDGET
     full_links: Annotated[bool, Option(
@@ -58,7 +58,7 @@ class ContextRequest(NamedTuple):
     # An agent's paths are relative to the repository root (an MCP client has no current folder); typed at
     # a terminal, a path is relative to the current folder, like git's.
     path: Annotated[tuple[str, ...], Option(
-        "A file you will change, from the repository root (repeatable): its governing documents come first.",
+        "A file you will change, from the repository root (repeatable): what governs it comes first.",
         metavar="PATH", typed="absolute",
         cli_help="A file you will change (repeatable): documents whose applies_to globs match it come first. "
                  "Without a TASK, lists what governs these files.")] = ()
@@ -68,10 +68,11 @@ class ContextRequest(NamedTuple):
 
 
 class GetRequest(NamedTuple):
-    ids: Annotated[tuple[str, ...], Option("Document ids (or numbers: ADR 21), all in one call.", positional=True)]
+    ids: Annotated[tuple[str, ...], Option("Ids (or numbers: ADR 21), all in one call.", positional=True)]
     section: Annotated[tuple[str, ...], Option(
-        "Only the section with this heading (repeatable: several in one call).")] = ()
-    full: Annotated[bool, Option("The whole body, however long (a long one comes as its outline otherwise).")] \
+        "Only the section with this heading.",
+        cli_help="Only the section with this heading (repeatable: several in one call).")] = ()
+    full: Annotated[bool, Option("The whole body, however long (else a long one is outlined).")] \
         = False
     store: Annotated[tuple[str, ...], STORE_OPTION] = ()
 
@@ -81,11 +82,11 @@ class QueryRequest(NamedTuple):
     status: Annotated[tuple[str, ...], Option(
         "Only this status (repeatable).",
         cli_help="Only this status (repeatable); a closed one needs no --include-inactive.")] = ()
-    tag: Annotated[tuple[str, ...], Option("Only documents with this tag (repeatable: all must match).")] = ()
-    owner: Annotated[str | None, Option("Only documents with this owner.")] = None
-    stale: Annotated[bool | None, Option("Only stale (true) or fresh (false) documents.", flag="--stale/--fresh",
+    tag: Annotated[tuple[str, ...], Option("Only with this tag (repeatable: all must match).")] = ()
+    owner: Annotated[str | None, Option("Only with this owner.")] = None
+    stale: Annotated[bool | None, Option("Only stale (true) or fresh (false) ones.", flag="--stale/--fresh",
                                          cli_help="Only stale (or only fresh) documents.")] = None
-    related_to: Annotated[str | None, Option("Only documents with an edge to or from this id.")] = None
+    related_to: Annotated[str | None, Option("Only with an edge to or from this id.")] = None
     limit: Annotated[int, Option("At most this many results.", min=1, max=LIMIT_MAX)] = 50
     include_inactive: Annotated[bool, INCLUDE_INACTIVE_OPTION] = False
     store: Annotated[tuple[str, ...], STORE_OPTION] = ()

@@ -38,7 +38,8 @@ class AddRequest(NamedTuple):
     description: Annotated[str, Option("1-2 sentences to judge it by without the body.",
                                        cli_help="One or two sentences that let a reader judge relevance without "
                                                 "the body.")]
-    status: Annotated[str | None, Option("Default: the type's default_status.")] = None
+    status: Annotated[str | None, Option("Default: the type's default.",
+                                         cli_help="Default: the type's default_status.")] = None
     tags: Annotated[tuple[str, ...], Option("Tags, e.g. ranking, context.", typed="commas",
                                             cli_help="Comma-separated tags, e.g. ranking,context.")] = ()
     related: Annotated[tuple[str, ...], Option(
@@ -48,7 +49,7 @@ class AddRequest(NamedTuple):
         cli_help="Who answers for it, e.g. @team (default where required: the git user).")] = None
     body: Annotated[str, Option("The Markdown body.", typed="body", cli_help=f"The Markdown body: {BODY_HELP}.")] = ""
     path: Annotated[str | None, Option(
-        "Its path under docs/ (default: from the title).",
+        "Path under docs/ (default: from the title).",
         cli_help="Its path under docs/; default: the type's folder and the title's slug.")] = None
     field: Annotated[tuple[str, ...], Option(FIELD, metavar="KEY=VALUE")] = ()
     wait_embeddings: Annotated[bool, Option(WAIT, terminal_only=True)] = False
@@ -62,7 +63,7 @@ class UpdateRequest(NamedTuple):
     id: Annotated[str, Option("The document to change.", positional=True, metavar="ID")]
     title: Annotated[str | None, Option("New title.")] = None
     description: Annotated[str | None, Option("New description.")] = None
-    status: Annotated[str | None, Option("New status, one the type allows.")] = None
+    status: Annotated[str | None, Option("New status.", cli_help="New status, one the type allows.")] = None
     tags: Annotated[tuple[str, ...] | None, Option("Replace the tags; [] clears them.", typed="commas",
                                                    cli_help="Replace the tags (comma-separated; '' clears).")] = None
     add_related: Annotated[tuple[str, ...], Option("Add an edge KIND:ID (repeatable).", metavar=RELATED)] = ()
@@ -74,9 +75,9 @@ class UpdateRequest(NamedTuple):
     append_section: Annotated[str | None, Option("Append section HEADING with body.", metavar="HEADING",
                                                  cli_help="Append a '## HEADING' section with --body.")] = None
     replace_section: Annotated[str | None, Option(
-        "Replace section HEADING's content with body.", metavar="HEADING",
+        "Replace section HEADING with body.", metavar="HEADING",
         cli_help="Replace the '## HEADING' section's content with --body.")] = None
-    replace_body: Annotated[bool, Option("Replace the whole body with body.",
+    replace_body: Annotated[bool, Option("Replace the body with body.",
                                          cli_help="Replace the whole body with --body.")] = False
     body: Annotated[str | None, Option("Text for the edit.", typed="body",
                                        cli_help=f"Text for the section or body edit: {BODY_HELP}.")] = None
