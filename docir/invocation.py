@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, NamedTuple
 
+from docir.redaction import scrub
 from docir.terminal import terminal_sizes
 
 if TYPE_CHECKING:
@@ -68,14 +69,15 @@ class Invocation(NamedTuple):
 
         return open_store(None if self.root is None else self.path(self.root), self.cwd).root
 
+    # Every line to stderr is scrubbed of the passwords this process was given (docir/redaction.py).
     def warn(self, message: str) -> None:
-        self.stderr.write(f"docir: warning: {message}\n")
+        self.stderr.write(f"docir: warning: {scrub(message)}\n")
 
     def error(self, message: str) -> None:
-        self.stderr.write(f"docir: error: {message}\n")
+        self.stderr.write(f"docir: error: {scrub(message)}\n")
 
     def note(self, message: str) -> None:
-        self.stderr.write(f"docir: {message}\n")
+        self.stderr.write(f"docir: {scrub(message)}\n")
 
     def print(self, text: str) -> None:
         self.stdout.write(text + "\n")

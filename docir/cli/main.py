@@ -48,6 +48,8 @@ def main(argv: list[str] | None = None, invocation: Invocation | None = None) ->
     for a test, may begin its walk of docs/ at once)."""
     args = list(sys.argv[1:] if argv is None else argv)
     invocation = invocation if invocation is not None else here(own_process=argv is None)
+    if any("://" in arg for arg in args):  # a URL's password is hidden from every message, a parser's too
+        _remember_urls(args)
     try:
         if args in HELP_ARGS:
             return _top_help(invocation)
@@ -79,11 +81,11 @@ def main(argv: list[str] | None = None, invocation: Invocation | None = None) ->
         # The machine's answer (full disk, read-only or vanished folder, permission): the user's to fix.
         failure = storage_error(exc)
         if failure is None:
-            return _crashed(invocation)
+            return _crashed(invocation, args)
         invocation.error(failure.message)
         return failure.exit_code
     except Exception:
-        return _crashed(invocation)
+        return _crashed(invocation, args)
 
 
 def _run_typer(args: list[str], invocation: Invocation) -> int | route.Parsed:
@@ -136,23 +138,35 @@ def help_width(invocation: Invocation) -> int:
     return max(min(int(columns), 80) - 2, 50)
 
 
-def _crashed(invocation: Invocation) -> int:
-    log = _write_crash_log()
+def _remember_urls(args: list[str]) -> None:
+    from docir.org.address import remember
+
+    for arg in args:
+        if "://" in arg:
+            remember(arg.partition("=")[2] if arg.startswith("--") and "=" in arg else arg)
+
+
+def _crashed(invocation: Invocation, args: list[str]) -> int:
+    log = _write_crash_log(args)
     invocation.error(f"internal error ({sys.exc_info()[1]!r}); details in {log}; please report it")
     return EXIT_BUG
 
 
-def _write_crash_log() -> Path:
+def _write_crash_log(args: list[str]) -> Path:
+    """The command's own words (not this process's argv: in the worker, that is the worker's) and the
+    traceback, scrubbed of every password the process was given (docir/redaction.py)."""
     import datetime as dt  # only after a crash: every command would pay for them otherwise
     import tempfile
     import traceback
+
+    from docir.redaction import scrub
 
     folder = Path(tempfile.gettempdir()) / f"docir-{os.getuid()}"
     folder.mkdir(mode=0o700, exist_ok=True)
     log = folder / "crash.log"
     with open(log, "a", encoding="utf-8") as handle:
-        handle.write(f"--- {dt.datetime.now().isoformat()} argv={sys.argv!r}\n")
-        handle.write(traceback.format_exc())
+        handle.write(scrub(f"--- {dt.datetime.now().isoformat()} docir {args!r}\n"))
+        handle.write(scrub(traceback.format_exc()))
     return log
 
 

@@ -294,9 +294,9 @@ def request_of(declaration: Declared, given: Mapping[str, Any], invocation: Invo
             elif typed == "absolute":
                 value = tuple(str(invocation.path(v)) for v in value)
             elif typed == "place":
-                from docir.org.address import is_url
+                from docir.org.address import meant_as_url
 
-                value = tuple(str(v) if is_url(str(v)) else str(invocation.path(v)) for v in value)
+                value = tuple(str(v) if meant_as_url(str(v)) else str(invocation.path(v)) for v in value)
             else:
                 value = tuple(str(v) for v in value)
         elif typed == "commas":

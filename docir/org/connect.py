@@ -6,7 +6,8 @@ create its tables exactly once; a reader refuses an older one. A database newer 
 is refused by both. Every refusal is one line, exit 2, with nothing written.
 
 Credentials come from libpq's own sources (PGPASSWORD, ~/.pgpass, PGSERVICE); a password written
-into the URL still works but is never repeated in any message (`redact`).
+into the URL still works, handed to libpq apart from the URL, and is never repeated in any message
+(address.shown, address.scrub).
 """
 
 from __future__ import annotations
@@ -15,8 +16,9 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs, urlsplit
 
 from docir.errors import InputError, UsageError
-from docir.org.address import is_url
+from docir.org.address import credentials, is_url, remember, shown, without_password
 from docir.org.tables import MIGRATIONS, OLDEST_READABLE, SCHEMA_VERSION
+from docir.redaction import scrub
 
 if TYPE_CHECKING:
     import psycopg
@@ -36,41 +38,32 @@ class OrgError(InputError):
 
 def check_url(url: str) -> str:
     """The URL if it names a PostgreSQL database; UsageError otherwise."""
+    remember(url)
     if not is_url(url):
-        raise UsageError(f"'{redact(url)}' is not a PostgreSQL URL; give postgresql://[user@]host[:port]/database "
-                         "(the password from PGPASSWORD, ~/.pgpass or PGSERVICE)")
+        raise UsageError("the organisation store must be a PostgreSQL URL (the one given is not shown: it may hold "
+                         "a password): postgresql://[user@]host[:port]/database, the password from PGPASSWORD, "
+                         "~/.pgpass or PGSERVICE")
     return url
 
 
 def has_password(url: str) -> bool:
-    try:
-        return bool(urlsplit(url).password)
-    except ValueError:
-        return False
+    return bool(credentials(url).password)  # "user:@host", a local socket's usual URL, holds none
 
 
 def redact(url: str) -> str:
     """The URL with any password replaced by ***: what messages and reports show."""
-    try:
-        parts = urlsplit(url)
-        password = parts.password
-    except ValueError:
-        return url
-    if not password:
-        return url
-    user = parts.username or ""
-    host = parts.netloc.rsplit("@", 1)[1]
-    return parts._replace(netloc=f"{user}:***@{host}").geturl()
+    return shown(url)
 
 
 def describe(url: str) -> str:
     """A short name for the database in messages: host and database, no credentials."""
+    found = credentials(url)
     try:
-        parts = urlsplit(url)
+        parts = urlsplit(found.head + found.rest)  # no userinfo: a password's delimiters are not read
         host = parts.hostname or parse_qs(parts.query).get("host", ["local socket"])[0]
-        return f"{host}{parts.path or '/'}"
+        return scrub(f"{host}{parts.path or '/'}")
     except ValueError:
-        return redact(url)
+        return "the organisation store (its URL cannot be read)"
 
 
 def connect(url: str, settings: Settings, timeout: int = CONNECT_TIMEOUT) -> psycopg.Connection[Any]:
@@ -83,19 +76,24 @@ def connect(url: str, settings: Settings, timeout: int = CONNECT_TIMEOUT) -> psy
     options: dict[str, Any] = {"application_name": "docir"}
     if "connect_timeout" not in url and "PGCONNECT_TIMEOUT" not in settings.env:
         options["connect_timeout"] = timeout
+    conninfo, password = without_password(url)
+    if password is not None:
+        options["password"] = password  # apart from the URL: libpq never reads its '/', '@' or '#' as delimiters
     try:
         # No server-side prepared statements: a pooler in transaction mode (PgBouncer) may hand each
         # transaction another server connection, where a statement prepared earlier does not exist.
-        return psycopg.connect(url, prepare_threshold=None, **options)
+        return psycopg.connect(conninfo, prepare_threshold=None, **options)
     except psycopg.Error as exc:
         raise UsageError(f"cannot connect to {describe(url)}: {first_line(exc)}") from None
 
 
 def first_line(exc: BaseException) -> str:
-    """libpq's message, first line, with any password it quotes hidden."""
+    """libpq's message, first line, with any password it quotes hidden, whole or in pieces."""
     lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
-    text = lines[0] if lines else type(exc).__name__
-    return redact(text) if "://" in text else text
+    text = scrub(lines[0] if lines else type(exc).__name__)
+    if "://" in text:  # a URL it quotes: shown as any URL is
+        text = " ".join(shown(word) if "://" in word else word for word in text.split(" "))
+    return text
 
 
 def require_pgvector(conn: psycopg.Connection[Any], url: str) -> None:

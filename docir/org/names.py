@@ -14,6 +14,7 @@ from urllib.parse import urlsplit
 
 from docir import gitio
 from docir.errors import UsageError
+from docir.org.address import credentials, password_hidden
 
 # git's scp-like form: [user@]host:path, where the host has no slash and the path does not start with one.
 _SCP = re.compile(r"^(?:[^@/]+@)?(?P<host>[^:/]+):(?!//)(?P<path>.+)$")
@@ -24,8 +25,13 @@ def normalise_remote(remote: str) -> str:
     """The name a remote URL gives; raises UsageError for one that names nothing."""
     text = remote.strip()
     if "://" in text:
-        parts = urlsplit(text)
-        host = (parts.hostname or "").lower()
+        found = credentials(text)  # the userinfo cut by structure: a token's '/' or '@' is not the URL's
+        try:
+            parts = urlsplit(found.head + found.rest)
+            host = (parts.hostname or "").lower()
+        except ValueError:
+            raise UsageError(f"the git remote '{password_hidden(text)}' cannot be read as a URL; "
+                             "give --as NAME") from None
         path = parts.path
     elif (scp := _SCP.match(text)) is not None and not Path(text).exists():
         host, path = scp["host"].lower(), scp["path"]
@@ -35,7 +41,7 @@ def normalise_remote(remote: str) -> str:
     path = path.removesuffix(".git").rstrip("/")
     name = f"{host}/{path}" if host else path
     if not path or not name:
-        raise UsageError(f"the git remote '{_without_password(text)}' names no repository; give --as NAME")
+        raise UsageError(f"the git remote '{password_hidden(text)}' names no repository; give --as NAME")
     return name
 
 
@@ -70,9 +76,3 @@ def git_revision(root: Path, env: Mapping[str, str]) -> str | None:
     out = gitio.run(["rev-parse", "--verify", "-q", "HEAD"], root, env)
     return None if out is None else out.decode("ascii", "replace").strip() or None
 
-
-def _without_password(url: str) -> str:
-    parts = urlsplit(url) if "://" in url else None
-    if parts is None or parts.password is None:
-        return url
-    return url.replace(f":{parts.password}@", ":***@", 1)

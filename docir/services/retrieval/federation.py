@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, NamedTuple, TypeVar, Union
 from docir.embed.model_ids import answers_with
 from docir.errors import UsageError
 from docir.index.records import Filters
-from docir.org.address import OrgAddress, is_url, parse
+from docir.org.address import OrgAddress, meant_as_url, parse
 from docir.services.indexing.session import PeerUnreadable, Session, open_peer
 from docir.services.retrieval import store_reads as reads
 from docir.services.retrieval.need import Need, embedded_texts, needs_of
@@ -73,17 +73,18 @@ def _peers_listed(local: Store, settings: Settings, extra: list[Path | str],
             warn(f"{STATE_DIR}/{STORES_FILE} is unreadable ({exc}); no peers from it")
             data = {}
         entries = data.get("stores", []) if isinstance(data, dict) else []
-        for entry in entries if isinstance(entries, list) else []:
-            if isinstance(entry, dict) and "url" in entry or isinstance(entry, str) and is_url(entry):
+        for number, entry in enumerate(entries if isinstance(entries, list) else [], start=1):
+            if isinstance(entry, dict) and "url" in entry or isinstance(entry, str) and meant_as_url(entry):
                 urls.append(_org_entry(entry))
                 continue
             path = entry.get("path") if isinstance(entry, dict) else entry
             if isinstance(path, str) and path.strip():
                 listed.append((path, (local.root / settings.expanded(path)).resolve()))
             else:
-                warn(f"{STATE_DIR}/{STORES_FILE}: ignoring entry {entry!r} (expected a folder path or a url)")
+                # Not quoted: an entry of an unknown shape may hold a credential.
+                warn(f"{STATE_DIR}/{STORES_FILE}: ignoring entry {number} (expected a folder path or a url)")
     for value in extra:
-        if isinstance(value, str) and is_url(value):
+        if isinstance(value, str) and meant_as_url(value):
             urls.append(parse(value, committed=False))
             continue
         listed.append((str(value), Path(value).resolve()))  # made absolute at the edge (typed="place")

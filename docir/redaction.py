@@ -1,0 +1,48 @@
+"""Passwords kept out of every line docir writes to stderr and to a crash log.
+
+Whatever a URL holds (docir/org/address.py finds a password by the URL's structure and tells it here),
+a library may still quote a piece of it: libpq reads an unencoded '/', '@' or '#' of a password as the
+URL's own delimiter and names what follows as a host. So every password seen in this process is kept,
+and a message is scrubbed of each, percent-decoded or not, and of every piece of PIECE_MIN characters
+or more a parser could have cut from it. Imports nothing at start: every command writes through here.
+"""
+
+from __future__ import annotations
+
+import threading
+
+PIECE_MIN = 4  # a shorter piece is too common a string to hide without hiding what is not secret
+HIDDEN = "***"
+_DELIMITERS = "/@#?:%&=;"
+# A URL's own words, which a piece cut from a misread password can be ("...?password=..."): never hidden
+# alone, or every message naming a password would lose the word.
+_URL_WORDS = frozenset({"password", "sslpassword", "passfile", "sslkey", "postgres", "postgresql", "host", "port",
+                        "user", "dbname"})
+_SECRETS: set[str] = set()
+_LOCK = threading.Lock()
+
+
+def remember(secret: str) -> None:
+    """A password (or any credential) this process was given: never written out from now on."""
+    if secret:
+        with _LOCK:
+            _SECRETS.add(secret)
+
+
+def scrub(message: str) -> str:
+    """`message` with every remembered secret, and each of its pieces, replaced by ***."""
+    if not _SECRETS:
+        return message
+    from urllib.parse import unquote
+
+    with _LOCK:
+        secrets = list(_SECRETS)
+    whole = {variant for secret in secrets for variant in (secret, unquote(secret))}
+    pieces = set(whole)
+    for text in whole:
+        for delimiter in _DELIMITERS:
+            text = text.replace(delimiter, " ")
+        pieces.update(piece for piece in text.split() if len(piece) >= PIECE_MIN and piece.lower() not in _URL_WORDS)
+    for piece in sorted(pieces, key=len, reverse=True):
+        message = message.replace(piece, HIDDEN)
+    return message
