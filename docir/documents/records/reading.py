@@ -45,7 +45,9 @@ SECTION_NAMES = frozenset((
     "scope", "description", "solution", "technical story", "validation", "compliance"))
 _SECTION_WORDS = frozenset(" ".join(SECTION_NAMES).split())
 
-_PLACEHOLDER_RE = re.compile(r"\{\{[^}]*\}\}|\{[a-z][^}]*\}|\[short title|<title>|\bTITLE\b|^[.…]+$", re.I)
+# A template's title: "{short title ...}", "[short title ...]", "<title>", adr-tools' "NUMBER. TITLE" (in capitals:
+# "# Show the title in the header" is a title), "...".
+_PLACEHOLDER_RE = re.compile(r"\{\{[^}]*\}\}|\{[a-z][^}]*\}|\[short title|<title>|(?-i:\bTITLE\b)|^[.…]+$", re.I)
 
 # "**Status:** Accepted", "* Status: accepted", "- Start Date: 2018-01-02", "Date: 2021-05-11".
 _META_LINE_RE = re.compile(
@@ -99,6 +101,7 @@ class Foreign:
     format: str = "plain"  # where its status was read: frontmatter, status-section, preamble, table, links
     title: str | None = None  # clean: no number, no markers
     title_written: str | None = None  # as written, where cleaning changed it
+    template_title: str | None = None  # the title heading, still the template's placeholder over a written body
     number: int | None = None
     status: statuses.ReadStatus | None = None
     superseded_in_links: bool = False  # a closing Links list says what replaced it, whatever its status says
@@ -291,8 +294,11 @@ def _read_title(src: Foreign) -> None:
     written: str | None = None
     if heading is not None:
         src.title_heading, written = heading, heading.text
-    elif isinstance(src.meta.get("title"), (str, int, float)) and str(src.meta["title"]).strip():
-        written = str(src.meta["title"]).strip()
+        if _PLACEHOLDER_RE.search(heading.text):  # "# {short title ...}": the title is to be found elsewhere
+            src.template_title, written = heading.text, None
+    own = str(src.meta["title"]).strip() if isinstance(src.meta.get("title"), (str, int, float)) else ""
+    if written is None and own and not _PLACEHOLDER_RE.search(own):
+        written = own
     if written is None:
         src.title = _title_from_name(src.path)
         return
@@ -374,6 +380,7 @@ def _read_frontmatter(src: Foreign) -> None:
         raw = meta["status"]
         if isinstance(raw, list) and len(raw) == 1:
             raw = raw[0]
+        raw = _braced(raw)
         if isinstance(raw, (str, int, float, bool)):
             src.status, src.format = statuses.read(str(raw)), "frontmatter"
         else:
@@ -386,11 +393,24 @@ def _read_frontmatter(src: Foreign) -> None:
     if "date" in meta and meta["date"] is not None:
         read = dates.read(meta["date"])
         src.date = read.date
+        if read.date is None:  # `date: 2024-023-2706`: kept as written, for a person to mend
+            src.date_written = frontmatter.raw_value(src.edit_text.replace("\r\n", "\n"), "date") or str(meta["date"])
     for key in SUMMARY_KEYS:
         summary = meta.get(key)
         if isinstance(summary, str) and summary.strip():
             src.summary = summary.strip()
             break
+
+
+def _braced(raw: Any) -> Any:
+    """`status: { accepted }`, MADR's template braces left around the value, is to YAML a mapping of one key
+    with no value: that key is the status when it reads as one; anything else stays as YAML read it."""
+    if isinstance(raw, dict) and len(raw) == 1:
+        key, value = next(iter(raw.items()))
+        said = statuses.read(key) if value is None else None
+        if said is not None and said.word is not None and not said.template:
+            return key
+    return raw
 
 
 def _field(meta: dict[str, Any], key: str) -> Any:
@@ -677,7 +697,7 @@ def _judge_kind(src: Foreign) -> None:
         _other(src, "a template, not a decision")
     elif src.status is not None and src.status.template:
         _other(src, "a template: its status lists the choices")
-    elif src.title_heading is not None and _PLACEHOLDER_RE.search(src.title_heading.text):
+    elif src.template_title is not None and not _has_own_text(src):
         _other(src, "a template: its title is a placeholder")
     elif src.meta.get("has_children") is True:
         _other(src, "an index page (has_children), not a decision")
@@ -691,3 +711,30 @@ def _mostly_links(src: Foreign) -> bool:
         return False
     prose = [p for p in _paragraphs(_without_fences(src.analysis)) if not _LINK_RE.search(p) and len(p) > 80]
     return len(prose) <= 1
+
+
+# What a template puts in its sections for the author to replace: MADR's "{...}" (nested: "{... {force} ...}"),
+# MADR 2 and log4brains' "[...]" (not a link's text), "{{ ... }}".
+_BODY_PLACEHOLDER_RE = re.compile(r"\{[^{}]*\}|\[[^\[\]\n]*\](?![(\[:])")
+# adr-tools' template words its sections itself: prose, but not the author's.
+_TEMPLATE_PROSE = ("the issue motivating this decision", "the change that we're proposing or have agreed",
+                   "what becomes easier or more difficult to do")
+OWN_WORDS = 5  # a template's leftovers ("Chosen option: , because") have fewer words than any sentence a person writes
+
+
+def _has_own_text(src: Foreign) -> bool:
+    """Whether the body holds a paragraph its author wrote: words that are no placeholder, no heading, no
+    field line, not a template's own sentence. A record begun from a template whose title line was never
+    filled in has one; a template copied under a new name has none."""
+    text = src.analysis
+    for heading in reversed(src.headings):  # from the end: offsets hold
+        text = text[: heading.start] + "\n" * text.count("\n", heading.start, heading.end) + text[heading.end:]
+    for paragraph in _paragraphs(_without_fences(text)):
+        if _is_field(paragraph) or paragraph.lower().lstrip("*_ ").startswith(_TEMPLATE_PROSE):
+            continue
+        left, previous = paragraph, ""
+        while left != previous:  # innermost first: "{justification ... {force} ...}"
+            previous, left = left, _BODY_PLACEHOLDER_RE.sub(" ", left)
+        if len(re.findall(r"[^\W\d_]{2,}", left)) >= OWN_WORDS:
+            return True
+    return False

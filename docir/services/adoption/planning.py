@@ -292,9 +292,14 @@ def _fill(item: Planned, spec: TypeSpec, schema: Schema, options: Options, unsta
         _relate(item)
         return
     _set(item, "id", item.doc_id)
+    _keep_site_id(item)
     _set(item, "type", spec.name)
     title = src.title or src.path.stem
     _set(item, "title", title)
+    if src.template_title is not None:
+        where = "frontmatter" if meta.get("title") == title else "file name"
+        item.review["title"] = (f"its title line is still the template's placeholder {src.template_title!r}; "
+                                f"taken from its {where}")
     described = describe.describe(src, schema.lint.description_min, schema.lint.description_max)
     if described.text != meta.get("description"):
         _set(item, "description", described.text)
@@ -308,8 +313,11 @@ def _fill(item: Planned, spec: TypeSpec, schema: Schema, options: Options, unsta
         if "date" not in item.mapped and src.date_written and src.date_written != src.date.isoformat():
             item.fields["date_original"] = src.date_written
     elif src.date_written:
-        item.fields["date_original"] = src.date_written
-        item.review["date"] = f"{src.date_written!r} is not a date adopt can read"
+        if "date" in meta:  # a frontmatter date lint refuses (DOC009): taken out, its line kept as date_original
+            _set(item, "date", None)
+        else:
+            item.fields["date_original"] = src.date_written
+        item.review["date"] = f"{src.date_written!r} is not a date adopt can read; left out, kept as date_original"
     if src.number is not None and "number" not in meta:
         _set(item, "number", src.number)
     if src.deciders and not any(k in meta for k in ("deciders", "decision-makers", "decision_makers")):
@@ -328,6 +336,21 @@ def _fill(item: Planned, spec: TypeSpec, schema: Schema, options: Options, unsta
         reviewed = meta.get(REVIEW_FIELD)
         earlier = [str(v) for v in reviewed] if isinstance(reviewed, list) else []
         item.fields[REVIEW_FIELD] = sorted(set(earlier) | set(item.review))
+
+
+def _keep_site_id(item: Planned) -> None:
+    """A Docusaurus site gives a page its URL by its `id` (its folder, then the id) and names it by that id in
+    sidebars. docir's `id` must be docir's (lint's DOC004, every read and link), so the team's id is kept as
+    `id_original` and written as a relative `slug`, which Docusaurus resolves against the same folder: the page
+    keeps its URL and the links to it. A sidebar naming it by id must name docir's: flagged for review. A
+    record with a slug of its own has its URL from that already."""
+    team = item.foreign.meta.get("id")
+    if not isinstance(team, str) or not team.strip() or "/" in team or is_valid_id(team):
+        return  # no id, one no site takes ('/' is refused by Docusaurus), or docir's own
+    if "slug" not in item.foreign.meta:
+        _set(item, "slug", team)
+    item.review["id"] = (f"the site's id {team!r} is kept as id_original, its URL by slug; a sidebar naming "
+                         f"it must name {item.doc_id}")
 
 
 def _set(item: Planned, key: str, value: Any) -> None:

@@ -69,7 +69,7 @@ def report(session: Session, plan: Plan, *, dry_run: bool, written: Written | No
         "links": dict(links.most_common()),
         "titles_cleaned": sum(1 for item in docs if item.foreign.title_written and not item.already),
         "numbers": sum(1 for item in docs if "number" in item.fields or "number" in item.foreign.meta),
-        "dates": sum(1 for item in docs if "date" in item.fields or item.foreign.has_date_in_meta()),
+        "dates": sum(1 for item in docs if _date(item) is not None),
         "review": dict(review.most_common()),
         "skipped": [{"path": s.path, "reason": s.reason} for s in plan.skipped],
         "exclude": ({"taken_off": written.included, "added": written.excluded} if written is not None else
@@ -85,7 +85,7 @@ def _status(item: Planned) -> str:
 
 def _document(item: Planned) -> DocumentJSON:
     fields, meta = item.fields, item.foreign.meta
-    date = fields.get("date", meta.get("date"))
+    date = _date(item)
     original = fields.get("status_original", meta.get("status_original"))
     return {
         "source": str(item.source), "path": item.target, "id": item.doc_id,
@@ -99,6 +99,11 @@ def _document(item: Planned) -> DocumentJSON:
         "related": [{kind: target} for kind, target in item.edges],
         "review": dict(item.review), "changed": item.changed,
     }
+
+
+def _date(item: Planned) -> Any:
+    """The date the adopted record carries: docir's, else the source's; None where adopt left one out."""
+    return item.fields.get("date", item.foreign.meta.get("date"))
 
 
 def _plain(value: Any) -> Any:
