@@ -6,6 +6,7 @@ rich is imported only when a human is looking, so piped calls stay fast.
 from __future__ import annotations
 
 import json
+import math
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -20,8 +21,24 @@ if TYPE_CHECKING:
 
 
 def emit_json(payload: Any, invocation: Invocation) -> None:
-    invocation.stdout.write(json.dumps(payload, ensure_ascii=False, indent=2) + "\n")
+    """Strict JSON: a NaN or an infinity (a vector of zeros has no cosine) is printed as null, which every
+    parser reads, never as the NaN that strict ones refuse."""
+    try:
+        text = json.dumps(payload, ensure_ascii=False, indent=2, allow_nan=False)
+    except ValueError:
+        text = json.dumps(_finite(payload), ensure_ascii=False, indent=2, allow_nan=False)
+    invocation.stdout.write(text + "\n")
     invocation.stdout.flush()
+
+
+def _finite(value: Any) -> Any:
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {key: _finite(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(item) for item in value]
+    return value
 
 
 def superseded(ids: Sequence[str], successor: str, invocation: Invocation) -> None:

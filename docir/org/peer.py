@@ -37,12 +37,33 @@ LISTING = ("d.repo, d.id, d.path, d.type, d.title, d.description, coalesce(d.sta
            "d.owner, d.verified, d.archived, octet_length(d.body)")
 
 
+class BadRow(Exception):
+    """A published row docir cannot read (written by hand, or by a tool that is not docir): skipped, said once."""
+
+
 def listing(row: Sequence[Any]) -> OrgListing:
-    """An OrgListing from the LISTING columns (and nothing before them in `row`)."""
+    """An OrgListing from the LISTING columns (and nothing before them in `row`); BadRow for a row whose
+    columns are not what docir publishes. Every row read is checked here, at the boundary, so that no
+    odd row can take a read down past it."""
     repo, doc_id, path, doc_type, title, description, status, tags, related, owner, verified, archived, size = row[:13]
-    links = tuple((str(kind), str(target)) for kind, target in related or ())
-    return OrgListing(repo, doc_id, path, doc_type, title, description, status, tuple(tags or ()), links, owner,
-                      verified, bool(archived), int(size))
+    for name, value in (("repo", repo), ("id", doc_id), ("path", path), ("type", doc_type), ("title", title)):
+        if not isinstance(value, str) or not value:
+            raise BadRow(f"its {name} is not a text")
+    if not isinstance(tags or [], list) or not all(isinstance(tag, str) for tag in tags or []):
+        raise BadRow("its tags are not a list of texts")
+    if not isinstance(related or [], list) or not all(
+            isinstance(link, list) and len(link) == 2 and all(isinstance(part, str) for part in link)
+            for link in related or []):
+        raise BadRow("its related is not a list of (kind, target) pairs")
+    if not isinstance(size, int) or size < 0:
+        raise BadRow("its body's size is not a count")
+    return OrgListing(repo, doc_id, path, doc_type, title, _text(description), _text(status), tuple(tags or ()),
+                      tuple((kind, target) for kind, target in related or ()), _text(owner) or None,
+                      None if verified is None else str(verified), bool(archived), size)
+
+
+def _text(value: object) -> str:
+    return "" if value is None else str(value)
 
 
 def among(column: str) -> str:
@@ -74,11 +95,21 @@ class OrgPeer:
         self.address = address
         self.settings = settings
         self.conn = conn
-        self.repos = repos  # those the address asks for, by name
+        self.problems: dict[str, None] = {}  # rows and repositories skipped, each said once when the read ends
+        # Those the address asks for, by name; one whose counters cannot be right is skipped, not the store.
+        self.repos = [repo for repo in repos if self._counted(repo)]
         self.held = held  # every repository the store holds in this snapshot
         self.kept_by = kept_by  # the warm worker's keeper, and whom it keeps this connection for
         self.known: dict[object, Any] = {}  # what a statement read, by what it asked: one snapshot, one answer
         self._snapshot: str | None = None  # this transaction's snapshot, once exported for a reader beside
+
+    def _counted(self, repo: OrgRepo) -> bool:
+        counts = (repo.documents, repo.document_tokens, repo.sections, repo.section_tokens)
+        if all(isinstance(count, int) and count >= 0 for count in counts) and isinstance(repo.name, str):
+            return True
+        self.problems[f"skipped repository {repo.name!s:.200}: its counts cannot be right ({counts}); "
+                      "a 'docir publish' of it writes them again"] = None
+        return False
 
     @property
     def label(self) -> str:
@@ -152,6 +183,7 @@ class OrgPeer:
             return None
         other = OrgPeer(self.address, self.settings, conn, self.repos, self.held, self.kept_by)
         other.known = self.known
+        other.problems = self.problems
         return other
 
     @staticmethod
@@ -207,7 +239,18 @@ class OrgPeer:
         rows = self.run(lambda c: c.execute(
             f"SELECT {LISTING}, d.meta, d.body FROM docir.documents d WHERE d.id = ANY(%(ids)s) AND {among('d.repo')} "
             "ORDER BY d.repo", {"ids": list(ids), "repos": self.scope(self.names)}).fetchall())
-        return [OrgDocument(listing(row), dict(row[13] or {}), row[14]) for row in rows]
+        found = []
+        for row in rows:
+            item = self._checked(row)
+            if item is None:
+                continue
+            meta, body = row[13], row[14]
+            if not isinstance(meta or {}, dict) or not isinstance(body, str):
+                self._skipped(row, "its frontmatter is not an object" if isinstance(body, str) else
+                              "its body is not a text")
+                continue
+            found.append(OrgDocument(item, dict(meta or {}), body))
+        return found
 
     def listings(self, repos: Sequence[str], *, where: str, params: dict[str, Any], limit: int | None,
                  include_inactive: bool) -> list[OrgListing]:
@@ -220,7 +263,18 @@ class OrgPeer:
         if limit is not None:
             sql += " LIMIT %(limit)s"
         arguments = {**params, "repos": self.scope(repos), "limit": limit}
-        return [listing(row) for row in self.run(lambda c: c.execute(sql, arguments).fetchall())]
+        rows = self.run(lambda c: c.execute(sql, arguments).fetchall())
+        return [item for item in map(self._checked, rows) if item is not None]
+
+    def _checked(self, row: Sequence[Any]) -> OrgListing | None:
+        try:
+            return listing(row)
+        except BadRow as exc:
+            self._skipped(row, str(exc))
+            return None
+
+    def _skipped(self, row: Sequence[Any], why: str) -> None:
+        self.problems[f"skipped {row[0]!s:.200} {row[1]!s:.100}: {why}"] = None
 
     def matching(self, repos: Sequence[str], filters: Filters, *, limit: int | None,
                  include_inactive: bool) -> list[OrgListing]:

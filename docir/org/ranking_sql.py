@@ -34,6 +34,7 @@ BACKGROUND_SAMPLE's).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple, TypeVar
 
@@ -175,6 +176,9 @@ def weights_of(peer: OrgPeer, repos: Sequence[str], terms: Terms, totals: Lexica
         rows = peer.run(lambda c: c.execute(weights_statement(), _params(terms, totals, peer.scope(repos))).fetchall())
         peer.known[key] = Weights(tuple(float(row[0]) for row in rows), tuple(float(row[1]) for row in rows),
                                   tuple(int(row[2]) for row in rows))
+        if any(int(row[2]) > totals.documents for row in rows):
+            peer.problems["the document counts of its repositories are behind their rows (a publish cut off, or "
+                          "an edit by hand): words weigh less than they should until the next 'docir publish'"] = None
     found: Weights = peer.known[key]
     return found
 
@@ -184,7 +188,9 @@ def weights_statement() -> str:
     documents holding it: N the repositories' kept totals, n their counts in docir.terms (a phrase's,
     one GIN-indexed count of each table)."""
     def idf(total: str, held: str) -> str:
-        return f"greatest(ln((%({total})s - {held} + 0.5) / ({held} + 0.5)), 1e-6)"
+        # The ratio is clamped before ln: counters behind their rows (N < n, a publish cut off, a hand edit)
+        # give FTS5's floor, not an error that would skip the whole store.
+        return f"greatest(ln(greatest((%({total})s - {held} + 0.5) / ({held} + 0.5), 1e-300)), 1e-6)"
 
     return f"""
         SELECT {idf("documents", "n.documents")}, {idf("sections", "n.sections")}, n.documents
@@ -602,8 +608,13 @@ def nearest(peer: OrgPeer, repos: Sequence[str], vector: Sequence[float], *, inc
         return list(conn.execute(sql, params).fetchall())
 
     rows = peer.run(read)
+    # A vector of zeros has no direction: its cosine is NaN, which no ranking can place (nor strict JSON print).
     return [VectorRow(repo, doc_id, float(sim), int(ordinal), tuple(heading) if heading else None, size)
-            for repo, doc_id, sim, ordinal, heading, size in rows]
+            for repo, doc_id, sim, ordinal, heading, size in rows if _finite(sim)]
+
+
+def _finite(value: object) -> bool:
+    return isinstance(value, (int, float)) and math.isfinite(value)
 
 
 def nearest_statement(dim: int, include_inactive: bool, own: Sequence[str] = (), *, exact: bool = False) -> str:
@@ -660,7 +671,8 @@ def similarities(peer: OrgPeer, repos: Sequence[str], ids: Sequence[str],
         return {}
     sql = similarities_statement(len(vector))
     params = {"v": vector_literal(vector), "repos": peer.scope(repos), "ids": list(ids)}
-    return {(repo, doc_id): float(sim) for repo, doc_id, sim in peer.run(lambda c: c.execute(sql, params).fetchall())}
+    return {(repo, doc_id): float(sim) for repo, doc_id, sim in peer.run(lambda c: c.execute(sql, params).fetchall())
+            if _finite(sim)}
 
 
 def similarities_statement(dim: int) -> str:
@@ -695,7 +707,8 @@ def background(peer: OrgPeer, repos: Sequence[str], vector: Sequence[float], *,
         return {}
     sql = background_statement(len(vector))
     params = {"v": vector_literal(vector), "repos": peer.scope(sorted(wanted)), "below": min(2.0, sample / total)}
-    return {(repo, doc_id): float(sim) for repo, doc_id, sim in peer.run(lambda c: c.execute(sql, params).fetchall())}
+    return {(repo, doc_id): float(sim) for repo, doc_id, sim in peer.run(lambda c: c.execute(sql, params).fetchall())
+            if _finite(sim)}
 
 
 def background_statement(dim: int) -> str:

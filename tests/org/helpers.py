@@ -55,3 +55,27 @@ def counts(url: str) -> dict[str, int]:
 def versions(url: str, repo: str = NAME) -> dict[str, str]:
     """Each document row's xmin: it moves exactly when the row is written again."""
     return {r[0]: r[1] for r in sql(url, "SELECT id, xmin::text FROM docir.documents WHERE repo = %s", (repo,))}
+
+
+SIGNING = "Session tokens are signed with rotating keys"
+HSM = "Session tokens are signed inside the hardware security module"
+
+
+class Org:
+    """The published repositories and the reader, with the ids the tests look for."""
+
+    def __init__(self, url: str, platform: Path, service: Path, reader: Path, ids: dict[str, str]) -> None:
+        self.url = url
+        self.platform = platform
+        self.service = service
+        self.reader = reader
+        self.ids = ids
+
+
+def publish_as(cli: Any, url: str, root: Path, name: str) -> None:
+    result = cli("publish", url, "--as", name, "--root", str(root), "--wait-embeddings", "--json")
+    assert result.code == 0, result.err
+
+
+def stores_yaml(reader: Path, text: str) -> None:
+    (reader / ".docir" / "stores.yaml").write_text(text, encoding="utf-8")

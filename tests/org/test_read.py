@@ -14,61 +14,10 @@ import pytest
 
 from tests.caller import caller, settings
 from tests.conftest import add_doc
+from tests.org.helpers import HSM, Org, stores_yaml
+from tests.org.helpers import publish_as as publish
 
 pytest.importorskip("psycopg")
-
-SIGNING = "Session tokens are signed with rotating keys"
-HSM = "Session tokens are signed inside the hardware security module"
-
-
-class Org:
-    """The published repositories and the reader, with the ids the tests look for."""
-
-    def __init__(self, url: str, platform: Path, service: Path, reader: Path, ids: dict[str, str]) -> None:
-        self.url = url
-        self.platform = platform
-        self.service = service
-        self.reader = reader
-        self.ids = ids
-
-
-def publish(cli: Any, url: str, root: Path, name: str) -> None:
-    result = cli("publish", url, "--as", name, "--root", str(root), "--wait-embeddings", "--json")
-    assert result.code == 0, result.err
-
-
-def stores_yaml(reader: Path, text: str) -> None:
-    (reader / ".docir" / "stores.yaml").write_text(text, encoding="utf-8")
-
-
-@pytest.fixture
-def org(cli: Any, pg_url: str, tmp_path: Path, model_cache: Path, monkeypatch: pytest.MonkeyPatch) -> Org:
-    monkeypatch.setenv("XDG_CACHE_HOME", str(model_cache))
-    platform, service, reader = tmp_path / "platform", tmp_path / "service", tmp_path / "reader"
-    for root in (platform, service, reader):
-        assert cli("init", "--root", str(root)).code == 0
-    ids = {
-        "signing": add_doc(cli, platform, "decision", SIGNING,
-                           "How the platform signs session tokens: an HMAC key that rotates every day.",
-                           "--body", "## Key rotation\n\nThe signing key rotates daily; old keys verify for a week.\n",
-                           "--wait-embeddings"),
-        "queues": add_doc(cli, platform, "decision", "Background jobs run on a durable queue",
-                          "Nightly jobs and retries go through one durable queue with dead letters.",
-                          "--body", "## Retries\n\nA failed job is retried with exponential backoff.\n",
-                          "--wait-embeddings"),
-    }
-    ids["hsm"] = add_doc(cli, service, "decision", HSM,
-                         "The service signs session tokens with a key that never leaves the HSM.", "--body",
-                         "## Signing\n\nTokens are signed by the HSM; the platform's rotating keys are gone.\n")
-    # `docir add` checks a link's target in its own store; this one lives in another repository
-    hsm = next((service / "docs").rglob("*hardware-security*.md"))
-    hsm.write_text(hsm.read_text().replace("owner:", f"related:\n  - supersedes: {ids['signing']}\nowner:", 1))
-    ids["local"] = add_doc(cli, reader, "decision", "The reader caches its answers",
-                           "Answers are cached for a minute.", "--wait-embeddings")
-    publish(cli, pg_url, platform, "acme/platform")
-    publish(cli, pg_url, service, "acme/service")
-    stores_yaml(reader, f"stores:\n  - url: {pg_url}\n")
-    return Org(pg_url, platform, service, reader, ids)
 
 
 def rows(result: Any) -> list[dict[str, Any]]:

@@ -151,6 +151,8 @@ def peers_open(session: Session, extra: list[Path | str] | None, warn: Warn) -> 
                     warn(f"{peer.label}: {message}")
                 peer.session.close()
             else:
+                for message in peer.problems:
+                    warn(f"organisation store {peer.label}: {message}")
                 peer.close()
 
 
