@@ -15,6 +15,12 @@ document over 20 KB in the corpus, in the agent's form (its outline) and in JSON
 Targets (adr-aa663d326ae5): the agent's form at most 25% of the JSON with the same ids in the same
 order; `get` of a document over 20 KB at most 8 KB unless the whole body is asked for. Prints a
 table and writes benchmarks/results/agent_bytes.json.
+
+Linked entries (`↳`), per relation kind and direction: how many the text form printed, their bytes,
+how many are judged relevant to the task, and how many tasks' answer (the top grade) came only as a
+linked entry. Taking a kind out of the expansion drops exactly its lines: ranked entries come
+first within the budget, so none of them changes (docir/services/retrieval/budget.py). A kind
+earns its bytes when it brings judged documents, or answers, the ranking left out.
 """
 
 from __future__ import annotations
@@ -67,8 +73,16 @@ def measure(session: Any, query: quality.Query, sketch: str) -> dict[str, Any]:
         section = (matched,) if isinstance(matched, str) else ()
         found = commands.get(session, commands.GetRequest(ids=(top["id"],), section=section), lambda _m: None)
         get_text = agent_text.documents(found.to_json())
+    grades = query.grade_map()
+    answers = set(query.answers())
+    ranked_ids = {row["id"] for row in ranked}
+    lines = {m.group(1): size(m.group(0)) for m in re.finditer(r"^   ↳ (\S+) .*\n?", text, re.M)}
+    links = [{"kind": f"{via['kind']} ({via['direction']})", "bytes": lines.get(row["id"], 0),
+              "relevant": grades.get(row["id"], 0) > 0,
+              "answer_only_here": row["id"] in answers and not answers & ranked_ids}
+             for row in payload["results"] if (via := row.get("via")) is not None]
     return {"json": size(json_before(payload)), "json_now": size(cli_json(payload)), "text": size(text),
-            "mcp": size(text),
+            "mcp": size(text), "links": links,
             "task": size(text) + size(get_text), "same_ids": ENTRY_RE.findall(text) == ids,
             "answer@1": quality.answer_at_1([r["id"] for r in ranked], query.grade_map())}
 
@@ -85,13 +99,29 @@ def big_gets(session: Any) -> list[dict[str, Any]]:
     return out
 
 
+def by_kind(rows: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Linked entries of every task, per relation kind: what they cost and what they brought."""
+    kinds: dict[str, dict[str, Any]] = {}
+    for row in rows:
+        for link in row["links"]:
+            found = kinds.setdefault(link["kind"], {"entries": 0, "bytes": 0, "relevant": 0, "answers": 0})
+            found["entries"] += 1
+            found["bytes"] += link["bytes"]
+            found["relevant"] += link["relevant"]
+            found["answers"] += link["answer_only_here"]
+    for found in kinds.values():
+        found["bytes_per_task"] = round(found["bytes"] / len(rows), 1)
+        found["relevant_share"] = round(found["relevant"] / found["entries"], 3)
+    return kinds
+
+
 def summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
     median = {key: statistics.median(r[key] for r in rows) for key in ("json", "json_now", "text", "mcp", "task")}
     return {"n": len(rows), **{f"{k}_median": v for k, v in median.items()},
             "text_p90": percentile([r["text"] for r in rows], 0.9),
             "share": round(median["text"] / median["json"], 3) if median["json"] else None,
             "same_ids": all(r["same_ids"] for r in rows),
-            "answer@1": round(statistics.fmean(r["answer@1"] for r in rows), 3)}
+            "answer@1": round(statistics.fmean(r["answer@1"] for r in rows), 3), "links": by_kind(rows)}
 
 
 COLUMNS = [("corpus", ""), ("form", ""), ("n", "d"), ("json before", "g"), ("--json now", "g"), ("text med B", "g"),
@@ -136,7 +166,12 @@ def main(argv: list[str] | None = None) -> int:
         target(f"get of a document over {BIG_DOCUMENT // 1000} KB, largest", float(worst_get) if every_get else None,
                BIG_GET_MAX, "its outline, as an agent reads it", unit="bytes"),
     ]
-    notes = [f"\nget of documents over {BIG_DOCUMENT // 1000} KB: {len(every_get)} document(s); agent's form median "
+    notes = ["\nlinked entries per kind (entries, judged relevant, answers only there, bytes a task):"]
+    notes += [f"  {corpus} {form:8} {kind:28} {k['entries']:4d} {k['relevant']:4d} ({k['relevant_share']:.0%}) "
+              f"{k['answers']:3d} {k['bytes_per_task']:7.1f} B"
+              for corpus, by_form in results.items() for form, s in by_form.items()
+              for kind, k in sorted(s["links"].items())]
+    notes += [f"\nget of documents over {BIG_DOCUMENT // 1000} KB: {len(every_get)} document(s); agent's form median "
              f"{statistics.median(g['text'] for g in every_get) if every_get else 0:g} B, largest {worst_get} B; "
              f"JSON median {statistics.median(g['json'] for g in every_get) if every_get else 0:g} B"]
     payload = {"results": results, "big_gets": gets, "targets": targets,

@@ -34,7 +34,7 @@ from docir.index.records import Listing, SectionHit, VectorSet
 from docir.index.vectors import cosine
 from docir.services.indexing.session import Session
 from docir.services.retrieval import lending, lexical, lexical_pieces, passage
-from docir.services.retrieval.expansion import Hop, one_hop
+from docir.services.retrieval.expansion import Hop, hops_of, one_hop
 from docir.services.retrieval.fusion import Background
 from docir.services.retrieval.lexical import LexicalCandidate
 from docir.services.retrieval.need import BY_VECTOR, FORMS, LEAVES_COMMON, TASK, Need, embedded_texts, needs_of
@@ -396,14 +396,14 @@ def _expand(
     query_vectors: np.ndarray | None,
     limit: int,
 ) -> list[ContextHit]:
-    """One hop from each seed (expansion.one_hop): incoming successor edges first, then outgoing edges."""
+    """One hop from each seed (expansion.one_hop): incoming successor edges first, then its own (hops_of)."""
     successor_kinds = session.schema.successor_kinds
     docs = session.catalog.docs
 
     def hops(seed: Fused) -> list[Hop]:
         assert seed.listing is not None
-        found = [Hop(kind, src, "successor") for kind, src in docs.edges_to(seed.listing.id, successor_kinds)]
-        return found + [Hop(kind, dst, "outgoing") for kind, dst in docs.edges_from(seed.listing.id)]
+        return hops_of(docs.edges_to(seed.listing.id, successor_kinds), docs.edges_from(seed.listing.id),
+                       successor_kinds)
 
     def visible(ids: set[str]) -> dict[str, Listing]:
         return {doc_id: item for doc_id, item in docs.listings_by_ids(ids).items()

@@ -26,7 +26,7 @@ from docir.embed.model_ids import answers_with
 from docir.index.fts import CANDIDATES
 from docir.services.indexing.session import Session
 from docir.services.retrieval import lending, ranking
-from docir.services.retrieval.expansion import Hop, one_hop
+from docir.services.retrieval.expansion import Hop, hops_of, one_hop
 from docir.services.retrieval.fusion import Background
 from docir.services.retrieval.need import BY_VECTOR, LEAVES_COMMON, TASK, Need
 from docir.services.retrieval.org_reads import Found, lexical_candidates, named, readable, skeleton_of
@@ -266,8 +266,8 @@ def expand_links(session: Session, peer: OrgPeer, repos: list[str], by_vector: l
     edges = peer.successors(repos, [seed.id for seed in seeds], session.schema.successor_kinds)
 
     def hops(seed: Seed) -> list[Hop]:
-        return [*(Hop(e.kind, e.source, "successor") for e in edges if e.target == seed.id),
-                *(Hop(kind, target, "outgoing") for kind, target in seed.related)]
+        return hops_of(((e.kind, e.source) for e in edges if e.target == seed.id), seed.related,
+                       session.schema.successor_kinds)
 
     def published(ids: set[str]) -> dict[str, OrgListing]:
         local = set(session.catalog.docs.listings_by_ids(ids))
