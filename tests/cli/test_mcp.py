@@ -196,7 +196,7 @@ def test_every_cli_read_option_is_reachable_over_mcp(tmp_path: Path) -> None:
 async def _structured(root: Path, env: dict[str, str]) -> dict[str, object]:
     async with docir_mcp(root, env) as session:
         calls = {name: await session.call_tool(name, arguments) for name, arguments in (
-            ("context", {"task": "users logged out after a deploy", "budget": 200}),
+            ("context", {"task": "sessions", "budget": 60}),
             ("get", {"ids": ["adr-0000000000a1", "adr-999999999999"]}),
             ("query", {"type": ["decision"]}),
             ("search", {"text": "sessions"}),
@@ -222,7 +222,7 @@ def test_mcp_replies_are_sent_once_and_documents_are_resources(tmp_path: Path) -
         if name not in READS:
             assert "\n" not in text.text, name  # a write's JSON, without indentation: a model reads every byte
     context = found["calls"]["context"].content[0].text  # type: ignore[index]
-    assert "held back by the 200-token budget" in context.splitlines()[0]  # 200 tokens do not hold every result
+    assert "held back by the 60-token budget" in context.splitlines()[0]  # 60 tokens do not hold every result
     got = found["calls"]["get"].content[0].text  # type: ignore[index]
     assert got.startswith("=== adr-0000000000a1 ") and got.rstrip().endswith("no document with id adr-999999999999")
     (template,) = found["templates"].resource_templates  # type: ignore[attr-defined]

@@ -101,11 +101,20 @@ def shape(rows: list[ContextRow], full_links: bool) -> list[ContextRow]:
 
 def within(rows: list[ContextRow], limit: int,
            measure: Callable[[ContextRow], int] = tokens) -> tuple[list[ContextRow], int]:
-    """The entries kept within `limit` tokens (0: all), in their original order, and the tokens they cost."""
+    """The entries kept within `limit` tokens (0: all), in their original order, and the tokens they cost.
+    The best-ranked entry is never dropped: one larger than the whole budget (an 8 KB title) is shown with
+    its long texts clipped to fit (`clipped`), and alone, past the budget, if even that does not fit: a
+    result of nothing tells an agent nothing."""
     costs = [measure(row) for row in rows]
     if limit == 0:
         return rows, sum(costs)
     ranked = [n for n, row in enumerate(rows) if row["via"] is None]
+    forced = -1
+    if ranked and costs[ranked[0]] > limit:
+        rows = list(rows)
+        rows[ranked[0]] = clipped(rows[ranked[0]], limit, measure)
+        costs[ranked[0]] = measure(rows[ranked[0]])
+        forced = ranked[0] if costs[ranked[0]] > limit else -1
     linked = [n for n, row in enumerate(rows) if row["via"] is not None]
     successors: dict[str, list[int]] = {}
     for n in linked:
@@ -119,7 +128,7 @@ def within(rows: list[ContextRow], limit: int,
 
     def take(n: int) -> bool:
         nonlocal spent
-        if spent + costs[n] > limit:
+        if spent + costs[n] > limit and n != forced:
             return False
         spent += costs[n]
         kept.add(n)
@@ -137,6 +146,30 @@ def within(rows: list[ContextRow], limit: int,
         if n not in kept and _hangs_off(via, rows[n]) in seeds:
             take(n)  # links are small and independent: one that does not fit leaves room for the next
     return [row for n, row in enumerate(rows) if n in kept], spent
+
+
+# What an entry too large for the budget keeps of its texts, tried longest first: enough to judge it by.
+CLIPS = ((400, 800), (200, 400), (120, 200), (60, 100))
+
+
+def clipped(row: ContextRow, limit: int, measure: Callable[[ContextRow], int]) -> ContextRow:
+    """`row` with its title and description cut at a word (an ellipsis says so) and no matched passage, by
+    the first of CLIPS that fits `limit` tokens (else the last: the entry is shown all the same)."""
+    from docir.documents.prose import clip
+
+    whole: dict[str, object] = dict(row)
+    out = dict(whole)
+    if "matched_passage" in out:
+        out["matched_passage"] = None
+    found = cast(ContextRow, out)
+    for title, description in CLIPS:
+        out["title"] = clip(str(whole.get("title") or ""), title)
+        if isinstance(whole.get("description"), str):
+            out["description"] = clip(str(whole["description"]), description)
+        found = cast(ContextRow, dict(out))
+        if measure(found) <= limit:
+            break
+    return found
 
 
 def _key(doc_id: str, row: ContextRow) -> str:

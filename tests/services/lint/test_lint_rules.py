@@ -188,6 +188,11 @@ def doc026(root: Path) -> tuple[str, int]:
     return A, 13
 
 
+def doc027(root: Path) -> tuple[str, int]:
+    write(root, A, document(title="Use Postgres " + "for every service of the platform " * 5))
+    return A, 4
+
+
 def doc090(root: Path) -> tuple[str, int]:
     write(root, A, document(body=BODY + "\n<!-- docir: ignore[DOC014] -->\n"))
     return A, 15

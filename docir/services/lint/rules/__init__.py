@@ -24,6 +24,7 @@ DOCUMENT_RULES: tuple[Rule[[Subject]], ...] = (
     frontmatter.missing_field, frontmatter.invalid_id, frontmatter.id_prefix_mismatch, frontmatter.duplicate_id,
     frontmatter.unknown_type, frontmatter.invalid_status, frontmatter.invalid_date, links.malformed_related,
     links.unknown_relation, links.broken_link, links.link_to_archived, frontmatter.description_length,
+    frontmatter.title_length,
     descriptions.description_not_a_sentence, frontmatter.review_pending, frontmatter.stale,
     frontmatter.template_only_section, links.successor_active,
 )
