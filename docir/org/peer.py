@@ -29,6 +29,9 @@ if TYPE_CHECKING:
 
 CONNECT_TIMEOUT = 3  # seconds: an unreachable server must not hold up the local answer for long
 STATEMENT_TIMEOUT_MS = 20_000  # a runaway query is cancelled rather than hanging the command
+# A lock a read waits for (a migration's, a publisher's that holds more than it should) is given up much sooner:
+# the peer is skipped with one warning and the local answer stands, not held for the statement's 20 s.
+LOCK_WAIT_MS = 2_000
 
 T = TypeVar("T")
 
@@ -177,6 +180,7 @@ class OrgPeer:
             # The transaction's first statement: it then reads what this peer's transaction reads.
             conn.execute(sql.SQL("SET TRANSACTION SNAPSHOT {}").format(sql.Literal(self._snapshot)))
             conn.execute(f"SET statement_timeout = {STATEMENT_TIMEOUT_MS}")
+            conn.execute(f"SET lock_timeout = {LOCK_WAIT_MS}")
         except (UsageError, psycopg.Error):
             if conn is not None:
                 conn.close()
@@ -195,6 +199,7 @@ class OrgPeer:
         conn.read_only = True
         conn.isolation_level = psycopg.IsolationLevel.REPEATABLE_READ
         conn.execute(f"SET statement_timeout = {STATEMENT_TIMEOUT_MS}")
+        conn.execute(f"SET lock_timeout = {LOCK_WAIT_MS}")
         check_version(database_version(conn), address.url, write=False)
         rows = conn.execute("SELECT name, model_id, row_format, lex_documents, lex_document_tokens, lex_sections,"
                             " lex_section_tokens, vector_index FROM docir.repos ORDER BY name").fetchall()

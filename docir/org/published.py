@@ -24,6 +24,14 @@ if TYPE_CHECKING:
 
     from docir.settings import Settings
 
+# A publish never waits for another without end (adr-157b15ddba34): each lock it waits for is given up after
+# LOCK_WAIT_MS, the transaction rolled back (nothing written), and tried again while the holder is working; a
+# holder idle in its transaction for STALLED_SECONDS (a stopped CI runner, a partition) is stalled, and the
+# publish gives up, naming it. However busy the holder, no publish waits past WAIT_MAX_SECONDS.
+LOCK_WAIT_MS = 5_000
+STALLED_SECONDS = 30.0
+WAIT_MAX_SECONDS = 1_800.0
+SAY_EVERY_SECONDS = 30.0  # how often a publish that keeps waiting says so again
 # A tsvector holds at most 1 MB; text whose every word differs measured about two bytes of it per
 # character (500,000 characters: 993 KB), so this much of a body or section always fits.
 SEARCHED_MAX = 300_000
@@ -48,13 +56,95 @@ def target(root: Path, as_name: str | None, settings: Settings) -> Target:
     return Target(remote, remote, revision)
 
 
+class LockWait(Exception):
+    """A lock a publish waited for stayed taken past LOCK_WAIT_MS; its transaction is rolled back."""
+
+
+class Holder(NamedTuple):
+    """A server process that holds what a publish waits for, as pg_stat_activity shows it (None: hidden
+    from this role)."""
+
+    pid: int
+    since: Any  # its transaction's start (a datetime)
+    state: str | None  # "active", "idle in transaction", ...
+    idle: float | None  # seconds since its state last changed
+
+    def said(self) -> str:
+        since = f", in a transaction since {self.since:%H:%M:%S}" if self.since is not None else ""
+        idle = f", idle {self.idle:.0f} s" if self.idle is not None and self.state != "active" else ""
+        return f"server process {self.pid}{since}{idle}"
+
+
+def holders(conn: psycopg.Connection[Any], name: str) -> list[Holder]:
+    """Who holds a lock on docir.sections that a writer waits for (a bulk publish's), or this repository's
+    publish lock; read after a wait gave up, in a transaction of its own."""
+    found = conn.execute(
+        "SELECT DISTINCT a.pid, a.xact_start, a.state, extract(epoch FROM now() - a.state_change)::float8 "
+        "FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid WHERE l.granted AND a.pid <> pg_backend_pid() "
+        "AND ((l.locktype = 'relation' AND l.relation = 'docir.sections'::regclass "
+        "      AND l.mode IN ('ShareLock', 'ShareRowExclusiveLock', 'ExclusiveLock', 'AccessExclusiveLock')) "
+        "  OR (l.locktype = 'advisory' AND l.objsubid = 1 "
+        "      AND ((l.classid::bigint << 32) | l.objid::bigint) = hashtextextended(%s, 0))) ORDER BY a.pid",
+        (f"docir.publish {name}",)).fetchall()
+    conn.rollback()
+    return [Holder(int(pid), since, state, idle) for pid, since, state, idle in found]
+
+
+class Waiting:
+    """One publish's waits for locks another holds: said when they begin and every SAY_EVERY_SECONDS, given
+    up (OrgError, nothing written) when the holder is stalled or the wait has gone on too long."""
+
+    def __init__(self, url: str, name: str, warn: Callable[[str], None]) -> None:
+        import time
+
+        self.url, self.name, self.warn = url, name, warn
+        self.started = time.monotonic()
+        self.said_at: float | None = None
+        self._said: set[str] = set()
+
+    def once(self, message: str) -> None:
+        """A warning each attempt would repeat, said the first time only."""
+        if message not in self._said:
+            self._said.add(message)
+            self.warn(message)
+
+    def again(self, conn: psycopg.Connection[Any]) -> None:
+        """After a LockWait: return to try again, or raise OrgError."""
+        import time
+
+        now = time.monotonic()
+        waited = now - self.started
+        found = holders(conn, self.name)
+        what = "; ".join(holder.said() for holder in found) or "a lock held a moment ago"
+        stalled = [h for h in found if h.state == "idle in transaction" and (h.idle or 0) >= STALLED_SECONDS]
+        hidden = bool(found) and all(h.state is None for h in found)  # a role that may not see their state
+        if stalled or waited >= WAIT_MAX_SECONDS or (hidden and waited >= 2 * STALLED_SECONDS):
+            why = "it has done nothing for" if stalled else "waited"
+            length = f"{stalled[0].idle:.0f}" if stalled else f"{waited:.0f}"
+            raise connect.OrgError(
+                f"publishing {self.name} to {connect.describe(self.url)} gave up after {waited:.0f} s waiting for "
+                f"another publish ({what}; {why} {length} s); nothing was written. Run it again once that one "
+                "ends, or end it on the server: SELECT pg_terminate_backend(PID)")
+        if self.said_at is None or now - self.said_at >= SAY_EVERY_SECONDS:
+            self.said_at = now
+            self.warn(f"waiting for another publish to finish writing ({what}); {waited:.0f} s so far")
+
+
+def bound_lock_waits(conn: psycopg.Connection[Any]) -> None:
+    """This transaction's waits for a lock end after LOCK_WAIT_MS (a LockWait, through guarded)."""
+    conn.execute(f"SET LOCAL lock_timeout = {LOCK_WAIT_MS}")
+
+
 @contextmanager
 def guarded(url: str, name: str) -> Iterator[None]:
-    """The database's refusals inside a publish as one-line errors; the transaction inside is rolled back."""
+    """The database's refusals inside a publish as one-line errors; the transaction inside is rolled back.
+    A lock wait that ran out is a LockWait, for the caller to wait again or give up (Waiting)."""
     import psycopg
 
     try:
         yield
+    except psycopg.errors.LockNotAvailable:
+        raise LockWait() from None
     except psycopg.errors.InsufficientPrivilege as exc:
         raise connect.OrgError(f"cannot publish {name} to {connect.describe(url)}: {connect.first_line(exc)}; the "
                                "role needs INSERT, UPDATE and DELETE on docir's tables; nothing was written") from None
@@ -64,7 +154,8 @@ def guarded(url: str, name: str) -> Iterator[None]:
 
 
 def lock(conn: psycopg.Connection[Any], name: str, warn: Callable[[str], None]) -> None:
-    """Wait for any other publish of this repository to finish; other repositories are not held up."""
+    """Wait for any other publish of this repository to finish; other repositories are not held up. The
+    wait is bounded as every lock wait of a publish is (bound_lock_waits, Waiting)."""
     key = f"docir.publish {name}"
     got = conn.execute("SELECT pg_try_advisory_xact_lock(hashtextextended(%s, 0))", (key,)).fetchone()
     if got is not None and got[0]:
@@ -174,6 +265,7 @@ def drop_stale_indexes(conn: psycopg.Connection[Any], repo: str) -> None:
     """Drop the repository's own indexes that its row no longer names (one replaced by a bulk publish, or
     all of them once the repository is removed), CONCURRENTLY: readers are not held up. Outside a
     transaction, after the publish committed; one left behind by a failure is dropped the next time."""
+    conn.execute(f"SET lock_timeout = {LOCK_WAIT_MS}")  # a stalled transaction leaves the index for next time
     current = vector_index(conn, repo)
     found = conn.execute("SELECT indexname FROM pg_indexes WHERE schemaname = 'docir' AND indexname LIKE %s",
                          (f"{_INDEX_PREFIX}{_repo_hash(repo)}\\_%",)).fetchall()

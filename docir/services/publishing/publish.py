@@ -143,18 +143,26 @@ def publish(session: Session, url: str, *, as_name: str | None = None, dry_run: 
             _count(report, local, changes, written=False)
             report["ids"] = _ids(changes)
             return report
-        with published.guarded(url, where.name), conn.transaction(force_rollback=dry_run):
-            published.lock(conn, where.name, warn)
-            stored = published.repo_row(conn, where)
-            changes = rows.plan({i: e.fingerprint for i, e in local.entries.items()},
-                                published.fingerprints(conn, where.name))
-            published.warn_elsewhere(conn, where.name, changes.added, warn)
-            repo_values = _repo_values(where, local)
-            written = not dry_run and (not changes.empty or stored != repo_values)
-            own_index = written and _write(conn, session, where, local, changes, repo_values, progress, warn, note)
-            _count(report, local, changes, written=written)
-            if dry_run:
-                report["ids"] = _ids(changes)
+        waiting = published.Waiting(url, where.name, warn)
+        while True:  # again after a lock wait ran out, with nothing written, until Waiting gives up
+            try:
+                with published.guarded(url, where.name), conn.transaction(force_rollback=dry_run):
+                    published.bound_lock_waits(conn)
+                    published.lock(conn, where.name, waiting.once)
+                    stored = published.repo_row(conn, where)
+                    changes = rows.plan({i: e.fingerprint for i, e in local.entries.items()},
+                                        published.fingerprints(conn, where.name))
+                    published.warn_elsewhere(conn, where.name, changes.added, waiting.once)
+                    repo_values = _repo_values(where, local)
+                    written = not dry_run and (not changes.empty or stored != repo_values)
+                    own_index = written and _write(conn, session, where, local, changes, repo_values, progress,
+                                                   waiting.once, note)
+                    _count(report, local, changes, written=written)
+                    if dry_run:
+                        report["ids"] = _ids(changes)
+                break
+            except published.LockWait:
+                waiting.again(conn)
         if own_index:  # only a repository with an index of its own can have one left to drop
             _drop_stale(conn, url, where.name, warn)
     finally:
@@ -187,14 +195,21 @@ def remove(root: Path, url: str, settings: Settings, *, as_name: str | None = No
     try:
         if found == 0:
             return report
-        with published.guarded(url, where.name), conn.transaction(force_rollback=dry_run):
-            published.lock(conn, where.name, warn)
-            if published.repo_row(conn, where) is None:
-                return report
-            ids = published.remove_repository(conn, where.name)
-            report.update({"removed_repository": True, "removed": len(ids)})
-            if dry_run:
-                report["ids"] = {"removed": ids}
+        waiting = published.Waiting(url, where.name, warn)
+        while True:  # as publish: again after a lock wait ran out, until Waiting gives up
+            try:
+                with published.guarded(url, where.name), conn.transaction(force_rollback=dry_run):
+                    published.bound_lock_waits(conn)
+                    published.lock(conn, where.name, waiting.once)
+                    if published.repo_row(conn, where) is None:
+                        return report
+                    ids = published.remove_repository(conn, where.name)
+                    report.update({"removed_repository": True, "removed": len(ids)})
+                    if dry_run:
+                        report["ids"] = {"removed": ids}
+                break
+            except published.LockWait:
+                waiting.again(conn)
         if not dry_run:
             _drop_stale(conn, url, where.name, warn)
     finally:
