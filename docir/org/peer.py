@@ -347,7 +347,8 @@ class OrgPeer:
             "SELECT l.repo, l.doc_id, l.target FROM docir.links l JOIN docir.repos r ON r.name = l.repo "
             "JOIN unnest(%(repos)s::text[], %(ids)s::text[]) AS s(repo, id) ON s.repo = l.repo AND s.id = l.doc_id "
             "WHERE l.target = ANY(%(targets)s) "
-            "AND NOT coalesce((r.schema -> 'relations' -> l.kind ->> 'successor')::boolean, true) "
+            # Compared as text, never cast: a schema edited by hand ('successor: maybe') skips the edge, not the store.
+            "AND (r.schema -> 'relations' -> l.kind ->> 'successor') = 'false' "
             "AND coalesce(r.schema -> 'relations' -> l.kind ->> 'inverse', '') <> l.kind "
             "ORDER BY l.repo, l.doc_id, l.target",
             {"repos": [repo for repo, _ in sources], "ids": [i for _, i in sources],

@@ -90,3 +90,13 @@ def test_counters_that_cannot_be_right_skip_their_repository_not_the_store(cli: 
     assert any("skipped repository acme/service" in line for line in warned), result.err
     assert any("counts of its repositories are behind their rows" in line for line in warned), result.err
     assert "logarithm" not in result.err
+
+
+def test_a_schema_edited_by_hand_skips_its_links_not_the_store(cli: Any, org: Org) -> None:
+    import psycopg
+
+    with psycopg.connect(org.url, autocommit=True) as conn:
+        conn.execute("""UPDATE docir.repos SET schema = '{"relations": {"supersedes": {"successor": "maybe"}}}'""")
+    result = cli("context", "how are session tokens signed", "--root", str(org.reader), "--json")
+    assert result.code == 0 and "skipped" not in result.err, result.err
+    assert any(row.get("repo") == "acme/platform" for row in strict(result.out)["results"])
