@@ -26,6 +26,17 @@ def numbered(session: Session, ref: str) -> list[str] | None:
     return list(dict.fromkeys(ids))
 
 
+def id_of(session: Session, ref: str, said: str) -> str:
+    """The id a command's argument names, read as `get` reads it: an id as it is, a record's number as the
+    one id it names (one_id's errors, quoting `said`); anything else as it is, for the id check to refuse
+    in its own words."""
+    from docir.documents.ids import is_valid_id
+
+    if is_valid_id(ref) or NUMBER_REF_RE.match(ref) is None:
+        return ref
+    return one_id(session, ref, said)
+
+
 def _as_int(value: object) -> int | None:
     if isinstance(value, bool):
         return None

@@ -123,7 +123,12 @@ def get(session: Session, request: GetRequest, warn: Warn) -> GetResult:
 
 def query(session: Session, request: QueryRequest, warn: Warn) -> QueryResult:
     check_ranges(request)
-    filters = Filters(request.type, request.status, request.tag, request.owner, request.related_to)
+    related_to = request.related_to
+    if related_to is not None:  # "ADR 6" as get reads it
+        from docir.services.indexing import numbers
+
+        related_to = numbers.id_of(session, related_to, f"--related-to {related_to}")
+    filters = Filters(request.type, request.status, request.tag, request.owner, related_to)
 
     def read(peers: list[federation.AnyPeer]) -> QueryResult:
         # One past the limit says whether more match, so the header can say so.

@@ -135,7 +135,7 @@ def validate_filters(session: Session, filters: Filters) -> None:
         if status not in known:
             raise UsageError(f"unknown status '{status}'; the schema allows: {', '.join(sorted(known))}")
     if filters.related_to is not None:
-        check_ids([filters.related_to])
+        check_ids([filters.related_to])  # a record's number is read by `query` (reads.query) before it comes here
 
 
 def query(session: Session, filters: Filters, *, stale: bool | None = None,

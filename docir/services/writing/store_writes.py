@@ -205,6 +205,7 @@ def add(session: Session, doc_type: str, *, title: str, description: str, status
 def update(session: Session, doc_id: str, changes: Changes, *, keep_status: bool = False) -> UpdateResult:
     """Apply `changes` to the document's file in place; only the touched lines change. The active
     documents its added successor edges point at are marked superseded, unless `keep_status`."""
+    doc_id = numbers.id_of(session, doc_id, f"docir update {doc_id}")  # "ADR 6" as get reads it
     check_ids([doc_id])
     with session.locked():
         row = _locate(session, doc_id)
@@ -356,11 +357,19 @@ def _mark_superseded(session: Session, successor: str, replaced: list[_Replaceme
 
 def archive(session: Session, doc_id: str) -> ArchiveResult:
     """Move the document under docs/archive/ (bytes unchanged) and out of search and the graph."""
+    doc_id = numbers.id_of(session, doc_id, f"docir archive {doc_id}")
     check_ids([doc_id])
     with session.locked():
         row = _locate(session, doc_id)
         if row.archived:
             return {"id": doc_id, "path": row.path, "archived": True, "moved": False}
+        folder = record_writes.folder_of(session, row)
+        if folder is not None or not row.path.startswith(f"{DOCS_DIR}/"):
+            # Moved out of its folder, a team's record would leave a gap its tool numbers and links by.
+            where = f"a {folder.format} record in {folder.path}/" if folder is not None else f"outside {DOCS_DIR}/"
+            raise UsageError(f"{doc_id} is {where}: docir archive moves only documents under {DOCS_DIR}/; "
+                             f"close it instead: docir update {doc_id} --status STATUS (one of the type's closed "
+                             "statuses), or with the team's own tool")
         inside = row.path[len(DOCS_DIR) + 1 :]
         new_rel = f"{DOCS_DIR}/{ARCHIVE_DIR}/{inside}"
         source, target = session.store.root / row.path, session.store.root / new_rel

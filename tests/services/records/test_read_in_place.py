@@ -276,6 +276,32 @@ def test_numbers_name_records_in_links_as_they_do_in_get(adr_repo: Path, cli: An
     assert wrong.code == 2 and wrong.err.startswith("docir: error: --add-related relates-to:nope: 'nope' is neither")
 
 
+def test_every_command_that_takes_an_id_reads_a_records_number_as_get_does(adr_repo: Path, cli: Any) -> None:
+    cli("init")
+    first = listed(cli)["doc/adr/0001-record-architecture-decisions.md"]["id"]
+    for spelled in ("ADR 1", "adr-1", "ADR-0001", "1"):
+        assert cli("get", spelled, "--json").json()["documents"][0]["id"] == first, spelled
+        done = cli("update", spelled, "--status", "accepted", "--json")
+        assert done.code == 0 and done.json()["id"] == first, (spelled, done.err)
+    third = listed(cli)["doc/adr/0003-implement-in-python.md"]["id"]
+    linked = cli("query", "--related-to", "ADR 3", "--include-inactive", "--json")
+    assert linked.code == 0 and {row["id"] for row in linked.json()["results"]} == {
+        listed(cli, "--include-inactive")["doc/adr/0002-implement-as-shell-scripts.md"]["id"]}, linked.err
+    assert third not in {row["id"] for row in linked.json()["results"]}
+    missing = cli("update", "ADR 9", "--status", "accepted")
+    assert (missing.code, missing.err) == (2, "docir: error: docir update ADR 9: no document is numbered so; "
+                                              "find ids with 'docir query'\n")
+
+
+def test_a_record_read_in_place_is_never_moved_by_archive(adr_repo: Path, cli: Any) -> None:
+    cli("init")
+    before = digests(adr_repo / "doc" / "adr")
+    refused = cli("archive", "ADR 1")
+    assert refused.code == 2 and "docir archive moves only documents under docs/" in refused.err, refused.err
+    assert "docir update" in refused.err and len(refused.err.splitlines()) == 1
+    assert digests(adr_repo / "doc" / "adr") == before and not (adr_repo / "docs" / "archive").exists()
+
+
 def test_a_record_read_in_place_takes_only_a_status_from_update(adr_repo: Path, cli: Any) -> None:
     cli("init")
     path = "doc/adr/0001-record-architecture-decisions.md"
