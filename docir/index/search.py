@@ -36,15 +36,23 @@ class LexicalSearch:
 
         `known` holds counts read earlier from this same state of the index, and takes the new ones:
         counting a term's documents reads its whole doclist."""
-        terms, holding, rows = self._holding(words, known)
-        return frozenset(word for word, found in terms.items() if all(weightless(holding[t], rows) for t in found))
+        return self.common_and_weightless(words, known)[1]
 
     def common(self, words: Sequence[str], known: DocumentCounts | None = None) -> frozenset[str]:
         """The words of one term that COMMON_SHARE or more of the documents hold (fts.common): what a sketch
         leaves out in a big index; none when every word that has a term is. A word of several terms is
         never common, as in the organisation store, whose counts are of single words (org/ranking_sql.py)."""
+        return self.common_and_weightless(words, known)[0]
+
+    def common_and_weightless(self, words: Sequence[str],
+                              known: DocumentCounts | None = None) -> tuple[frozenset[str], frozenset[str]]:
+        """`common` and `weightless` of the same words, tokenized and counted once: a sketch in a big index
+        needs both."""
         terms, holding, rows = self._holding(words, known)
-        return common_words({word: holding[held[0]] if len(held) == 1 else None for word, held in terms.items()}, rows)
+        common = common_words({word: holding[held[0]] if len(held) == 1 else None for word, held in terms.items()},
+                              rows)
+        return common, frozenset(word for word, found in terms.items()
+                                 if all(weightless(holding[t], rows) for t in found))
 
     def _holding(self, words: Sequence[str], known: DocumentCounts | None) -> tuple[dict[str, list[str]],
                                                                                      dict[str, int], int]:

@@ -114,13 +114,14 @@ class LexicalLists:
         # seldom fill their lists, and each then runs twice.
         self.big = bool(terms) and session.catalog.search.section_count() > GATE_FROM_SECTIONS
         self.common: frozenset[str] = frozenset()
-        if leave_common and self.big:
-            self.common = session.catalog.search.common(terms, _COUNTS.get(session.catalog.stamp(), DocumentCounts))
+        self._weightless: frozenset[str] | None = None
+        if leave_common and self.big:  # the weightless words too, from the same counts: both lists need them
+            self.common, self._weightless = session.catalog.search.common_and_weightless(
+                terms, _COUNTS.get(session.catalog.stamp(), DocumentCounts))
         self.words = terms  # every word of the text, those its NEAR pairs are made of too
         self.terms = [term for term in terms if term not in self.common]  # those the lists and coverage count
         self.match = match_expression(text, self.common)
         self.searchable = self.match is not None
-        self._weightless: frozenset[str] | None = None
         self._finding = threading.Lock()  # both lists need the weightless words: they are read once
 
     def weightless(self, session: Session) -> frozenset[str]:
