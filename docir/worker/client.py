@@ -104,16 +104,21 @@ def request(root: Root, payload: dict[str, Any], timeout: float = HANDSHAKE_SECO
         sock.close()  # _socket's socket is no context manager
 
 
+def runs_here(argv: list[str]) -> bool:
+    """Whether a command line runs in the client's own process: the commands docir/commands.py says run
+    `here`, and `embed --flush`, whose progress must follow the worker's drain live (a worker's output
+    comes back at the end); it asks the worker to drain all the same (services/vectors/flush.py)."""
+    return argv[0] in LOCAL or (argv[0] == "embed" and "--flush" in argv)
+
+
 def run_via_worker(argv: list[str]) -> int | None:
     """Run a CLI command inside the warm worker; None means "run it here instead"."""
     if not enabled() or not argv:
         return None
     if argv[:2] == ["worker", "status"]:
         return _status_here(argv)
-    if argv[0] in LOCAL:
+    if runs_here(argv):
         return None
-    if argv[0] == "embed" and "--flush" in argv:
-        return None  # a worker's output comes back at the end: here the progress can follow its drain live
     cwd = os.getcwd()
     root = find_root(argv, cwd)
     if root is None:

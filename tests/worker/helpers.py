@@ -23,6 +23,13 @@ def status(root: Path) -> dict:  # type: ignore[type-arg]
     return json.loads(docir(root, "worker", "status").stdout)
 
 
+def settled(root: Path) -> bool:
+    """Whether the store's worker answers and has nothing left to embed. A worker too busy to answer at once
+    (a loaded machine) is answered for by the CLI, from its record, without the counts: not settled yet."""
+    found = status(root)
+    return bool(found.get("running")) and found.get("due") == 0
+
+
 def wait_for(predicate, timeout: float = 60.0, step: float = 0.2) -> bool:  # type: ignore[no-untyped-def]
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:

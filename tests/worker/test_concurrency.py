@@ -21,7 +21,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from docir.worker import paths
-from tests.worker.helpers import ID, SETUP_TIMEOUT, docir, start_worker, status, wait_for
+from tests.worker.helpers import ID, SETUP_TIMEOUT, docir, settled, start_worker, status, wait_for
 
 
 @contextmanager
@@ -55,7 +55,7 @@ def forwarded_and_waiting(root: Path, proc: subprocess.Popen[str]) -> bool:
 
 def started_worker(root: Path) -> int:
     pid = start_worker(root)
-    assert wait_for(lambda: status(root)["due"] == 0, timeout=SETUP_TIMEOUT)
+    assert wait_for(lambda: settled(root), timeout=SETUP_TIMEOUT)
     return pid
 
 

@@ -17,7 +17,7 @@ from docir.store import open_store
 from docir.worker.handler import WarmWorker
 from tests.caller import caller, settings
 from tests.fakes import CountingEmbedder
-from tests.worker.helpers import docir, status, wait_for
+from tests.worker.helpers import docir, settled, status, wait_for
 
 SETUP_TIMEOUT = 300.0
 
@@ -102,14 +102,14 @@ def test_real_processes_flushing_beside_the_worker_embed_each_text_once(warm_sto
     stages = [line for line in cold_err.splitlines() if line.startswith("docir: embedding: ")]
     assert stages[0] == "docir: embedding: loading the model", cold_err
     cold_embedded = json.loads(results[1][0])["texts_embedded"]
-    assert wait_for(lambda: status(warm_store)["due"] == 0, timeout=SETUP_TIMEOUT)
+    assert wait_for(lambda: settled(warm_store), timeout=SETUP_TIMEOUT)
     worker_embedded = status(warm_store)["texts_embedded"]
     assert worker_embedded + cold_embedded == stored_vectors(warm_store), "a text went through the model twice"
 
 
 def test_a_forwarded_write_with_wait_embeddings_returns_with_its_vectors_made(warm_store: Path) -> None:
     assert docir(warm_store, "worker", "start", timeout=SETUP_TIMEOUT).returncode == 0
-    assert wait_for(lambda: status(warm_store)["due"] == 0, timeout=SETUP_TIMEOUT)
+    assert wait_for(lambda: settled(warm_store), timeout=SETUP_TIMEOUT)
     before = status(warm_store)
     done = docir(warm_store, "update", "adr-0000000000a1", "--append-section", "Waited", "--body",
                  "Written and embedded before the command returns.", "--wait-embeddings", timeout=SETUP_TIMEOUT)

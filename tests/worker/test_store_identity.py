@@ -12,7 +12,7 @@ from pathlib import Path
 
 from docir.worker import paths
 from tests.conftest import FIXTURES
-from tests.worker.helpers import ID, docir, start_worker, status, wait_for
+from tests.worker.helpers import ID, docir, settled, start_worker, status, wait_for
 
 
 @contextmanager
@@ -36,7 +36,7 @@ def copy_of(root: Path, target: Path) -> Path:
 
 def test_a_copy_of_a_store_with_a_running_worker_uses_a_worker_of_its_own(warm_store: Path, tmp_path: Path) -> None:
     original = start_worker(warm_store)
-    assert wait_for(lambda: status(warm_store)["due"] == 0)  # the original has nothing left to embed
+    assert wait_for(lambda: settled(warm_store))  # the original has nothing left to embed
     copy = copy_of(warm_store, tmp_path / "copy")
     assert json.loads(paths.status_path(copy).read_text())["pid"] == original  # the copy names the original's worker
     with workers_stopped(copy):

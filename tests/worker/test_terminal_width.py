@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from docir.worker.protocol import TERMINAL_ENV
-from tests.worker.helpers import ID, start_worker, status, wait_for
+from tests.worker.helpers import ID, settled, start_worker, wait_for
 
 READS = (["query"], ["get", ID], ["context", "sessions lost on deploy"])
 # The client, with a line on stderr saying whether it rendered the command itself: it imports rich only then.
@@ -73,7 +73,7 @@ def test_reads_in_a_terminal_print_the_same_bytes_through_the_worker(warm_store:
     base = {k: v for k, v in os.environ.items() if k not in TERMINAL_ENV or k == "TERM"}
     base.update({"TERM": "xterm-256color", **extra})
     start_worker(warm_store)
-    assert wait_for(lambda: status(warm_store)["due"] == 0)  # nothing embeds meanwhile: each run meets the same index
+    assert wait_for(lambda: settled(warm_store))  # nothing embeds meanwhile: each run meets the same index
     for columns in (80, 120, 200):
         for args in READS:
             argv = [*args, "--root", str(warm_store)]

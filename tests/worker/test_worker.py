@@ -15,7 +15,7 @@ import pytest
 
 from docir.worker import paths
 from tests.conftest import FIXTURES
-from tests.worker.helpers import ID, docir, status, wait_for
+from tests.worker.helpers import ID, docir, settled, status, wait_for
 
 
 def test_start_status_stop(warm_store: Path) -> None:
@@ -54,19 +54,19 @@ def test_two_racing_starts_give_one_worker(warm_store: Path) -> None:
 
 def test_a_burst_of_appends_costs_one_recompute(warm_store: Path) -> None:
     docir(warm_store, "worker", "start")
-    assert wait_for(lambda: status(warm_store)["due"] == 0)
+    assert wait_for(lambda: settled(warm_store))
     before = status(warm_store)["documents_embedded"]
     for n in range(10):
         done = docir(warm_store, "update", ID, "--append-section", f"Note {n}", "--body", f"Burst line {n}.")
         assert done.returncode == 0, done.stderr
-    assert wait_for(lambda: status(warm_store)["documents_embedded"] > before and status(warm_store)["due"] == 0)
+    assert wait_for(lambda: status(warm_store).get("documents_embedded", 0) > before and settled(warm_store))
     time.sleep(3)  # past the debounce: nothing else is pending
     assert status(warm_store)["documents_embedded"] - before == 1
 
 
 def test_kill_9_loses_nothing(warm_store: Path) -> None:
     started = json.loads(docir(warm_store, "worker", "start").stdout)
-    assert wait_for(lambda: status(warm_store)["due"] == 0)
+    assert wait_for(lambda: settled(warm_store))
     late = docir(warm_store, "update", ID, "--append-section", "Late", "--body", "Written just before the crash.")
     assert late.returncode == 0
     os.kill(started["pid"], signal.SIGKILL)  # inside the debounce window: the row is still dirty
@@ -76,7 +76,7 @@ def test_kill_9_loses_nothing(warm_store: Path) -> None:
     # Any command that needs the model notices the dead worker, cleans up and starts a new one.
     answer = docir(warm_store, "context", "written just before the crash")
     assert answer.returncode == 0, answer.stderr
-    assert wait_for(lambda: status(warm_store).get("running") and status(warm_store)["due"] == 0)
+    assert wait_for(lambda: settled(warm_store))
     assert status(warm_store)["pid"] != started["pid"]
 
 
