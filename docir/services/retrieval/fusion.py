@@ -94,6 +94,13 @@ def lexical_part(weight: float, coverage: float, z: float) -> float:
     return weight * math.pow(coverage, COVERAGE_POWER) * z
 
 
+def near_part(weight: float, coverage: float, z: float, section_part: float) -> float:
+    """What the word-pairs ranking adds: like any lexical ranking, but never more than the document's best
+    section adds. Pairs close together confirm a document's words; alone, a frequent pair ("priority fee",
+    "sidecar container") outvoted the documents the sections and the vectors agreed on (adr-1b7e4c0d9f25)."""
+    return min(lexical_part(weight, coverage, z), section_part)
+
+
 def form_weight(base: float, agreement: float, relatedness: float | None, confidence: float) -> float:
     """How much a sketch (or the terms) counts beside its task (see the constants above)."""
     weight = base * _ramp(agreement, *AGREEMENT_RAMP)

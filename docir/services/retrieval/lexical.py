@@ -72,7 +72,8 @@ class LexicalCandidate:
 
     @property
     def near_part(self) -> float:
-        return fusion.lexical_part(fusion.NEAR_WEIGHT, self.coverage, self.near.z if self.near else 0.0)
+        return fusion.near_part(fusion.NEAR_WEIGHT, self.coverage, self.near.z if self.near else 0.0,
+                                self.section_part)
 
     @property
     def score(self) -> float:
