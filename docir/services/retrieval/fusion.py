@@ -97,7 +97,7 @@ def lexical_part(weight: float, coverage: float, z: float) -> float:
 def near_part(weight: float, coverage: float, z: float, section_part: float) -> float:
     """What the word-pairs ranking adds: like any lexical ranking, but never more than the document's best
     section adds. Pairs close together confirm a document's words; alone, a frequent pair ("priority fee",
-    "sidecar container") outvoted the documents the sections and the vectors agreed on (adr-1b7e4c0d9f25)."""
+    "sidecar container") outvoted the documents the sections and the vectors agreed on (adr-46cf44a170d6)."""
     return min(lexical_part(weight, coverage, z), section_part)
 
 

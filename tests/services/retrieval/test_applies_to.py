@@ -72,7 +72,7 @@ def test_path_puts_the_governing_document_first_and_names_the_glob(cli, repo: di
 
 def test_a_ranked_document_that_governs_the_path_moves_to_the_top(cli, repo: dict[str, Any]) -> None:  # type: ignore[no-untyped-def]
     root, ids = repo["root"], repo["ids"]
-    task = "session cookies renewed on activity, renewal rules, money"
+    task = "session cookies renewed on activity, renewal rules 1, money"  # "1" weighs: rule 1 comes first
     plain = [r["id"] for r in context(cli, root, task)["results"]]
     assert ids["billing"] in plain and plain[0] != ids["billing"]
     found = context(cli, root, task, "--path", str(root / "src/billing/invoice.py"))
