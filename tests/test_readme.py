@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -289,3 +290,20 @@ def test_every_pre_commit_rev_in_the_guides_is_a_commit_as_the_readme_says() -> 
         for line in path.read_text(encoding="utf-8").splitlines():
             if line.strip().startswith("rev:"):
                 assert "sha" in line.lower() and "release tag>" not in line, f"{path.name}: {line.strip()}"
+
+
+def test_the_tours_question_finds_the_document_the_tour_then_reads(tmp_path: Path, model_cache: Path) -> None:
+    """The tour asks `context` a question, then `get`s its answer: the answer is among the first three, with the
+    real model, as a reader of the README runs it."""
+    from docir.services.retrieval import reads
+    from tests.conftest import embedded
+
+    tour = [command for block in shell_blocks(TOUR) for command in commands(block.text)]
+    asked = next(shlex.split(c)[2] for c in tour if c.startswith("docir context ") and "superseded" in c)
+    answer = next(shlex.split(c)[2] for c in tour if c.startswith("docir get "))
+    root = tmp_path / "docir"
+    shutil.copytree(REPO / "docs", root / "docs")
+    shutil.copy(REPO / "docs-schema.yaml", root)
+    with embedded(root, model_cache) as (session, _source):
+        found = reads.context(session, reads.ContextRequest(task=asked, expand=False), lambda _m: None)
+    assert answer in [row["id"] for row in found.to_json()["results"]][:3], (asked, answer)
