@@ -130,11 +130,7 @@ COLUMNS = [("corpus", ""), ("form", ""), ("n", "d"), ("json before", "g"), ("--j
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = arguments("agent_bytes", __doc__)
-    quality.corpus_option(parser, DEFAULT_CORPORA)
-    args = parser.parse_args(argv)
-    names = quality.chosen_corpora(parser, args.corpus)
-    queries = quality.load_corpus_queries(names)
+    args, names, queries = quality.judged(arguments("agent_bytes", __doc__), DEFAULT_CORPORA, argv)
     written = sketches.load_sketches()
     started = time.perf_counter()
     results: dict[str, dict[str, dict[str, Any]]] = {}

@@ -101,12 +101,9 @@ def table_rows(results: dict[str, dict[str, dict[str, Any]]]) -> list[list[objec
 
 def main(argv: list[str] | None = None) -> int:
     parser = arguments("context_cost", __doc__)
-    quality.corpus_option(parser, DEFAULT_CORPORA)
     parser.add_argument("--budgets", default="", help="extra budgets to compare, comma-separated tokens")
-    args = parser.parse_args(argv)
-    names = quality.chosen_corpora(parser, args.corpus)
+    args, names, queries = quality.judged(parser, DEFAULT_CORPORA, argv)
     wanted = shapes([int(b) for b in args.budgets.split(",") if b.strip()])
-    queries = quality.load_corpus_queries(names)
     started = time.perf_counter()
     per_query: list[dict[str, Any]] = []
     results: dict[str, dict[str, dict[str, Any]]] = {}

@@ -76,11 +76,7 @@ COLUMNS = [("corpus", ""), ("tasks", "d"), ("answer first", ".3f"), ("misses", "
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = arguments("misses", __doc__)
-    quality.corpus_option(parser, DEFAULT_CORPORA)
-    args = parser.parse_args(argv)
-    names = quality.chosen_corpora(parser, args.corpus)
-    queries = quality.load_corpus_queries(names)
+    args, names, queries = quality.judged(arguments("misses", __doc__), DEFAULT_CORPORA, argv)
     started = time.perf_counter()
     results: dict[str, Any] = {}
     notes: list[str] = []

@@ -37,7 +37,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import yaml
 
@@ -207,6 +207,22 @@ def corpus_option(parser: argparse.ArgumentParser, default: Sequence[str]) -> No
     take them."""
     parser.add_argument("--corpus", default=",".join(default), help=f"comma-separated, of {', '.join(ALL_CORPORA)}")
     parser.add_argument("--cache", type=Path, default=DEFAULT_CACHE)
+
+
+class Judged(NamedTuple):
+    """A benchmark's command line over the judged corpora: its arguments, the corpora named, their queries."""
+
+    args: argparse.Namespace
+    names: list[str]
+    queries: list[Query]
+
+
+def judged(parser: argparse.ArgumentParser, default: Sequence[str], argv: Sequence[str] | None = None) -> Judged:
+    """--corpus and --cache added to `parser`, the command line read, and the named corpora's queries."""
+    corpus_option(parser, default)
+    args = parser.parse_args(argv)
+    names = chosen_corpora(parser, args.corpus)
+    return Judged(args, names, load_corpus_queries(names))
 
 
 def chosen_corpora(parser: argparse.ArgumentParser, text: str) -> list[str]:
