@@ -43,10 +43,9 @@ SECTIONS_PER_DOCUMENT = 8  # sections fetched per wanted document: a long docume
 # benchmark figure; a smaller one costs the EIPs ranking quality.
 SECTION_GATE = 200
 GATE_FROM_SECTIONS = 20_000
-# In a big index, a sketch's words that at least a quarter of the documents hold are left out of its gate
-# and its sections query (`common`, adr-1d4f30c33f26): most of the rows its many words find, at a document
-# idf of ln 3 or less. Its word pairs and its coverage count them: leaving them out there cost quality
-# where documents share a vocabulary and saved little.
+# In a big index, a sketch's words that at least a quarter of the documents hold are left out of its
+# lexical lists (`common`, adr-1d4f30c33f26): most of the rows its many words find, at an idf of ln 3
+# or less, where its rarer words tell the answer.
 COMMON_SHARE = 0.25
 
 
@@ -64,13 +63,13 @@ def common(holding: int, rows: int) -> bool:
 def common_words(holding: Mapping[K, int | None], rows: int) -> frozenset[K]:
     """The common ones of some words, each with the documents holding it (None: a word of several terms,
     never common: the organisation store counts single words); none when every word is. Both stores
-    leave them out of a sketch's gate and sections in a big index (LexicalSearch.common, org/ranking_sql.py)."""
+    leave them out of a sketch's lists in a big index (LexicalSearch.common, org/ranking_sql.py)."""
     found = frozenset(word for word, held in holding.items() if held is not None and common(held, rows))
     return found if len(found) < len(holding) else frozenset()
 
 
 def kept_pairs(pairs: list[tuple[K, K]], left_out: Collection[K]) -> list[tuple[K, K]]:
-    """The pairs that are not of two `left_out` words (weightless ones), unless every pair is."""
+    """The pairs that are not of two `left_out` words (weightless, or common), unless every pair is."""
     return [(a, b) for a, b in pairs if a not in left_out or b not in left_out] or pairs
 
 

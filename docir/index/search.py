@@ -40,9 +40,8 @@ class LexicalSearch:
 
     def common(self, words: Sequence[str], known: DocumentCounts | None = None) -> frozenset[str]:
         """The words of one term that COMMON_SHARE or more of the documents hold (fts.common): what a sketch
-        leaves out of its gate and its sections query in a big index (adr-1d4f30c33f26); none when every
-        word that has a term is. A word of several terms is never common, as in the organisation store,
-        whose counts are of single words (org/ranking_sql.py)."""
+        leaves out in a big index; none when every word that has a term is. A word of several terms is
+        never common, as in the organisation store, whose counts are of single words (org/ranking_sql.py)."""
         return self.common_and_weightless(words, known)[0]
 
     def common_and_weightless(self, words: Sequence[str],

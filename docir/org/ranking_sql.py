@@ -20,9 +20,9 @@ holding the same documents (adr-8a976b997594):
   In a small store (EXACT_BELOW), every vector is compared instead;
 - background: what a vector must stand out of (BACKGROUND_SAMPLE).
 
-In a big store, a form that leaves its common words out (a sketch, need.LEAVES_COMMON) reads its gate
-and its sections without the words that COMMON_SHARE or more of the documents hold, as a big local
-index does (lexical.LexicalLists); its pairs and its coverage count every word.
+In a big store, the lists of a form that leaves its common words out (a sketch, need.LEAVES_COMMON)
+read them without the words that COMMON_SHARE or more of the documents hold, as a big local index
+does (lexical.LexicalLists).
 
 The whole-document lists (the gate, pairs) score only the documents that can still reach them
 (org/bounds.py, adr-f28942173e60): the same rows in the same order as scoring every candidate.
@@ -263,8 +263,8 @@ def lexical_sections(peer: OrgPeer, repos: Sequence[str], text: str, *, include_
     """Visible documents by their best heading section's bm25, best first: the local
     `LexicalSearch.best_sections` (the best limit x SECTIONS_PER_DOCUMENT sections, then each
     document's best), over the gate of a big store. `prune`: the gate scores only the documents that
-    can reach it (org/bounds.py); the same gate either way. `leave_common`: a big store scores its gate
-    and its sections without the common terms (_common); the coverage counts every term."""
+    can reach it (org/bounds.py); the same gate either way. `leave_common`: a big store reads it
+    without the common terms (_common)."""
     terms = terms_of(text)
     if not terms.queries or not repos:
         return []
@@ -272,14 +272,13 @@ def lexical_sections(peer: OrgPeer, repos: Sequence[str], text: str, *, include_
     gated = is_big(totals)
     weights = weights_of(peer, repos, terms, totals)
     left_out = _common(terms, weights, totals) if leave_common and gated else frozenset()
-    every = list(terms.queries)  # what the coverage counts
     if left_out:
         terms = terms.without(left_out)
         weights = Weights(_kept(weights.documents, left_out), _kept(weights.sections, left_out),
                           _kept(weights.held, left_out))
     sql = sections_statement(len(terms.queries), gated=gated, include_inactive=include_inactive)
     params = _params(terms, totals, peer.scope(repos), limit=limit, cut=limit * SECTIONS_PER_DOCUMENT,
-                     covered=every, **{f"sidf{i}": idf for i, idf in enumerate(weights.sections)})
+                     **{f"sidf{i}": idf for i, idf in enumerate(weights.sections)})
     if gated:
         gate = _gate(peer, repos, terms, totals, weights, include_inactive, max(2 * limit, SECTION_GATE),
                      prune=prune)
@@ -395,9 +394,8 @@ def lexical_pairs(peer: OrgPeer, repos: Sequence[str], text: str, *, include_ina
     """Visible documents by the task's adjacent word pairs standing close together, best first: the
     local NEAR ranking, bm25 over whole documents where a pair's words count only where they stand
     near each other. `prune`: in a big store (as the gate), only the documents that can reach the list
-    are scored (org/bounds.py); the same list either way. `leave_common` changes nothing: a form that
-    leaves its common words out of its sections still reads every pair and counts every word's coverage,
-    as a big local index does (lexical.LexicalLists)."""
+    are scored (org/bounds.py); the same list either way. `leave_common`: a big store reads it without
+    the pairs of two common words, and counts no common word's coverage (_common)."""
     terms = terms_of(text)
     index = {word: n for n, word in enumerate(terms.words)}
     pairs = [(index[a], index[b]) for a, b in word_pairs(text) if a in index and b in index]
@@ -407,9 +405,18 @@ def lexical_pairs(peer: OrgPeer, repos: Sequence[str], text: str, *, include_ina
     weights = weights_of(peer, repos, terms, totals)
     idfs = weights.documents
     big = is_big(totals)
+    left_out = _common(terms, weights, totals) if leave_common and big else frozenset()
+    covered: dict[str, Any] = {}
+    if left_out:
+        # As near_expression leaves them out: by the text's words, before those of no term are dropped.
+        kept = kept_pairs(word_pairs(text), {terms.words[i] for i in left_out})
+        pairs = [(index[a], index[b]) for a, b in kept if a in index and b in index]
+        if not pairs:
+            return []
+        covered = {"covered": [q for i, q in enumerate(terms.queries) if i not in left_out]}
     # Only a big store is pruned: in a small one the seed's counts cost more than they leave out.
     prune = prune and big
-    if big:  # a big store reads the pairs of weighed words first
+    if big and not left_out:  # a big store reads the pairs of weighed words first
         weightless = _weightless(terms, weights, totals)
         lean = kept_pairs(pairs, weightless)
         if lean != pairs:
@@ -418,18 +425,19 @@ def lexical_pairs(peer: OrgPeer, repos: Sequence[str], text: str, *, include_ina
             if len(rows) >= limit:
                 return rows
     return _pairs(peer, repos, terms, totals, idfs, pairs, include_inactive=include_inactive, limit=limit,
-                  prune=prune)
+                  prune=prune, **covered)
 
 
 def _pairs(peer: OrgPeer, repos: Sequence[str], terms: Terms, totals: LexicalTotals, idfs: Sequence[float],
-           pairs: Sequence[tuple[int, int]], *, include_inactive: bool, limit: int, prune: bool) -> list[LexicalRow]:
+           pairs: Sequence[tuple[int, int]], *, include_inactive: bool, limit: int, prune: bool,
+           **covered: Any) -> list[LexicalRow]:
     """The pairs list over `pairs`. Pruned, it scores only the documents whose own bound can reach it
     (_pair_bound: a pair whose words never stand near each other adds nothing, and one that does adds at
     most each word's whole-document share). Of up to SEED_ROWS² x limit documents holding the
     best-bounded pairs together (the seed, org/bounds.py), the SEED_ROWS x limit of the highest bound are
     scored first; their limit-th score is the floor every other document's bound must reach."""
     params = _params(terms, totals, peer.scope(repos), limit=limit, idfs=list(idfs),
-                     firsts=[a + 1 for a, _ in pairs], seconds=[b + 1 for _, b in pairs])
+                     firsts=[a + 1 for a, _ in pairs], seconds=[b + 1 for _, b in pairs], **covered)
     both = _both(terms, pairs)
     rows = _pruned_pairs(peer, terms, idfs, pairs, params, both, include_inactive, limit) if prune else None
     if rows is None:

@@ -1,5 +1,4 @@
-"""In a big index, a sketch's common words (a quarter of the documents or more hold them) are left out of its
-sections, not of its word pairs or its coverage."""
+"""In a big index, a sketch's common words (a quarter of the documents or more hold them) are left out of its lists."""
 
 from __future__ import annotations
 
@@ -8,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from docir.index.fts import match_expression
+from docir.index.fts import match_expression, near_expression
 from docir.services.indexing.session import open_session
 from docir.services.retrieval import lexical
 from docir.services.retrieval.visibility import Visibility
@@ -27,11 +26,14 @@ def test_a_word_of_one_term_a_quarter_of_the_documents_hold_is_common_unless_eve
         assert search.common(["retries", "gateway", "webhook", "upload", "zebra"]) == {"retries", "gateway", "webhook"}
         assert search.common(["retries", "gateway", "zebra"]) == {"retries", "gateway"}  # zebra has a term
         assert search.common(["retries", "gateway"]) == frozenset()  # every word common: none left out
+        words = ["retries", "gateway", "webhook", "upload", "zebra"]  # both from one tokenizing and count
+        assert search.common_and_weightless(words) == (search.common(words), search.weightless(words))
+        assert search.weightless(words) == {"retries", "gateway"}
     finally:
         session.close()
 
 
-def test_a_sketch_leaves_its_common_words_out_of_its_sections_only_and_only_in_a_big_index(
+def test_a_sketch_leaves_its_common_words_out_of_its_lists_in_a_big_index_only(
         store: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     session = open_session(_store(store), caller())
     visibility = Visibility.from_schema(session.schema)
@@ -43,22 +45,18 @@ def test_a_sketch_leaves_its_common_words_out_of_its_sections_only_and_only_in_a
         assert task.common == frozenset() and task.match == match_expression(SKETCH)
         sketch = lexical.LexicalLists(session, SKETCH, visibility, leave_common=True)
         assert sketch.common == {"gateway", "webhook", "fires", "retrying"}
-        assert sketch.match == '"upload"' and sketch.terms == ["upload"]  # what its gate and sections are scored by
-        assert sketch.weightless(session) == task.weightless(session) == {"gateway", "retrying"}
-        sections, every_section = sketch.sections(session), task.sections(session)
-        pairs, every_pair = sketch.pairs(session), task.pairs(session)
-        found = sketch.ranked(session, sections, pairs)
-        everything = task.ranked(session, every_section, every_pair)
-        ids = session.catalog.docs.listings_by_rowid([c.rowid for c in everything])
+        assert sketch.match == '"upload"' and sketch.terms == ["upload"]
+        assert near_expression(SKETCH, weightless=sketch.common) == 'NEAR("retrying" "upload", 10)'
+        found = sketch.ranked(session, sketch.sections(session), sketch.pairs(session))
+        everything = task.ranked(session, task.sections(session), task.pairs(session))
+        ids = session.catalog.docs.listings_by_rowid([c.rowid for c in found])
     finally:
         session.close()
-    assert [ids[rowid].id for rowid, _ in sections[0]] == ["guide-000000000003"]  # "Retrying the upload."
-    assert len(every_section[0]) == 6
-    # Its word pairs are every pair's, common words and all: "gateway call. The webhook ... fires"
-    assert pairs == every_pair and len(pairs) == 3
-    coverage = {c.rowid: c.coverage for c in everything}
-    assert {c.rowid: c.coverage for c in found} == {rowid: coverage[rowid] for rowid, _ in pairs}
-    assert coverage[sections[0][0][0]] < 1.0  # every word counted: "upload" and "retrying" of the five
+    assert [ids[c.rowid].id for c in found] == ["guide-000000000003"]  # "Retrying the upload."
+    assert found[0].section is not None and found[0].near is not None
+    assert found[0].coverage == 1.0  # of the words it kept: one
+    assert len(everything) == 6 and found[0].rowid in {c.rowid for c in everything}
+    assert next(c for c in everything if c.rowid == found[0].rowid).coverage < 1.0
 
 
 def test_context_reads_a_sketch_leaving_its_common_words_out_and_its_task_whole(

@@ -109,10 +109,9 @@ def test_every_list_and_search_rank_the_published_slice_as_the_local_index(publi
 
 def test_a_big_store_reads_a_sketch_without_its_common_words_as_the_local_index_does(
         published: tuple[Any, Any, Any], monkeypatch: pytest.MonkeyPatch) -> None:
-    """Past GATE_FROM_SECTIONS (forced here on both sides), a sketch's sections leave out the words a quarter
-    of the documents or more hold (need.LEAVES_COMMON), its pairs and its coverage count every word: in the
-    organisation store as in the local index, the same documents with the same numbers and coverage, for
-    every CI query's sketch."""
+    """Past GATE_FROM_SECTIONS (forced here on both sides), a sketch's lists leave out the words a quarter of
+    the documents or more hold (need.LEAVES_COMMON): in the organisation store as in the local index, the
+    same documents with the same numbers and coverage, for every CI query's sketch."""
     from docir.index.fts import CANDIDATES
     from docir.org import ranking_sql
     from docir.services.retrieval import lexical
@@ -127,9 +126,7 @@ def test_a_big_store_reads_a_sketch_without_its_common_words_as_the_local_index_
     assert len(texts) >= 10
     ids = {state.rowid: state.id for state in local.catalog.docs.states()}
     visibility = Visibility.from_schema(local.schema)
-    differ: list[str] = []
-    left_out = 0
-    changed = {"sections": 0, "pairs": 0}
+    differ, left_out, changed = [], 0, 0
     for text in texts:
         form = lexical.LexicalLists(local, text, visibility, leave_common=True)
         left_out += bool(form.common)
@@ -138,7 +135,7 @@ def test_a_big_store_reads_a_sketch_without_its_common_words_as_the_local_index_
         for name in ("sections", "pairs"):
             ranked = getattr(ranking_sql, f"lexical_{name}")
             rows = ranked(peer, peer.names, text, include_inactive=False, limit=CANDIDATES, leave_common=True)
-            changed[name] += rows != ranked(peer, peer.names, text, include_inactive=False, limit=CANDIDATES)
+            changed += rows != ranked(peer, peer.names, text, include_inactive=False, limit=CANDIDATES)
             standing = "section" if name == "sections" else "near"
             here = sorted((c for c in mine if getattr(c, standing)), key=lambda c: getattr(c, standing).rank)
             if [r.id for r in rows] != [ids[c.rowid] for c in here] or \
@@ -147,8 +144,7 @@ def test_a_big_store_reads_a_sketch_without_its_common_words_as_the_local_index_
                 differ.append(f"{name} of {text!r}: local {[ids[c.rowid] for c in here]}, "
                               f"published {[r.id for r in rows]}")
     assert differ == [], "\n".join(differ)
-    # The sections do leave words out; the pairs and the coverage never do.
-    assert left_out >= len(texts) // 2 and changed == {"sections": left_out, "pairs": 0}
+    assert left_out >= len(texts) // 2 and changed >= len(texts) // 2  # the lists do leave words out
 
 
 def test_context_reads_a_sketch_of_the_organisation_store_leaving_its_common_words_out_and_a_task_whole(

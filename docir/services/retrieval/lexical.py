@@ -102,11 +102,9 @@ class LexicalLists:
     index (their own connections), so that the lists of several forms share the cores
     (local_ranking._lexical_sides).
 
-    `leave_common`: in a big index, the text's common words (LexicalSearch.common) are left out of what
-    bm25 scores to find its sections, the gate and the sections query, unless every word is common. Its
-    word pairs and its coverage count every word, as without it: a pair of common words standing together
-    is no common thing, and the coverage is a count of words, not a weight. A sketch's lists are read so
-    (adr-1d4f30c33f26)."""
+    `leave_common`: in a big index, the text's common words (LexicalSearch.common) are left out of both
+    lists and of the coverage, unless every word is common; a pair is kept while one of its words is not
+    common. A sketch's lists are read so (adr-1d4f30c33f26)."""
 
     def __init__(self, session: Session, text: str, visibility: Visibility, limit: int = CANDIDATES, *,
                  leave_common: bool = False) -> None:
@@ -121,8 +119,8 @@ class LexicalLists:
         if leave_common and self.big:  # the weightless words too, from the same counts: both lists need them
             self.common, self._weightless = session.catalog.search.common_and_weightless(
                 terms, _COUNTS.get(session.catalog.stamp(), DocumentCounts))
-        self.words = terms  # every word of the text: those its NEAR pairs are made of and its coverage counts
-        self.terms = [term for term in terms if term not in self.common]  # those its sections are scored by
+        self.words = terms  # every word of the text, those its NEAR pairs are made of too
+        self.terms = [term for term in terms if term not in self.common]  # those the lists and coverage count
         self.match = match_expression(text, self.common)
         self.searchable = self.match is not None
         self._finding = threading.Lock()  # both lists need the weightless words: they are read once
@@ -150,23 +148,23 @@ class LexicalLists:
 
     def pairs(self, session: Session) -> list[tuple[int, float]]:
         """The documents where the task's adjacent words stand close together, visible ones only, best first."""
-        near = near_expression(self.text)
+        near = near_expression(self.text, weightless=self.common)
         if near is None:
             return []
-        lean = near_expression(self.text, weightless=self.weightless(session))
+        # Leaving common words out, a pair of a weightless word and a common one still weighs: no lean list.
+        lean = near if self.common else near_expression(self.text, weightless=self.weightless(session))
         hits = _filled(session.catalog.search.near_hits, lean, near, self.wanted * 2)
         bm25 = {h.rowid: h.bm25 for h in hits}
         order = visible_in_order(session, [h.rowid for h in hits], self.visibility, self.wanted)
         return [(rowid, -bm25[rowid]) for rowid in order]
 
     def ranked(self, session: Session, sections: Sections, pairs: list[tuple[int, float]]) -> list[LexicalCandidate]:
-        """Both lists as one candidate a document, each counted by its coverage of the task's terms (every
-        word, common or not)."""
+        """Both lists as one candidate a document, each counted by its coverage of the task's terms."""
         found, best = sections
         by_doc = candidates(found, pairs)
         for rowid, _ in found:
             by_doc[rowid].best_section = best[rowid]
-        coverage = term_coverage(session, self.words, list(by_doc), "documents_fts")
+        coverage = term_coverage(session, self.terms, list(by_doc), "documents_fts")
         for cand in by_doc.values():
             cand.coverage = coverage.get(cand.rowid, 1.0)
         return in_order(by_doc.values())

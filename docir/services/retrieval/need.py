@@ -29,8 +29,8 @@ class Need(NamedTuple):
 FORMS: tuple[str, ...] = Need._fields
 TASK, SKETCH, TERMS = FORMS
 BY_VECTOR = (TASK, SKETCH)  # the forms ranked by their vector too
-# The forms whose common words a big store leaves out of their gate and sections query (fts.COMMON_SHARE):
-# a sketch's twenty-odd words, in the answer's register, are more than its informative ones.
+# The forms whose common words a big store leaves out of their lexical lists (fts.COMMON_SHARE): a
+# sketch's twenty-odd words, in the answer's register, are more than its informative ones.
 LEAVES_COMMON = (SKETCH,)
 
 
