@@ -6,8 +6,8 @@ Every judged EIP query that has a sketch (sketches.yaml) is ranked by the real `
 expansion) in warm_floor.py's store of the EIPs `--copies` times over: past GATE_FROM_SECTIONS
 sections, the only judged store that is big. Each query alone, with its own sketch, and with a
 poor one (another query's, sketch.py's seeded derangement), each sketch read as this tree reads it
-(need.LEAVES_COMMON: its common words left out of its gate and its sections) and with every word
-(need.LEAVES_COMMON emptied). The copies tie in every ranking: each ranked id is folded to its first
+(need.LEAVES_COMMON: its common words left out of its lists) and with every word (need.LEAVES_COMMON
+emptied). The copies tie in every ranking: each ranked id is folded to its first
 copy's, and the first ten distinct ones are scored as run.py scores (nDCG@10, MRR@10, answer@1).
 
 Then the speed of a sketch's lexical lists (lexical.LexicalLists: its sections, its word pairs and
