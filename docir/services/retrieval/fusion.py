@@ -18,6 +18,7 @@ from typing import NamedTuple
 
 SECTION_WEIGHT = 1.0  # best heading section by bm25
 NEAR_WEIGHT = 1.0  # adjacent task words within NEAR_DISTANCE tokens (index/fts.py)
+NEAR_MARGIN = 1.0  # how far the pairs may count above the other lists' best (near_capped)
 VECTOR_WEIGHT = 1.0  # best cosine of the document vector and its section vectors
 COVERAGE_POWER = 1.0  # lexical evidence x coverage**power
 # A candidate that the task's best candidates build on (retrieval/lending.py) gains this share of
@@ -94,11 +95,12 @@ def lexical_part(weight: float, coverage: float, z: float) -> float:
     return weight * math.pow(coverage, COVERAGE_POWER) * z
 
 
-def near_part(weight: float, coverage: float, z: float, section_part: float) -> float:
-    """What the word-pairs ranking adds: like any lexical ranking, but never more than the document's best
-    section adds. Pairs close together confirm a document's words; alone, a frequent pair ("priority fee",
-    "sidecar container") outvoted the documents the sections and the vectors agreed on (adr-46cf44a170d6)."""
-    return min(lexical_part(weight, coverage, z), section_part)
+def near_capped(near: float, section: float, vector: float) -> float:
+    """What the word-pairs ranking adds to a fused score: its part, but never more than NEAR_MARGIN above the
+    larger of the sections' and the vector's parts. Pairs close together confirm what the other lists find;
+    alone, a frequent pair ("sidecar container") outvoted the document the sections and the vectors agreed
+    on (adr-46cf44a170d6). The lexical list's own order (and `search`'s) keeps the pairs whole."""
+    return min(near, max(section, vector) + NEAR_MARGIN)
 
 
 def form_weight(base: float, agreement: float, relatedness: float | None, confidence: float) -> float:

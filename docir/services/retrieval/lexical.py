@@ -72,8 +72,7 @@ class LexicalCandidate:
 
     @property
     def near_part(self) -> float:
-        return fusion.near_part(fusion.NEAR_WEIGHT, self.coverage, self.near.z if self.near else 0.0,
-                                self.section_part)
+        return fusion.lexical_part(fusion.NEAR_WEIGHT, self.coverage, self.near.z if self.near else 0.0)
 
     @property
     def score(self) -> float:

@@ -69,9 +69,16 @@ class Candidate:
         return self.lexical is not None or self.ref_lexical is not None or self.stands_out
 
     @property
+    def near_part(self) -> float:
+        """The word pairs' part, capped by what the other lists give (fusion.near_capped)."""
+        if self.lexical is None:
+            return 0.0
+        return fusion.near_capped(self.lexical.near_part, self.lexical.section_part, self.vector_part)
+
+    @property
     def lexical_part(self) -> float:
         if self.lexical is not None:
-            return self.lexical.score
+            return self.lexical.section_part + self.near_part
         if self.ref_lexical is not None:
             return fusion.lexical_part(fusion.SECTION_WEIGHT, self.ref_coverage, self.ref_lexical.z)
         return 0.0
@@ -319,7 +326,7 @@ def contributions(cand: Fused) -> dict[str, float]:
         lex = found.lexical
         if cand.key[0] == "doc":
             out[part_name(form, "sections")] = round(weight * lex.section_part, 4) if lex is not None else 0.0
-            out[part_name(form, "near")] = round(weight * lex.near_part, 4) if lex is not None else 0.0
+            out[part_name(form, "near")] = round(weight * found.near_part, 4)
         elif found.ref_lexical is not None:
             out[part_name(form, "sections")] = round(weight * found.lexical_part, 4)
         out[part_name(form, "vector")] = round(weight * found.vector_part, 4)
