@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, NamedTuple, TypeVar, Union
 
 from docir.embed.model_ids import answers_with
 from docir.errors import UsageError
+from docir.index.changes import Kept
 from docir.index.records import Filters
 from docir.org.address import OrgAddress, meant_as_url, parse
 from docir.services.indexing.session import PeerUnreadable, Session, open_peer
@@ -44,6 +45,7 @@ if TYPE_CHECKING:  # the model's side: only context needs it (cold start, adr-d5
     from docir.services.vectors.query_source import QuerySource
 
 STORES_FILE = "stores.yaml"
+_STORED: Kept[int] = Kept()  # each index's count of documents (stored), by its stamp
 Warn = Callable[[str], None]
 
 
@@ -181,9 +183,10 @@ Row = TypeVar("Row", Skeleton, Linked, SearchHit, ContextRow, Fetched)
 
 def stored(session: Session, peers: list[AnyPeer]) -> int:
     """The documents of this store and its folder peers: an organisation store's are not counted, as a
-    count there would cost a round trip for a header's number."""
-    return session.catalog.docs.count() + sum(peer.session.catalog.docs.count() for peer in peers
-                                              if isinstance(peer, Peer))
+    count there would cost a round trip for a header's number. A long-lived process counts each index
+    once per change of it, not on every read."""
+    return sum(_STORED.get(s.catalog.stamp(), s.catalog.docs.count)
+               for s in (session, *(peer.session for peer in peers if isinstance(peer, Peer))))
 
 
 def tag(rows: list[Row], label: str) -> list[Row]:

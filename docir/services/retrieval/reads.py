@@ -206,7 +206,7 @@ def _governing_alone(session: Session, request: ContextRequest) -> ContextResult
         raise UsageError("context needs a task, or --path/--changed to list the documents that govern those files")
     found = governing.governing(session, _paths(session, request), request.include_inactive)[: request.limit]
     listed = ContextResult(governing.entries(session, found, request.explain), "off: no task to rank", [Need("")])
-    listed.stored = session.catalog.docs.count()
+    listed.stored = federation.stored(session, [])
     _outside_checkout(session, listed.results, [])
     return budget.apply(listed, request.budget, request.full_links)
 
