@@ -19,30 +19,34 @@ _DELIMITERS = "/@#?:%&=;"
 _URL_WORDS = frozenset({"password", "sslpassword", "passfile", "sslkey", "postgres", "postgresql", "host", "port",
                         "user", "dbname"})
 _SECRETS: set[str] = set()
+_PIECES: tuple[str, ...] = ()  # what scrub replaces, longest first: made once each time a secret is remembered
 _LOCK = threading.Lock()
 
 
 def remember(secret: str) -> None:
     """A password (or any credential) this process was given: never written out from now on."""
-    if secret:
-        with _LOCK:
-            _SECRETS.add(secret)
+    global _PIECES
+    if not secret or secret in _SECRETS:
+        return
+    with _LOCK:
+        _SECRETS.add(secret)
+        _PIECES = _pieces(_SECRETS)
 
 
 def scrub(message: str) -> str:
     """`message` with every remembered secret, and each of its pieces, replaced by ***."""
-    if not _SECRETS:
-        return message
+    for piece in _PIECES:
+        message = message.replace(piece, HIDDEN)
+    return message
+
+
+def _pieces(secrets: set[str]) -> tuple[str, ...]:
     from urllib.parse import unquote
 
-    with _LOCK:
-        secrets = list(_SECRETS)
     whole = {variant for secret in secrets for variant in (secret, unquote(secret))}
     pieces = set(whole)
     for text in whole:
         for delimiter in _DELIMITERS:
             text = text.replace(delimiter, " ")
         pieces.update(piece for piece in text.split() if len(piece) >= PIECE_MIN and piece.lower() not in _URL_WORDS)
-    for piece in sorted(pieces, key=len, reverse=True):
-        message = message.replace(piece, HIDDEN)
-    return message
+    return tuple(sorted((piece for piece in pieces if piece), key=len, reverse=True))

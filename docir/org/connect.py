@@ -50,11 +50,6 @@ def has_password(url: str) -> bool:
     return bool(credentials(url).password)  # "user:@host", a local socket's usual URL, holds none
 
 
-def redact(url: str) -> str:
-    """The URL with any password replaced by ***: what messages and reports show."""
-    return shown(url)
-
-
 def describe(url: str) -> str:
     """A short name for the database in messages: host and database, no credentials."""
     found = credentials(url)

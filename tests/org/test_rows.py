@@ -7,6 +7,7 @@ import pytest
 from docir.errors import UsageError
 from docir.index.records import ChunkVector, DocRow, DocumentState, SectionSpan, VectorPlan
 from docir.org import connect, rows
+from docir.org.address import shown
 from docir.org.names import check_name, normalise_remote
 
 
@@ -37,7 +38,7 @@ def test_a_bad_as_name_is_refused(name: str) -> None:
 
 def test_urls_lose_their_password_in_every_message() -> None:
     url = "postgresql://ci:hunter2@db.example.com:5432/docs?sslmode=require"
-    assert connect.redact(url) == "postgresql://ci:***@db.example.com:5432/docs?sslmode=require"
+    assert shown(url) == "postgresql://ci:***@db.example.com:5432/docs?sslmode=require"
     assert connect.describe(url) == "db.example.com/docs"
     assert connect.has_password(url) and not connect.has_password("postgresql://ci:@db/docs")
 
