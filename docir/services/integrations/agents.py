@@ -37,10 +37,10 @@ with each section's size: ask for the sections you need, several at once
 (`docir get ID --section "Decision" --section "Consequences"`), or `--full`.
 Closed documents (superseded, resolved) are hidden unless you pass `--include-inactive`;
 a superseded decision's replacement comes along with it ("replaces ID").
-A read's first line says how many documents the store holds. On a small store (up to a
-hundred or so), `docir query` lists every current document in one line each (id, status,
-title, description; raise `--limit` when it says more match): reading it is the cheapest
-way to judge them all. Output is text for you; add `--json` only when a program parses it.
+The first line of `context`, `query` and `search` says how many documents the store holds.
+On a small store (up to a hundred or so), `docir query` lists every current document in one
+line each (id, status, title, description; raise `--limit` when it says more match):
+reading it is the cheapest way to judge them all. Output is text for you; add `--json` only when a program parses it.
 Record a new decision with `docir add decision --title ... --description ...` (and
 `--applies-to GLOB` for the files it governs; `--related supersedes:ID` marks the one it
 replaces superseded once the new one is accepted); keep a document true with
