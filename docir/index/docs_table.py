@@ -19,6 +19,7 @@ from docir.index.records import (
     SkippedFile,
 )
 from docir.index.vector_store import VectorStore
+from docir.store import ARCHIVE_DIR, DOCS_DIR
 
 _LISTING_COLUMNS = ("rowid, path, id, type, title, description, status, tags, related, owner, verified, archived, size,"
                     " hidden")
@@ -255,8 +256,15 @@ class DocsTable:
 
     def count(self) -> int:
         """How many documents the store holds, any status, archived ones not counted: a read's header
-        tells an agent how much there is beside what it shows."""
-        return int(self.conn.execute("SELECT count(*) FROM documents WHERE NOT archived").fetchone()[0])
+        tells an agent how much there is beside what it shows. Archived is a place (docs/archive/), so
+        both counts come from indexes: `archived` sits past the body, and reading it read every body
+        (2.3 ms on the EIPs three times over, against 0.04)."""
+        folder = f"{DOCS_DIR}/{ARCHIVE_DIR}/"
+        every, archived = self.conn.execute(
+            "SELECT (SELECT count(*) FROM documents),"
+            " (SELECT count(*) FROM documents WHERE path >= ? AND path < ?)",
+            (folder, folder[:-1] + chr(ord("/") + 1))).fetchone()
+        return int(every) - int(archived)
 
     def listings(self, filters: Filters = _ANY) -> Iterator[Listing]:
         """Documents matching the structured filters, in path order, read lazily."""
