@@ -8,7 +8,8 @@ order an agent reads. Three rules:
 - A linked document is compact (kind, id, title, status, description, via, size):
   enough to judge it like any result and decide whether to `get` it. `full_links`
   keeps today's full skeletons everywhere.
-- With a budget, entries are kept in rank order until the next one does not fit.
+- With a budget, entries are kept in rank order until the next one does not fit; the first is
+  never dropped: one larger than the budget is shown clipped (`clipped`).
   Ranked entries are a prefix of the ranking, so the best are the ones kept; a
   successor of a kept result is considered right after it (a replaced decision
   must not be shown without its replacement), other links after every ranked one,

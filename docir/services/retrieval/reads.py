@@ -51,7 +51,8 @@ class ContextRequest(NamedTuple):
     store: Annotated[tuple[str, ...], STORE_OPTION] = ()
     budget: Annotated[int, Option(
         "At most this many tokens of results (0: all).", min=0, max=_BUDGET_MAX, metavar="TOKENS",
-        cli_help="At most this many tokens (4 bytes each) of results; omitted counts the rest. 0: none.")] \
+        cli_help="At most this many tokens (4 bytes each) of results; omitted counts the rest. 0: none. "
+                 "The best-ranked result is always shown, its long texts clipped to fit.")] \
         = budget.DEFAULT_BUDGET
     full_links: Annotated[bool, Option(
         "Full skeletons for linked documents.", terminal_only=True)] = False
